@@ -1,0 +1,240 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"nodesim/trace"
+)
+
+// Chan is a bounded FIFO channel with upstream's capacity. A non-blocking send on a full
+// channel drops the value (PLEG's send); a blocking send parks the sender until a receive
+// makes room (configCh, probe results).
+type Chan[T any] struct {
+	s        *Sim
+	name     string
+	capacity int
+	buf      []slot[T] // ring buffer
+	head, n  int
+	parked   []parked[T]
+	notify   func()
+	quiet    bool
+
+	sent, received, dropped uint64
+}
+
+type slot[T any] struct {
+	v    T
+	flow uint64
+}
+
+type parked[T any] struct {
+	v      T
+	track  string
+	prio   Priority
+	resume func()
+}
+
+// Selectable is a channel a Select can wait on.
+type Selectable interface {
+	// Name is the channel's name as upstream spells it (configCh, plegCh, ...).
+	Name() string
+	// Len is how many values are waiting.
+	Len() int
+	watch(notify func())
+}
+
+// NewChan returns a channel of the given capacity (at least 1).
+func NewChan[T any](s *Sim, name string, capacity int) *Chan[T] {
+	if capacity < 1 {
+		panic(fmt.Sprintf("sim: channel %s needs a capacity of at least 1", name))
+	}
+	return &Chan[T]{s: s, name: name, capacity: capacity, buf: make([]slot[T], capacity)}
+}
+
+// Quiet stops the channel from recording sends and receives (ticker channels, whose every
+// tick would flood the trace; the select that takes them is still recorded).
+func (c *Chan[T]) Quiet() *Chan[T] { c.quiet = true; return c }
+
+// Name is the channel's name.
+func (c *Chan[T]) Name() string { return c.name }
+
+// Len is how many values are buffered.
+func (c *Chan[T]) Len() int { return c.n }
+
+// Cap is the channel's capacity.
+func (c *Chan[T]) Cap() int { return c.capacity }
+
+// Stats returns how many values were sent, received and dropped.
+func (c *Chan[T]) Stats() (sent, received, dropped uint64) { return c.sent, c.received, c.dropped }
+
+func (c *Chan[T]) watch(notify func()) { c.notify = notify }
+
+func (c *Chan[T]) put(v T) {
+	flow := c.s.NextFlow()
+	c.buf[(c.head+c.n)%c.capacity] = slot[T]{v: v, flow: flow}
+	c.n++
+	c.sent++
+	if !c.quiet {
+		c.s.Record(&trace.Event{Kind: trace.Send, Name: c.name, Flow: flow})
+	}
+	if c.notify != nil {
+		c.notify()
+	}
+}
+
+// TrySend sends v if there is room and reports whether it did; a full channel drops v.
+func (c *Chan[T]) TrySend(v T) bool {
+	if c.n == c.capacity {
+		c.dropped++
+		if !c.quiet {
+			c.s.Record(&trace.Event{Kind: trace.Drop, Name: c.name})
+		}
+		return false
+	}
+	c.put(v)
+	return true
+}
+
+// Send sends v, blocking the sending process while the channel is full. resume is the
+// sender's continuation: called at once when there is room, otherwise scheduled on the
+// sender's track when a receive makes room.
+func (c *Chan[T]) Send(v T, resume func()) {
+	if c.n < c.capacity && len(c.parked) == 0 {
+		c.put(v)
+		if resume != nil {
+			resume()
+		}
+		return
+	}
+	c.s.Record(&trace.Event{Kind: trace.Block, Name: c.name})
+	c.parked = append(c.parked, parked[T]{v: v, track: c.s.track, prio: c.s.prio, resume: resume})
+}
+
+// TryRecv takes the oldest value, if any.
+func (c *Chan[T]) TryRecv() (T, bool) {
+	var zero T
+	if c.n == 0 {
+		return zero, false
+	}
+	sl := c.buf[c.head]
+	c.buf[c.head] = slot[T]{}
+	c.head = (c.head + 1) % c.capacity
+	c.n--
+	c.received++
+	if !c.quiet {
+		c.s.Record(&trace.Event{Kind: trace.Recv, Name: c.name, Flow: sl.flow})
+	}
+	if len(c.parked) > 0 {
+		p := c.parked[0]
+		c.parked[0] = parked[T]{}
+		c.parked = c.parked[1:]
+		c.put(p.v)
+		if p.resume != nil {
+			c.s.schedule(0, p.prio, p.track, p.resume)
+		}
+	}
+	return sl.v, true
+}
+
+// Select waits on several channels, as a Go select statement does: when it wakes, it picks
+// one of the ready channels uniformly at random (with the run's seeded randomness), as Go's
+// runtime picks among ready cases.
+type Select struct {
+	c         *Clock
+	rng       *RNG
+	cases     []Selectable
+	names     []string
+	handle    func(chosen int)
+	waiting   bool
+	scheduled bool
+	ready     []int
+	// Name is recorded with each choice (e.g. "syncLoopIteration").
+	Name string
+}
+
+// NewSelect returns a select over cases, run on clock c's process. Each channel may be in
+// one select only, as each upstream channel has one receiving goroutine.
+func NewSelect(c *Clock, rng *RNG, name string, cases ...Selectable) *Select {
+	sel := &Select{c: c, rng: rng, cases: cases, Name: name}
+	for _, ch := range cases {
+		sel.names = append(sel.names, ch.Name())
+		ch.watch(sel.poke)
+	}
+	return sel
+}
+
+// Next waits until at least one channel is ready, then calls handle with the index of the
+// chosen case. handle must receive from that channel. The wake-up happens at the
+// select's priority, so every send made at the same instant by an earlier-priority process
+// is seen.
+func (sel *Select) Next(handle func(chosen int)) {
+	sel.handle = handle
+	sel.waiting = true
+	for _, ch := range sel.cases {
+		if ch.Len() > 0 {
+			sel.poke()
+			return
+		}
+	}
+}
+
+// Waiting reports whether the select is parked waiting for a channel.
+func (sel *Select) Waiting() bool { return sel.waiting }
+
+func (sel *Select) poke() {
+	if !sel.waiting || sel.scheduled {
+		return
+	}
+	sel.scheduled = true
+	sel.c.s.schedule(0, sel.c.prio, sel.c.track, sel.wake)
+}
+
+func (sel *Select) wake() {
+	sel.scheduled = false
+	sel.ready = sel.ready[:0]
+	for i, ch := range sel.cases {
+		if ch.Len() > 0 {
+			sel.ready = append(sel.ready, i)
+		}
+	}
+	if len(sel.ready) == 0 {
+		return // taken by someone else meanwhile; keep waiting
+	}
+	chosen := sel.ready[0]
+	if len(sel.ready) > 1 {
+		chosen = sel.ready[sel.rng.IntN(len(sel.ready))]
+	}
+	readyNames := make([]string, len(sel.ready))
+	for i, r := range sel.ready {
+		readyNames[i] = sel.names[r]
+	}
+	sel.c.Record(&trace.Event{Kind: trace.Select, Name: sel.names[chosen], Ready: readyNames,
+		Attrs: []trace.Attr{{Key: "select", Value: sel.Name}}})
+	sel.waiting = false
+	h := sel.handle
+	sel.handle = nil
+	h(chosen)
+}
+
+// Ticker sends the time into a one-slot channel every period, dropping ticks nobody took,
+// as Go's time.Ticker does. It is the sim-native ticker a Select can wait on.
+type Ticker struct {
+	C     *Chan[Tick]
+	timer *Timer
+}
+
+// Tick is the value a Ticker sends.
+type Tick struct{}
+
+// NewTicker returns a ticker whose channel is called name; its first tick is one period
+// from now.
+func (c *Clock) NewTickerChan(name string, period time.Duration) *Ticker {
+	t := &Ticker{C: NewChan[Tick](c.s, name, 1).Quiet()}
+	t.timer = &Timer{c: c, period: period, fn: func() { t.C.TrySend(Tick{}) }}
+	t.timer.ev = c.s.schedule(period, c.prio, c.track, t.timer.fire)
+	return t
+}
+
+// Stop stops the ticker.
+func (t *Ticker) Stop() { t.timer.Stop() }

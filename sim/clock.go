@@ -1,0 +1,144 @@
+package sim
+
+import (
+	"time"
+
+	"k8s.io/utils/clock"
+
+	"nodesim/trace"
+)
+
+// Clock is a process's view of the simulation: the clock upstream components receive as
+// kl.clock, plus the means to schedule work on the process's own track and priority.
+// It satisfies clock.WithTicker and clock.WithDelayedExecution.
+type Clock struct {
+	s     *Sim
+	track string
+	prio  Priority
+}
+
+var (
+	_ clock.WithTicker           = (*Clock)(nil)
+	_ clock.WithDelayedExecution = (*Clock)(nil)
+)
+
+// Clock returns a process clock: events it schedules run on track at prio.
+func (s *Sim) Clock(track string, prio Priority) *Clock {
+	return &Clock{s: s, track: track, prio: prio}
+}
+
+// Sim is the simulation the clock belongs to.
+func (c *Clock) Sim() *Sim { return c.s }
+
+// Track is the process's name.
+func (c *Clock) Track() string { return c.track }
+
+// Now is the simulated wall-clock time.
+func (c *Clock) Now() time.Time { return c.s.Now() }
+
+// Since is the simulated time elapsed since t.
+func (c *Clock) Since(t time.Time) time.Duration { return c.s.Now().Sub(t) }
+
+// Elapsed is the simulated time since the run started.
+func (c *Clock) Elapsed() time.Duration { return c.s.now }
+
+// Schedule runs fn d from now on this process.
+func (c *Clock) Schedule(d time.Duration, fn func()) *Timer {
+	t := &Timer{c: c, fn: fn}
+	t.ev = c.s.schedule(d, c.prio, c.track, t.fire)
+	return t
+}
+
+// Record stamps e and records it on this process's track.
+func (c *Clock) Record(e *trace.Event) {
+	if e.Track == "" {
+		e.Track = c.track
+	}
+	c.s.Record(e)
+}
+
+// AfterFunc runs f d from now on this process (not on a goroutine of its own: nothing in a
+// simulation is concurrent).
+func (c *Clock) AfterFunc(d time.Duration, f func()) clock.Timer { return c.Schedule(d, f) }
+
+// NewTimer returns a timer whose channel receives the time after d.
+func (c *Clock) NewTimer(d time.Duration) clock.Timer {
+	t := &Timer{c: c, ch: make(chan time.Time, 1)}
+	t.ev = c.s.schedule(d, c.prio, c.track, t.fire)
+	return t
+}
+
+// After is NewTimer(d).C().
+func (c *Clock) After(d time.Duration) <-chan time.Time { return c.NewTimer(d).C() }
+
+// NewTicker returns a ticker that sends the time every d, dropping ticks nobody took, as
+// Go's tickers do.
+func (c *Clock) NewTicker(d time.Duration) clock.Ticker {
+	if d <= 0 {
+		panic("sim: non-positive ticker period")
+	}
+	t := &Timer{c: c, ch: make(chan time.Time, 1), period: d}
+	t.ev = c.s.schedule(d, c.prio, c.track, t.fire)
+	return goTicker{t}
+}
+
+// goTicker adapts a periodic Timer to clock.Ticker, whose Stop returns nothing.
+type goTicker struct{ t *Timer }
+
+func (g goTicker) C() <-chan time.Time { return g.t.ch }
+func (g goTicker) Stop()               { g.t.Stop() }
+
+// Tick is NewTicker(d).C().
+func (c *Clock) Tick(d time.Duration) <-chan time.Time { return c.NewTicker(d).C() }
+
+// Sleep cannot be simulated: the only goroutine would block. A component that waits must
+// schedule a continuation instead; calling Sleep is a bug in the model.
+func (c *Clock) Sleep(time.Duration) {
+	panic("sim: Sleep would block the simulation; schedule a continuation with AfterFunc")
+}
+
+// Timer is a simulated timer, ticker or scheduled function.
+type Timer struct {
+	c      *Clock
+	ev     *event
+	ch     chan time.Time
+	fn     func()
+	period time.Duration
+}
+
+func (t *Timer) fire() {
+	if t.period > 0 {
+		t.ev = t.c.s.schedule(t.period, t.c.prio, t.c.track, t.fire)
+	} else {
+		t.ev = nil
+	}
+	if t.ch != nil {
+		select { // a full channel means the last tick was not taken: drop this one
+		case t.ch <- t.c.s.Now():
+		default:
+		}
+	}
+	if t.fn != nil {
+		t.fn()
+	}
+}
+
+// C is the timer's channel (nil for a scheduled function).
+func (t *Timer) C() <-chan time.Time { return t.ch }
+
+// Stop cancels the timer; it reports whether it was still pending.
+func (t *Timer) Stop() bool {
+	ok := t.c.s.cancel(t.ev)
+	t.ev = nil
+	return ok
+}
+
+// Reset reschedules the timer d from now; it reports whether it was still pending.
+func (t *Timer) Reset(d time.Duration) bool {
+	ok := t.Stop()
+	t.ev = t.c.s.schedule(d, t.c.prio, t.c.track, t.fire)
+	return ok
+}
+
+// Pending reports whether the timer has yet to fire.
+func (t *Timer) Pending() bool { return t.ev != nil && t.ev.idx >= 0 }

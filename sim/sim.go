@@ -1,0 +1,240 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"nodesim/trace"
+)
+
+// Priority orders events scheduled for the same instant; lower runs first.
+type Priority int8
+
+// The same-instant order of the node's components.
+const (
+	// PriorityRuntime: processes in the fake runtime start, exit and change usage.
+	PriorityRuntime Priority = 10
+	// PriorityPLEG: relists observe the runtime after its changes at that instant.
+	PriorityPLEG Priority = 20
+	// PriorityConfig: config sources deliver pods and outside events happen.
+	PriorityConfig Priority = 30
+	// PriorityTicker: periodic tickers fire.
+	PriorityTicker Priority = 35
+	// PriorityDefault is for anything without a stronger claim.
+	PriorityDefault Priority = 40
+	// PrioritySyncLoop: the syncLoop's select wakes once every same-instant send has landed,
+	// so that it sees every channel that became ready at that instant.
+	PrioritySyncLoop Priority = 50
+	// PriorityPodWorker: pod workers run their rounds.
+	PriorityPodWorker Priority = 60
+	// PriorityStatus: the status manager writes statuses.
+	PriorityStatus Priority = 70
+	// PriorityEviction: the eviction manager's pass sees everything else at that instant.
+	PriorityEviction Priority = 80
+)
+
+// Epoch is the wall-clock time a run starts at. It is fixed so that every timestamp a run
+// produces is the same on every machine.
+var Epoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+type event struct {
+	at    time.Duration
+	prio  Priority
+	seq   uint64
+	fn    func()
+	track string
+	idx   int // position in the queue, -1 when not queued
+}
+
+func (a *event) before(b *event) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	if a.prio != b.prio {
+		return a.prio < b.prio
+	}
+	return a.seq < b.seq
+}
+
+// Sim is one simulation: a virtual clock, its event queue, the run's seed and the trace.
+type Sim struct {
+	now     time.Duration
+	queue   []*event
+	seq     uint64
+	flows   uint64
+	seed    uint64
+	track   string
+	prio    Priority
+	sink    trace.Sink
+	traceN  uint64
+	stopped bool
+	fired   uint64
+}
+
+// New returns a simulation at time zero whose randomness derives from seed and whose
+// trace goes to sink (nil keeps nothing).
+func New(seed uint64, sink trace.Sink) *Sim {
+	if sink == nil {
+		sink = trace.Discard{}
+	}
+	return &Sim{seed: seed, sink: sink, prio: PriorityDefault}
+}
+
+// Elapsed is the simulated time since the run started.
+func (s *Sim) Elapsed() time.Duration { return s.now }
+
+// Now is the simulated wall-clock time.
+func (s *Sim) Now() time.Time { return Epoch.Add(s.now) }
+
+// Seed is the run's seed.
+func (s *Sim) Seed() uint64 { return s.seed }
+
+// Fired is how many events have run so far.
+func (s *Sim) Fired() uint64 { return s.fired }
+
+// Pending is how many events are queued.
+func (s *Sim) Pending() int { return len(s.queue) }
+
+// Track is the process whose event is running now.
+func (s *Sim) Track() string { return s.track }
+
+// Stop ends Run after the current event.
+func (s *Sim) Stop() { s.stopped = true }
+
+// Stopped reports whether Stop was called.
+func (s *Sim) Stopped() bool { return s.stopped }
+
+// schedule queues fn to run d from now on the given track and priority.
+func (s *Sim) schedule(d time.Duration, prio Priority, track string, fn func()) *event {
+	if d < 0 {
+		d = 0
+	}
+	s.seq++
+	ev := &event{at: s.now + d, prio: prio, seq: s.seq, fn: fn, track: track}
+	s.push(ev)
+	return ev
+}
+
+// Continue schedules fn d from now as a continuation of the running process: same track,
+// same priority. This is how a call that takes time (a CRI call, say) returns to its caller.
+func (s *Sim) Continue(d time.Duration, fn func()) {
+	s.schedule(d, s.prio, s.track, fn)
+}
+
+// RunUntil runs events until the queue is empty, Stop is called, or the next event is
+// after end; the clock then stands at end (or where Stop left it).
+func (s *Sim) RunUntil(end time.Duration) {
+	for len(s.queue) > 0 && !s.stopped {
+		ev := s.queue[0]
+		if ev.at > end {
+			break
+		}
+		s.pop()
+		s.now = ev.at
+		s.track, s.prio = ev.track, ev.prio
+		s.fired++
+		ev.fn()
+	}
+	if !s.stopped && s.now < end {
+		s.now = end
+	}
+	s.track, s.prio = "", PriorityDefault
+}
+
+// Step runs the events due within d from now, then leaves the clock at now+d.
+func (s *Sim) Step(d time.Duration) { s.RunUntil(s.now + d) }
+
+// NextFlow returns a fresh flow identifier linking a send to its receive.
+func (s *Sim) NextFlow() uint64 {
+	s.flows++
+	return s.flows
+}
+
+// Record stamps e with the current time, sequence and (if unset) the running track, and
+// hands it to the trace sink.
+func (s *Sim) Record(e *trace.Event) {
+	e.At = s.now
+	s.traceN++
+	e.Seq = s.traceN
+	if e.Track == "" {
+		e.Track = s.track
+	}
+	s.sink.Record(e)
+}
+
+// --- the queue: a binary heap with positions, so that timers can be removed in O(log n).
+
+func (s *Sim) push(ev *event) {
+	ev.idx = len(s.queue)
+	s.queue = append(s.queue, ev)
+	s.up(ev.idx)
+}
+
+func (s *Sim) pop() *event {
+	ev := s.queue[0]
+	s.remove(0)
+	return ev
+}
+
+func (s *Sim) remove(i int) {
+	last := len(s.queue) - 1
+	ev := s.queue[i]
+	if i != last {
+		s.swap(i, last)
+	}
+	s.queue[last] = nil
+	s.queue = s.queue[:last]
+	if i != last {
+		if !s.down(i) {
+			s.up(i)
+		}
+	}
+	ev.idx = -1
+}
+
+func (s *Sim) swap(i, j int) {
+	s.queue[i], s.queue[j] = s.queue[j], s.queue[i]
+	s.queue[i].idx = i
+	s.queue[j].idx = j
+}
+
+func (s *Sim) up(j int) {
+	for j > 0 {
+		i := (j - 1) / 2
+		if !s.queue[j].before(s.queue[i]) {
+			break
+		}
+		s.swap(i, j)
+		j = i
+	}
+}
+
+func (s *Sim) down(i0 int) bool {
+	i, n := i0, len(s.queue)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		j := l
+		if r := l + 1; r < n && s.queue[r].before(s.queue[l]) {
+			j = r
+		}
+		if !s.queue[j].before(s.queue[i]) {
+			break
+		}
+		s.swap(i, j)
+		i = j
+	}
+	return i > i0
+}
+
+func (s *Sim) cancel(ev *event) bool {
+	if ev == nil || ev.idx < 0 {
+		return false
+	}
+	s.remove(ev.idx)
+	return true
+}
+
+func (ev *event) String() string { return fmt.Sprintf("%s@%s/%d", ev.track, ev.at, ev.prio) }
