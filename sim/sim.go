@@ -238,3 +238,9 @@ func (s *Sim) cancel(ev *event) bool {
 }
 
 func (ev *event) String() string { return fmt.Sprintf("%s@%s/%d", ev.track, ev.at, ev.prio) }
+
+// ScheduleOn runs fn d from now on the named track at prio: how one process hands a result
+// back to another that is waiting for it.
+func (s *Sim) ScheduleOn(track string, prio Priority, d time.Duration, fn func()) {
+	s.schedule(d, prio, track, fn)
+}

@@ -1,0 +1,219 @@
+// Package engine assembles a simulated node from a loaded scenario and runs it: the fake
+// runtime and API server, a kubelet over them, the scenario's pods delivered at their
+// times and its events played out, all on one seeded simulation whose trace is the run's
+// only output.
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	api "nodesim/api/v1alpha1"
+	"nodesim/model/apiserver"
+	"nodesim/model/cri"
+	"nodesim/model/kubelet"
+	"nodesim/scenarios"
+	"nodesim/sim"
+	"nodesim/trace"
+)
+
+// Trace kinds recorded by the scenario driver.
+const (
+	KindRunStart      trace.Kind = "runStart"
+	KindRunEnd        trace.Kind = "runEnd"
+	KindScenarioEvent trace.Kind = "scenarioEvent"
+)
+
+// Result is one finished run.
+type Result struct {
+	Scenario *scenarios.Loaded
+	Seed     uint64
+	// End is the simulated time the run stopped at.
+	End time.Duration
+	// Events is the run's trace.
+	Trace *trace.Log
+	// Fired is how many kernel events ran.
+	Fired uint64
+}
+
+// Options tune a run.
+type Options struct {
+	// Sink, when set, also receives every trace event as it is recorded.
+	Sink trace.Sink
+}
+
+type tee struct {
+	log   *trace.Log
+	extra trace.Sink
+}
+
+func (t tee) Record(e *trace.Event) {
+	t.log.Record(e)
+	if t.extra != nil {
+		t.extra.Record(e)
+	}
+}
+
+// Run simulates the scenario with the given seed.
+func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
+	log := &trace.Log{}
+	s := sim.New(seed, tee{log: log, extra: opts.Sink})
+	spec := &l.Scenario.Spec
+
+	rt := cri.New(s, runtimeConfig(l))
+	apiServer := apiserver.New(s)
+	node := kubelet.Node{Name: nodeName(spec), Capacity: capacity(spec)}
+	deps := kubelet.Dependencies{Runtime: rt, API: apiServer, Node: node, Config: l.Kubelet}
+	kl := kubelet.New(s, deps)
+
+	driver := s.Clock("scenario", sim.PriorityConfig)
+	driver.Record(&trace.Event{Kind: KindRunStart, Attrs: []trace.Attr{
+		{Key: "scenario", Value: l.Scenario.Metadata.Name}, {Key: "seed", Value: fmt.Sprint(seed)}}})
+	kl.Run()
+
+	for i := range l.Pods {
+		p := l.Pods[i]
+		driver.Schedule(p.At, func() { apiServer.Create(p.Pod) })
+	}
+	for i := range spec.Events {
+		e := spec.Events[i]
+		driver.Schedule(e.At.Duration, func() { playEvent(driver, apiServer, rt, &e) })
+	}
+	if spec.StopWhen == api.StopAllPodsTerminal && len(l.Pods) > 0 {
+		var check func()
+		check = func() {
+			if allTerminal(apiServer, l) {
+				driver.Record(&trace.Event{Kind: KindRunEnd, Attrs: []trace.Attr{{Key: "reason", Value: "all pods terminal"}}})
+				s.Stop()
+				return
+			}
+			driver.Schedule(time.Second, check)
+		}
+		driver.Schedule(time.Second, check)
+	}
+	s.RunUntil(spec.Duration.Duration)
+	if !s.Stopped() {
+		driver.Record(&trace.Event{Kind: KindRunEnd, Attrs: []trace.Attr{{Key: "reason", Value: "duration reached"}}})
+	}
+	return &Result{Scenario: l, Seed: seed, End: s.Elapsed(), Trace: log, Fired: s.Fired()}, nil
+}
+
+func playEvent(c *sim.Clock, apiServer *apiserver.Server, rt *cri.Runtime, e *api.Event) {
+	switch {
+	case e.DeletePod != "":
+		ns, name := splitKey(e.DeletePod)
+		c.Record(&trace.Event{Kind: KindScenarioEvent, Name: "deletePod", Pod: ns + "/" + name})
+		if p := apiServer.GetByName(ns, name); p != nil {
+			apiServer.Delete(p.UID, e.GracePeriodSeconds)
+		}
+	case e.RuntimeDown != nil:
+		c.Record(&trace.Event{Kind: KindScenarioEvent, Name: "runtimeDown", Dur: e.RuntimeDown.Duration})
+		rt.SetDown(e.RuntimeDown.Duration)
+	}
+}
+
+func splitKey(ref string) (string, string) {
+	for i := 0; i < len(ref); i++ {
+		if ref[i] == '/' {
+			return ref[:i], ref[i+1:]
+		}
+	}
+	return "default", ref
+}
+
+// allTerminal reports whether every scenario pod has reached Succeeded or Failed (or is
+// gone from the API after being deleted).
+func allTerminal(apiServer *apiserver.Server, l *scenarios.Loaded) bool {
+	for _, p := range l.Pods {
+		cur := apiServer.Get(p.Pod.UID)
+		if cur == nil {
+			continue
+		}
+		if cur.Status.Phase != corev1.PodSucceeded && cur.Status.Phase != corev1.PodFailed {
+			return false
+		}
+	}
+	return true
+}
+
+func nodeName(spec *api.Spec) string {
+	if spec.Node.Name != "" {
+		return spec.Node.Name
+	}
+	return api.DefaultNodeName
+}
+
+// capacity is the node's capacity with defaults for what the scenario leaves out.
+func capacity(spec *api.Spec) corev1.ResourceList {
+	out := corev1.ResourceList{
+		corev1.ResourceCPU:              resource.MustParse("4"),
+		corev1.ResourceMemory:           resource.MustParse("8Gi"),
+		corev1.ResourceEphemeralStorage: resource.MustParse("100Gi"),
+		corev1.ResourcePods:             resource.MustParse("110"),
+	}
+	for k, v := range spec.Node.Capacity {
+		out[k] = v.DeepCopy()
+	}
+	return out
+}
+
+func runtimeConfig(l *scenarios.Loaded) cri.Config {
+	spec := &l.Scenario.Spec
+	lat := cri.DefaultLatency()
+	set := func(dst *time.Duration, src *api.Duration) {
+		if src != nil {
+			*dst = src.Duration
+		}
+	}
+	sl := &spec.Runtime.Latency
+	set(&lat.RunPodSandbox, sl.RunPodSandbox)
+	set(&lat.StopPodSandbox, sl.StopPodSandbox)
+	set(&lat.CreateContainer, sl.CreateContainer)
+	set(&lat.StartContainer, sl.StartContainer)
+	set(&lat.StopContainer, sl.StopContainer)
+	set(&lat.RemoveContainer, sl.RemoveContainer)
+	set(&lat.ListPodSandbox, sl.ListPodSandbox)
+	set(&lat.ListContainersPerContainer, sl.ListContainersPerContainer)
+	set(&lat.ContainerStatus, sl.ContainerStatus)
+	cfg := cri.Config{Latency: lat, Images: map[string]cri.Image{}}
+	bw := resource.MustParse(api.DefaultPullBandwidth)
+	if spec.Runtime.PullBandwidth != nil {
+		bw = *spec.Runtime.PullBandwidth
+	}
+	cfg.PullBandwidth = float64(bw.Value())
+	for _, img := range spec.Runtime.Images {
+		size := int64(cri.DefaultImageSize)
+		if img.Size != nil {
+			size = img.Size.Value()
+		}
+		cfg.Images[img.Name] = cri.Image{Name: img.Name, Size: size, Present: img.Present}
+	}
+	for _, f := range spec.Runtime.Failures {
+		cf := cri.Failure{Call: f.Call, Image: f.Image, Error: f.Error}
+		if f.From != nil {
+			cf.From = f.From.Duration
+		}
+		if f.To != nil {
+			cf.To = f.To.Duration
+		}
+		cfg.Failures = append(cfg.Failures, cf)
+	}
+	behaviors := map[string]map[string]api.Behavior{}
+	for _, p := range l.Pods {
+		behaviors[p.Key()] = p.Behavior
+	}
+	cfg.Behavior = func(pod *corev1.Pod, name string) *api.Behavior {
+		m := behaviors[pod.Namespace+"/"+pod.Name]
+		if b, ok := m[name]; ok {
+			return &b
+		}
+		if b, ok := m["*"]; ok {
+			return &b
+		}
+		return nil
+	}
+	return cfg
+}

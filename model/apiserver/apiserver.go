@@ -1,0 +1,207 @@
+// Package apiserver is the minimal API server a single node sees: the pods bound to it.
+// Users create, update and delete pods (the scenario's pods and events); the kubelet's status
+// manager patches their status and, once a deleted pod has terminated, deletes it for good.
+// Every change is pushed to the watchers (the kubelet's api config source) at once.
+package apiserver
+
+import (
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"nodesim/sim"
+	"nodesim/trace"
+)
+
+// Trace kinds.
+const (
+	KindCreate      trace.Kind = "apiCreate"
+	KindDelete      trace.Kind = "apiDelete"
+	KindUpdate      trace.Kind = "apiUpdate"
+	KindPatchStatus trace.Kind = "apiPatchStatus"
+	KindRemoved     trace.Kind = "apiRemoved"
+)
+
+// Server holds the node's pods.
+type Server struct {
+	s        *sim.Sim
+	clk      *sim.Clock
+	pods     map[types.UID]*corev1.Pod
+	watchers []func([]*corev1.Pod)
+	rv       int
+}
+
+// New returns an empty API server.
+func New(s *sim.Sim) *Server {
+	return &Server{s: s, clk: s.Clock("apiserver", sim.PriorityConfig), pods: map[types.UID]*corev1.Pod{}}
+}
+
+// Watch registers fn to receive the full list of the node's pods after every change.
+func (a *Server) Watch(fn func([]*corev1.Pod)) {
+	a.watchers = append(a.watchers, fn)
+	fn(a.List())
+}
+
+// List returns the node's pods ordered by UID.
+func (a *Server) List() []*corev1.Pod {
+	out := make([]*corev1.Pod, 0, len(a.pods))
+	for _, p := range a.pods {
+		out = append(out, p.DeepCopy())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].UID < out[j].UID })
+	return out
+}
+
+// Get returns the pod with uid, or nil.
+func (a *Server) Get(uid types.UID) *corev1.Pod {
+	if p, ok := a.pods[uid]; ok {
+		return p.DeepCopy()
+	}
+	return nil
+}
+
+// GetByName returns the pod called namespace/name, or nil.
+func (a *Server) GetByName(namespace, name string) *corev1.Pod {
+	for _, uid := range a.sortedUIDs() {
+		if p := a.pods[uid]; p.Namespace == namespace && p.Name == name {
+			return p.DeepCopy()
+		}
+	}
+	return nil
+}
+
+func (a *Server) sortedUIDs() []types.UID {
+	uids := make([]types.UID, 0, len(a.pods))
+	for uid := range a.pods {
+		uids = append(uids, uid)
+	}
+	sort.Slice(uids, func(i, j int) bool { return uids[i] < uids[j] })
+	return uids
+}
+
+func (a *Server) changed() {
+	list := a.List()
+	for _, w := range a.watchers {
+		w(list)
+	}
+}
+
+func (a *Server) bump(p *corev1.Pod) {
+	a.rv++
+	p.ResourceVersion = itoa(a.rv)
+}
+
+// Create adds a pod bound to the node.
+func (a *Server) Create(pod *corev1.Pod) {
+	p := pod.DeepCopy()
+	a.bump(p)
+	a.pods[p.UID] = p
+	a.clk.Record(&trace.Event{Kind: KindCreate, Pod: p.Namespace + "/" + p.Name})
+	a.changed()
+}
+
+// Update replaces a pod's spec, labels and annotations (a user edit).
+func (a *Server) Update(pod *corev1.Pod) bool {
+	cur, ok := a.pods[pod.UID]
+	if !ok {
+		return false
+	}
+	p := pod.DeepCopy()
+	p.Status = cur.Status
+	p.DeletionTimestamp, p.DeletionGracePeriodSeconds = cur.DeletionTimestamp, cur.DeletionGracePeriodSeconds
+	p.CreationTimestamp = cur.CreationTimestamp
+	a.bump(p)
+	a.pods[p.UID] = p
+	a.clk.Record(&trace.Event{Kind: KindUpdate, Pod: p.Namespace + "/" + p.Name})
+	a.changed()
+	return true
+}
+
+// Delete requests a graceful deletion: the pod gets a deletion timestamp and grace period
+// (the request's, else the pod's terminationGracePeriodSeconds). A pod that never ran (still
+// Pending with no node-side status) or is already terminal goes at once, as the API server
+// does for pods without a running kubelet counterpart... here only a grace of 0 removes it
+// outright (a force delete).
+func (a *Server) Delete(uid types.UID, gracePeriodSeconds *int64) bool {
+	p, ok := a.pods[uid]
+	if !ok {
+		return false
+	}
+	grace := int64(corev1.DefaultTerminationGracePeriodSeconds)
+	if p.Spec.TerminationGracePeriodSeconds != nil {
+		grace = *p.Spec.TerminationGracePeriodSeconds
+	}
+	if gracePeriodSeconds != nil {
+		grace = *gracePeriodSeconds
+	}
+	key := p.Namespace + "/" + p.Name
+	a.clk.Record(&trace.Event{Kind: KindDelete, Pod: key, Attrs: []trace.Attr{{Key: "gracePeriodSeconds", Value: itoa(int(grace))}}})
+	if grace == 0 || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		delete(a.pods, uid)
+		a.clk.Record(&trace.Event{Kind: KindRemoved, Pod: key})
+		a.changed()
+		return true
+	}
+	if p.DeletionTimestamp != nil {
+		if p.DeletionGracePeriodSeconds != nil && *p.DeletionGracePeriodSeconds <= grace {
+			return true
+		}
+	} else {
+		now := metav1.NewTime(a.s.Now().Add(time.Duration(grace) * time.Second))
+		p.DeletionTimestamp = &now
+	}
+	p.DeletionGracePeriodSeconds = &grace
+	a.bump(p)
+	a.changed()
+	return true
+}
+
+// PatchStatus stores a pod's status as the kubelet reports it.
+func (a *Server) PatchStatus(uid types.UID, status corev1.PodStatus) bool {
+	p, ok := a.pods[uid]
+	if !ok {
+		return false
+	}
+	p.Status = *status.DeepCopy()
+	a.bump(p)
+	a.clk.Record(&trace.Event{Kind: KindPatchStatus, Pod: p.Namespace + "/" + p.Name, Attrs: []trace.Attr{{Key: "phase", Value: string(status.Phase)}, {Key: "reason", Value: status.Reason}}})
+	a.changed()
+	return true
+}
+
+// ForceDelete removes a pod outright (the status manager's final delete with grace 0, after
+// the kubelet finished terminating it).
+func (a *Server) ForceDelete(uid types.UID) {
+	p, ok := a.pods[uid]
+	if !ok {
+		return
+	}
+	delete(a.pods, uid)
+	a.clk.Record(&trace.Event{Kind: KindRemoved, Pod: p.Namespace + "/" + p.Name})
+	a.changed()
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	neg := i < 0
+	if neg {
+		i = -i
+	}
+	var b [20]byte
+	n := len(b)
+	for i > 0 {
+		n--
+		b[n] = byte('0' + i%10)
+		i /= 10
+	}
+	if neg {
+		n--
+		b[n] = '-'
+	}
+	return string(b[n:])
+}

@@ -1,0 +1,139 @@
+package container
+
+import (
+	"sort"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"nodesim/sim"
+)
+
+// Cache is the kubelet's pod cache (upstream pkg/kubelet/container/cache.go): the latest
+// runtime status of each pod, written by PLEG, with the time of the observation. Pod workers
+// wait in GetNewerThan for an observation made after their previous sync, so that each sync
+// sees the effects of the last one.
+type Cache struct {
+	s         *sim.Sim
+	pods      map[types.UID]*cacheEntry
+	timestamp *time.Time // global freshness mark, nil until the first relist completes
+	subs      map[types.UID][]*subscriber
+}
+
+type cacheEntry struct {
+	status   *PodStatus
+	err      error
+	modified time.Time
+	observed time.Time // set by single-pod (on-demand) relists
+}
+
+type subscriber struct {
+	minTime time.Time
+	track   string
+	prio    sim.Priority
+	cb      func(*PodStatus, error)
+}
+
+// NewCache returns an empty cache.
+func NewCache(s *sim.Sim) *Cache {
+	return &Cache{s: s, pods: map[types.UID]*cacheEntry{}, subs: map[types.UID][]*subscriber{}}
+}
+
+// Get returns the pod's status, or an empty status (the runtime has nothing for it).
+func (c *Cache) Get(uid types.UID) (*PodStatus, error) {
+	if e := c.pods[uid]; e != nil {
+		return e.status, e.err
+	}
+	return &PodStatus{ID: uid}, nil
+}
+
+// Set stores a status observed at t and wakes the pod's waiters it satisfies.
+func (c *Cache) Set(uid types.UID, status *PodStatus, err error, t time.Time) {
+	e := c.pods[uid]
+	if e == nil {
+		e = &cacheEntry{}
+		c.pods[uid] = e
+	}
+	e.status, e.err, e.modified = status, err, t
+	c.notify(uid)
+}
+
+// MarkObserved records that a single-pod relist observed the pod at t.
+func (c *Cache) MarkObserved(uid types.UID, t time.Time) {
+	if e := c.pods[uid]; e != nil && t.After(e.observed) {
+		e.observed = t
+	}
+	c.notify(uid)
+}
+
+// Delete forgets the pod (it vanished from the runtime).
+func (c *Cache) Delete(uid types.UID) {
+	delete(c.pods, uid)
+	c.notify(uid)
+}
+
+// UpdateTime sets the global freshness mark after a full relist and wakes every waiter it
+// satisfies.
+func (c *Cache) UpdateTime(t time.Time) {
+	c.timestamp = &t
+	uids := make([]types.UID, 0, len(c.subs))
+	for uid := range c.subs {
+		uids = append(uids, uid)
+	}
+	sort.Slice(uids, func(i, j int) bool { return uids[i] < uids[j] })
+	for _, uid := range uids {
+		c.notify(uid)
+	}
+}
+
+// newerThan returns the entry if an observation after minTime exists.
+func (c *Cache) newerThan(uid types.UID, minTime time.Time) (*PodStatus, error, bool) {
+	global := c.timestamp != nil && c.timestamp.After(minTime)
+	e := c.pods[uid]
+	if e == nil {
+		if global {
+			return &PodStatus{ID: uid}, nil, true
+		}
+		return nil, nil, false
+	}
+	if e.modified.After(minTime) || e.observed.After(minTime) || global {
+		return e.status, e.err, true
+	}
+	return nil, nil, false
+}
+
+// GetNewerThan calls cb with the pod's status as soon as the cache holds an observation
+// made after minTime: at once if it already does, otherwise when a later Set, MarkObserved
+// or UpdateTime brings one. The callback then runs on the waiting process's track.
+func (c *Cache) GetNewerThan(uid types.UID, minTime time.Time, cb func(*PodStatus, error)) {
+	if st, err, ok := c.newerThan(uid, minTime); ok {
+		cb(st, err)
+		return
+	}
+	c.subs[uid] = append(c.subs[uid], &subscriber{minTime: minTime, track: c.s.Track(), prio: sim.PriorityPodWorker, cb: cb})
+}
+
+// Waiting reports whether a worker is waiting for a newer status of the pod.
+func (c *Cache) Waiting(uid types.UID) bool { return len(c.subs[uid]) > 0 }
+
+func (c *Cache) notify(uid types.UID) {
+	subs := c.subs[uid]
+	if len(subs) == 0 {
+		return
+	}
+	var keep []*subscriber
+	for _, sub := range subs {
+		st, err, ok := c.newerThan(uid, sub.minTime)
+		if !ok {
+			keep = append(keep, sub)
+			continue
+		}
+		sub := sub
+		c.s.ScheduleOn(sub.track, sub.prio, 0, func() { sub.cb(st, err) })
+	}
+	if len(keep) == 0 {
+		delete(c.subs, uid)
+	} else {
+		c.subs[uid] = keep
+	}
+}

@@ -1,0 +1,115 @@
+package cri
+
+import (
+	"math"
+	"time"
+
+	"nodesim/sim"
+	"nodesim/trace"
+)
+
+// ImagePresent reports whether the image is on the node.
+func (r *Runtime) ImagePresent(name string) bool {
+	img := r.images[name]
+	return img != nil && img.Present
+}
+
+// ImageSize is the image's size in bytes.
+func (r *Runtime) ImageSize(name string) int64 {
+	if img := r.images[name]; img != nil && img.Size > 0 {
+		return img.Size
+	}
+	return DefaultImageSize
+}
+
+// PullImage pulls an image. Concurrent pulls share the node's pull bandwidth equally.
+func (r *Runtime) PullImage(name, pod string, done func(err error)) {
+	r.s.Record(&trace.Event{Kind: KindCRICall, Name: "PullImage", Pod: pod, Attrs: []trace.Attr{{Key: "image", Value: name}}})
+	if err := r.failure("pullImage", name); err != nil {
+		r.s.Continue(0, func() { done(err) })
+		return
+	}
+	r.pulls.add(&pull{image: name, pod: pod, remaining: float64(r.ImageSize(name)), track: r.s.Track(), done: done})
+}
+
+type pull struct {
+	image, pod string
+	remaining  float64 // bytes
+	track      string
+	done       func(err error)
+}
+
+// pullScheduler shares the bandwidth among active pulls (processor sharing): whenever a
+// pull starts or ends, everyone's progress is brought up to date and the next finish is
+// rescheduled.
+type pullScheduler struct {
+	r      *Runtime
+	active []*pull
+	last   time.Duration
+	next   *sim.Timer
+}
+
+func newPullScheduler(r *Runtime) *pullScheduler { return &pullScheduler{r: r} }
+
+func (ps *pullScheduler) advance() {
+	now := ps.r.s.Elapsed()
+	if n := len(ps.active); n > 0 {
+		share := ps.r.cfg.PullBandwidth / float64(n)
+		done := share * (now - ps.last).Seconds()
+		for _, p := range ps.active {
+			p.remaining -= done
+		}
+	}
+	ps.last = now
+}
+
+func (ps *pullScheduler) add(p *pull) {
+	ps.advance()
+	ps.active = append(ps.active, p)
+	ps.r.s.Record(&trace.Event{Kind: KindPullStart, Pod: p.pod, Track: p.track, Attrs: []trace.Attr{{Key: "image", Value: p.image}}})
+	ps.reschedule()
+}
+
+func (ps *pullScheduler) reschedule() {
+	if ps.next != nil {
+		ps.next.Stop()
+		ps.next = nil
+	}
+	if len(ps.active) == 0 {
+		return
+	}
+	least := math.Inf(1)
+	for _, p := range ps.active {
+		least = math.Min(least, p.remaining)
+	}
+	share := ps.r.cfg.PullBandwidth / float64(len(ps.active))
+	wait := time.Duration(math.Ceil(math.Max(least, 0) / share * 1e9))
+	ps.next = ps.r.clk.Schedule(wait, ps.finish)
+}
+
+func (ps *pullScheduler) finish() {
+	ps.next = nil
+	ps.advance()
+	var still []*pull
+	var finished []*pull
+	for _, p := range ps.active {
+		if p.remaining <= 0.5 {
+			finished = append(finished, p)
+		} else {
+			still = append(still, p)
+		}
+	}
+	ps.active = still
+	for _, p := range finished {
+		img := ps.r.images[p.image]
+		if img == nil {
+			img = &Image{Name: p.image, Size: DefaultImageSize}
+			ps.r.images[p.image] = img
+		}
+		img.Present = true
+		ps.r.s.Record(&trace.Event{Kind: KindPullEnd, Pod: p.pod, Track: p.track, Attrs: []trace.Attr{{Key: "image", Value: p.image}}})
+		p := p
+		ps.r.s.ScheduleOn(p.track, sim.PriorityPodWorker, 0, func() { p.done(nil) })
+	}
+	ps.reschedule()
+}

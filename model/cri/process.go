@@ -1,0 +1,158 @@
+package cri
+
+import (
+	"strconv"
+	"time"
+
+	api "nodesim/api/v1alpha1"
+	"nodesim/model/container"
+	"nodesim/sim"
+	"nodesim/trace"
+)
+
+// Exit codes a process ends with.
+const (
+	ExitSIGKILL = 137 // 128 + SIGKILL: killed after the grace period, or by the OOM killer
+	ExitSIGTERM = 143 // 128 + SIGTERM: died from the stop signal
+)
+
+// process is the program running in a container: it follows one run of its behaviour.
+type process struct {
+	r        *Runtime
+	c        *ctr
+	b        api.Behavior
+	exitT    *sim.Timer
+	stopping bool
+}
+
+// Effective is the behaviour of the given run (1-based): the base behaviour with the run's
+// overrides laid over it; the last override repeats.
+func Effective(b *api.Behavior, run int) api.Behavior {
+	if b == nil {
+		return api.Behavior{}
+	}
+	out := *b
+	out.Runs = nil
+	if len(b.Runs) == 0 || run < 1 {
+		return out
+	}
+	i := run - 1
+	if i >= len(b.Runs) {
+		i = len(b.Runs) - 1
+	}
+	o := b.Runs[i]
+	if o.Startup != nil {
+		out.Startup = o.Startup
+	}
+	if o.Shutdown != nil {
+		out.Shutdown = o.Shutdown
+	}
+	if o.PreStop != nil {
+		out.PreStop = o.PreStop
+	}
+	if o.Memory != nil {
+		out.Memory = o.Memory
+	}
+	if o.Disk != nil {
+		out.Disk = o.Disk
+	}
+	if o.Volumes != nil {
+		out.Volumes = o.Volumes
+	}
+	if o.Pids != nil {
+		out.Pids = o.Pids
+	}
+	if o.Exit != nil {
+		out.Exit = o.Exit
+	}
+	if o.Probes != nil {
+		out.Probes = o.Probes
+	}
+	return out
+}
+
+// start runs the container's process.
+func (r *Runtime) start(c *ctr) {
+	var b *api.Behavior
+	if r.cfg.Behavior != nil {
+		b = r.cfg.Behavior(c.sandbox.pod, c.spec.Name)
+	}
+	p := &process{r: r, c: c, b: Effective(b, c.attempt+1)}
+	c.proc = p
+	c.state = container.StateRunning
+	c.startedAt = r.s.Now()
+	r.s.Record(&trace.Event{Kind: KindContainerRun, Pod: c.sandbox.ns + "/" + c.sandbox.name, Container: c.spec.Name, Track: "runtime",
+		Attrs: []trace.Attr{{Key: "id", Value: c.id}, {Key: "attempt", Value: strconv.Itoa(c.attempt)}}})
+	if e := p.b.Exit; e != nil {
+		code := int(e.Code)
+		p.exitT = r.clk.Schedule(e.After.Duration, func() {
+			if c.state == container.StateRunning {
+				reason := "Completed"
+				if code != 0 {
+					reason = "Error"
+				}
+				r.exit(c, code, reason)
+			}
+		})
+	}
+}
+
+// stop delivers the stop signal; the process exits after its shutdown time, or is killed
+// when the grace period runs out. It returns how long until the process is gone.
+func (p *process) stop(grace time.Duration) time.Duration {
+	if p.stopping {
+		return grace
+	}
+	p.stopping = true
+	shutdown := time.Duration(0)
+	if p.b.Shutdown != nil {
+		shutdown = p.b.Shutdown.Duration
+	}
+	code, wait := ExitSIGTERM, shutdown
+	if shutdown > grace {
+		code, wait = ExitSIGKILL, grace
+	}
+	c := p.c
+	p.r.clk.Schedule(wait, func() {
+		if c.state == container.StateRunning {
+			p.r.exit(c, code, "Error")
+		}
+	})
+	return wait
+}
+
+// exit ends the container's process.
+func (r *Runtime) exit(c *ctr, code int, reason string) {
+	c.state = container.StateExited
+	c.exitCode = code
+	c.reason = reason
+	c.finished = r.s.Now()
+	if c.proc != nil && c.proc.exitT != nil {
+		c.proc.exitT.Stop()
+	}
+	r.s.Record(&trace.Event{Kind: KindContainerExit, Pod: c.sandbox.ns + "/" + c.sandbox.name, Container: c.spec.Name, Track: "runtime",
+		Attrs: []trace.Attr{{Key: "id", Value: c.id}, {Key: "exitCode", Value: strconv.Itoa(code)}, {Key: "reason", Value: reason},
+			{Key: "attempt", Value: strconv.Itoa(c.attempt)}}})
+}
+
+// ProcessUp reports whether a running container's process has finished starting up (its
+// behaviour's startup time has passed).
+func (r *Runtime) ProcessUp(id string) bool {
+	c := r.ctrs[id]
+	if c == nil || c.state != container.StateRunning || c.proc == nil {
+		return false
+	}
+	if c.proc.b.Startup == nil {
+		return true
+	}
+	return r.s.Now().Sub(c.startedAt) >= c.proc.b.Startup.Duration
+}
+
+// PreStopDuration is how long the container's preStop hook runs, per its behaviour.
+func (r *Runtime) PreStopDuration(id string) time.Duration {
+	c := r.ctrs[id]
+	if c == nil || c.proc == nil || c.proc.b.PreStop == nil {
+		return 0
+	}
+	return c.proc.b.PreStop.Duration
+}

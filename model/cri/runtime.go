@@ -1,0 +1,434 @@
+// Package cri is nodesim's in-memory container runtime: sandboxes, containers and the
+// processes inside them, driven by the scenario's behaviour scripts. It answers the CRI
+// calls the kubelet makes (RunPodSandbox, CreateContainer, StartContainer, StopContainer,
+// ListPodSandbox/ListContainers, PullImage, ...) after the scenario's latencies, and fails
+// them as the scenario injects.
+//
+// Calls that take time return through a continuation: the caller passes a func that runs
+// when the call returns, on the caller's own track, as a blocking gRPC call would resume
+// the calling goroutine.
+package cri
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	api "nodesim/api/v1alpha1"
+	"nodesim/model/container"
+	"nodesim/sim"
+	"nodesim/trace"
+)
+
+// Latency is how long each call takes.
+type Latency struct {
+	RunPodSandbox, StopPodSandbox, RemovePodSandbox  time.Duration
+	CreateContainer, StartContainer, StopContainer   time.Duration
+	RemoveContainer, ListPodSandbox, ContainerStatus time.Duration
+	ListContainersPerContainer                       time.Duration
+}
+
+// DefaultLatency is a fast local runtime.
+func DefaultLatency() Latency {
+	return Latency{
+		RunPodSandbox: 300 * time.Millisecond, StopPodSandbox: 100 * time.Millisecond,
+		RemovePodSandbox: 20 * time.Millisecond, CreateContainer: 50 * time.Millisecond,
+		StartContainer: 100 * time.Millisecond, StopContainer: 50 * time.Millisecond,
+		RemoveContainer: 20 * time.Millisecond, ListPodSandbox: 2 * time.Millisecond,
+		ListContainersPerContainer: 50 * time.Microsecond, ContainerStatus: time.Millisecond,
+	}
+}
+
+// Failure makes a call fail with Error, optionally for one image and within [From, To).
+type Failure struct {
+	Call     string
+	Image    string
+	From, To time.Duration // To == 0: no end
+	Error    string
+}
+
+// Config configures the runtime.
+type Config struct {
+	Latency       Latency
+	PullBandwidth float64 // bytes per second
+	Images        map[string]Image
+	Failures      []Failure
+	// Behavior returns the process script for a container of a pod (nil: runs until killed).
+	Behavior func(pod *corev1.Pod, container string) *api.Behavior
+}
+
+// Image is an image the runtime knows.
+type Image struct {
+	Name    string
+	Size    int64
+	Present bool
+}
+
+// DefaultImageSize is the size of an image the scenario does not list.
+const DefaultImageSize = 100 << 20
+
+type sandbox struct {
+	id        string
+	uid       types.UID
+	name, ns  string
+	attempt   uint32
+	state     container.SandboxState
+	createdAt time.Time
+	ip        string
+	pod       *corev1.Pod
+}
+
+type ctr struct {
+	id        string
+	sandbox   *sandbox
+	spec      corev1.Container
+	hash      uint64
+	attempt   int
+	state     container.State
+	createdAt time.Time
+	startedAt time.Time
+	finished  time.Time
+	exitCode  int
+	reason    string
+	proc      *process
+}
+
+// Runtime is the fake container runtime.
+type Runtime struct {
+	s     *sim.Sim
+	clk   *sim.Clock // the runtime's own processes (exits happen here)
+	cfg   Config
+	seq   int
+	ipSeq int
+
+	sandboxes map[string]*sandbox
+	ctrs      map[string]*ctr
+	images    map[string]*Image
+	pulls     *pullScheduler
+
+	downUntil time.Duration
+	downSince time.Duration
+}
+
+// New returns a runtime on simulation s.
+func New(s *sim.Sim, cfg Config) *Runtime {
+	r := &Runtime{
+		s:         s,
+		clk:       s.Clock("runtime", sim.PriorityRuntime),
+		cfg:       cfg,
+		sandboxes: map[string]*sandbox{},
+		ctrs:      map[string]*ctr{},
+		images:    map[string]*Image{},
+		downUntil: -1,
+	}
+	for name, img := range cfg.Images {
+		img := img
+		r.images[name] = &img
+	}
+	if r.cfg.PullBandwidth <= 0 {
+		r.cfg.PullBandwidth = 50 << 20
+	}
+	r.pulls = newPullScheduler(r)
+	return r
+}
+
+func (r *Runtime) newID(prefix string) string {
+	r.seq++
+	return fmt.Sprintf("%s%06d", prefix, r.seq)
+}
+
+// SetDown makes every call fail for d from now (the scenario's runtimeDown event).
+func (r *Runtime) SetDown(d time.Duration) {
+	r.downSince = r.s.Elapsed()
+	r.downUntil = r.s.Elapsed() + d
+	r.clk.Record(&trace.Event{Kind: KindRuntimeDown, Dur: d})
+	r.clk.Schedule(d, func() { r.clk.Record(&trace.Event{Kind: KindRuntimeUp}) })
+}
+
+// Ready reports whether the runtime answers calls (the RuntimeReady condition).
+func (r *Runtime) Ready() bool { return !r.down() }
+
+func (r *Runtime) down() bool {
+	now := r.s.Elapsed()
+	return now >= r.downSince && now < r.downUntil
+}
+
+// failure returns the injected error for a call now, if any.
+func (r *Runtime) failure(call, image string) error {
+	if r.down() {
+		return fmt.Errorf("rpc error: code = Unavailable desc = connection error: dial unix /run/containerd/containerd.sock: connect: connection refused")
+	}
+	now := r.s.Elapsed()
+	for _, f := range r.cfg.Failures {
+		if f.Call != call || (f.Image != "" && f.Image != image) {
+			continue
+		}
+		if now >= f.From && (f.To == 0 || now < f.To) {
+			return fmt.Errorf("rpc error: code = Unknown desc = %s", f.Error)
+		}
+	}
+	return nil
+}
+
+// call records a CRI call and returns its result through done after latency.
+func (r *Runtime) call(name, pod, ctrName string, latency time.Duration, done func()) {
+	r.s.Record(&trace.Event{Kind: KindCRICall, Name: name, Pod: pod, Container: ctrName, Dur: latency})
+	r.s.Continue(latency, done)
+}
+
+// Trace kinds recorded by the runtime.
+const (
+	KindCRICall       trace.Kind = "criCall"
+	KindContainerRun  trace.Kind = "containerRunning"
+	KindContainerExit trace.Kind = "containerExited"
+	KindPullStart     trace.Kind = "imagePullStarted"
+	KindPullEnd       trace.Kind = "imagePullFinished"
+	KindRuntimeDown   trace.Kind = "runtimeDown"
+	KindRuntimeUp     trace.Kind = "runtimeUp"
+)
+
+// RunPodSandbox creates and starts a sandbox for pod.
+func (r *Runtime) RunPodSandbox(pod *corev1.Pod, attempt uint32, done func(id string, err error)) {
+	key := container.Key(pod)
+	r.call("RunPodSandbox", key, "", r.cfg.Latency.RunPodSandbox, func() {
+		if err := r.failure("runPodSandbox", ""); err != nil {
+			done("", err)
+			return
+		}
+		r.ipSeq++
+		sb := &sandbox{
+			id: r.newID("sb-"), uid: pod.UID, name: pod.Name, ns: pod.Namespace, attempt: attempt,
+			state: container.SandboxReady, createdAt: r.s.Now(), pod: pod,
+			ip: fmt.Sprintf("10.244.%d.%d", r.ipSeq/250, r.ipSeq%250+2),
+		}
+		r.sandboxes[sb.id] = sb
+		done(sb.id, nil)
+	})
+}
+
+// StopPodSandbox stops a sandbox (its containers must already be stopped; any still
+// running are killed, as the runtime would).
+func (r *Runtime) StopPodSandbox(id string, done func(err error)) {
+	sb := r.sandboxes[id]
+	pod := ""
+	if sb != nil {
+		pod = sb.ns + "/" + sb.name
+	}
+	r.call("StopPodSandbox", pod, "", r.cfg.Latency.StopPodSandbox, func() {
+		if err := r.failure("stopPodSandbox", ""); err != nil {
+			done(err)
+			return
+		}
+		if sb != nil {
+			for _, c := range r.sortedCtrs() {
+				if c.sandbox == sb && c.state == container.StateRunning {
+					r.exit(c, 137, "Error")
+				}
+			}
+			sb.state = container.SandboxNotReady
+		}
+		done(nil) // NotFound counts as success
+	})
+}
+
+// RemovePodSandbox removes a stopped sandbox.
+func (r *Runtime) RemovePodSandbox(id string, done func(err error)) {
+	r.call("RemovePodSandbox", "", "", r.cfg.Latency.RemovePodSandbox, func() {
+		if err := r.failure("removePodSandbox", ""); err != nil {
+			done(err)
+			return
+		}
+		delete(r.sandboxes, id)
+		done(nil)
+	})
+}
+
+// CreateContainer creates a container in a sandbox. attempt is the restart count the
+// kubelet writes into the container's annotations.
+func (r *Runtime) CreateContainer(sandboxID string, spec *corev1.Container, attempt int, done func(id string, err error)) {
+	sb := r.sandboxes[sandboxID]
+	pod := ""
+	if sb != nil {
+		pod = sb.ns + "/" + sb.name
+	}
+	r.call("CreateContainer", pod, spec.Name, r.cfg.Latency.CreateContainer, func() {
+		if err := r.failure("createContainer", ""); err != nil {
+			done("", err)
+			return
+		}
+		if sb == nil || r.sandboxes[sandboxID] == nil {
+			done("", fmt.Errorf("rpc error: code = NotFound desc = sandbox %s not found", sandboxID))
+			return
+		}
+		c := &ctr{
+			id: r.newID("c-"), sandbox: sb, spec: *spec.DeepCopy(), hash: container.HashContainer(spec),
+			attempt: attempt, state: container.StateCreated, createdAt: r.s.Now(),
+		}
+		r.ctrs[c.id] = c
+		done(c.id, nil)
+	})
+}
+
+// StartContainer starts a created container's process.
+func (r *Runtime) StartContainer(id string, done func(err error)) {
+	c := r.ctrs[id]
+	pod, name := r.names(c)
+	r.call("StartContainer", pod, name, r.cfg.Latency.StartContainer, func() {
+		if err := r.failure("startContainer", ""); err != nil {
+			done(err)
+			return
+		}
+		if c == nil || r.ctrs[id] == nil || c.state != container.StateCreated {
+			done(fmt.Errorf("rpc error: code = Unknown desc = container %s is not in created state", id))
+			return
+		}
+		r.start(c)
+		done(nil)
+	})
+}
+
+// StopContainer sends the stop signal and, after grace, SIGKILL; it returns once the
+// process is gone.
+func (r *Runtime) StopContainer(id string, grace time.Duration, done func(err error)) {
+	c := r.ctrs[id]
+	pod, name := r.names(c)
+	r.s.Record(&trace.Event{Kind: KindCRICall, Name: "StopContainer", Pod: pod, Container: name,
+		Attrs: []trace.Attr{{Key: "grace", Value: grace.String()}}})
+	if err := r.failure("stopContainer", ""); err != nil {
+		r.s.Continue(r.cfg.Latency.StopContainer, func() { done(err) })
+		return
+	}
+	if c == nil || c.state != container.StateRunning {
+		r.s.Continue(r.cfg.Latency.StopContainer, func() { done(nil) })
+		return
+	}
+	wait := c.proc.stop(grace)
+	r.s.Continue(wait+r.cfg.Latency.StopContainer, func() { done(nil) })
+}
+
+// RemoveContainer deletes an exited container.
+func (r *Runtime) RemoveContainer(id string, done func(err error)) {
+	c := r.ctrs[id]
+	pod, name := r.names(c)
+	r.call("RemoveContainer", pod, name, r.cfg.Latency.RemoveContainer, func() {
+		if err := r.failure("removeContainer", ""); err != nil {
+			done(err)
+			return
+		}
+		if c != nil && c.state == container.StateRunning {
+			done(fmt.Errorf("rpc error: code = Unknown desc = container %s is running", id))
+			return
+		}
+		delete(r.ctrs, id)
+		done(nil)
+	})
+}
+
+func (r *Runtime) names(c *ctr) (pod, name string) {
+	if c == nil {
+		return "", ""
+	}
+	return c.sandbox.ns + "/" + c.sandbox.name, c.spec.Name
+}
+
+// sortedCtrs returns the containers in creation order (IDs are sequential).
+func (r *Runtime) sortedCtrs() []*ctr {
+	out := make([]*ctr, 0, len(r.ctrs))
+	for _, c := range r.ctrs {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+func (r *Runtime) sortedSandboxes() []*sandbox {
+	out := make([]*sandbox, 0, len(r.sandboxes))
+	for _, sb := range r.sandboxes {
+		out = append(out, sb)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+// ContainerCount is how many containers and sandboxes exist (the relist cost grows with it).
+func (r *Runtime) ContainerCount() int { return len(r.ctrs) + len(r.sandboxes) }
+
+// ListCost is how long listing every sandbox and container takes now.
+func (r *Runtime) ListCost() time.Duration {
+	return r.cfg.Latency.ListPodSandbox + time.Duration(r.ContainerCount())*r.cfg.Latency.ListContainersPerContainer
+}
+
+// StatusCost is how long GetPodStatus takes for a pod with n containers.
+func (r *Runtime) StatusCost(n int) time.Duration {
+	return time.Duration(n+1) * r.cfg.Latency.ContainerStatus
+}
+
+// GetPods lists every pod the runtime has (sandboxes and containers, exited ones
+// included), by UID order. It is instantaneous: the caller accounts for ListCost.
+func (r *Runtime) GetPods() ([]*container.Pod, error) {
+	if err := r.failure("listPodSandbox", ""); err != nil {
+		return nil, err
+	}
+	byUID := map[types.UID]*container.Pod{}
+	get := func(sb *sandbox) *container.Pod {
+		p := byUID[sb.uid]
+		if p == nil {
+			p = &container.Pod{ID: sb.uid, Name: sb.name, Namespace: sb.ns}
+			byUID[sb.uid] = p
+		}
+		return p
+	}
+	for _, sb := range r.sortedSandboxes() {
+		st := container.StateExited
+		if sb.state == container.SandboxReady {
+			st = container.StateRunning
+		}
+		get(sb).Sandboxes = append(get(sb).Sandboxes, &container.Container{ID: sb.id, State: st})
+	}
+	for _, c := range r.sortedCtrs() {
+		p := get(c.sandbox)
+		p.Containers = append(p.Containers, &container.Container{ID: c.id, Name: c.spec.Name, Image: c.spec.Image, Hash: c.hash, State: c.state})
+	}
+	out := make([]*container.Pod, 0, len(byUID))
+	for _, p := range byUID {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// GetPodStatus returns everything the runtime knows of one pod, newest first. It is
+// instantaneous: the caller accounts for StatusCost.
+func (r *Runtime) GetPodStatus(uid types.UID, name, ns string) (*container.PodStatus, error) {
+	if err := r.failure("containerStatus", ""); err != nil {
+		return nil, err
+	}
+	st := &container.PodStatus{ID: uid, Name: name, Namespace: ns, TimeStamp: r.s.Now()}
+	sbs := r.sortedSandboxes()
+	for i := len(sbs) - 1; i >= 0; i-- {
+		sb := sbs[i]
+		if sb.uid != uid {
+			continue
+		}
+		st.SandboxStatuses = append(st.SandboxStatuses, &container.SandboxStatus{ID: sb.id, State: sb.state, Attempt: sb.attempt, CreatedAt: sb.createdAt, IP: sb.ip})
+		if sb.state == container.SandboxReady && len(st.IPs) == 0 {
+			st.IPs = []string{sb.ip}
+		}
+	}
+	cs := r.sortedCtrs()
+	for i := len(cs) - 1; i >= 0; i-- {
+		c := cs[i]
+		if c.sandbox.uid != uid {
+			continue
+		}
+		st.ContainerStatuses = append(st.ContainerStatuses, &container.Status{
+			ID: c.id, Name: c.spec.Name, State: c.state, CreatedAt: c.createdAt, StartedAt: c.startedAt,
+			FinishedAt: c.finished, ExitCode: c.exitCode, Image: c.spec.Image, Hash: c.hash,
+			RestartCount: c.attempt, Reason: c.reason,
+		})
+	}
+	return st, nil
+}

@@ -1,0 +1,97 @@
+// Package flowcontrol is client-go's util/flowcontrol Backoff as the kubelet uses it: a
+// per-key exponential back-off without jitter, for crash-looping containers and failing
+// image pulls.
+package flowcontrol
+
+import (
+	"sort"
+	"time"
+)
+
+type entry struct {
+	backoff    time.Duration
+	lastUpdate time.Time
+}
+
+// Backoff tracks one back-off per key.
+type Backoff struct {
+	initial, max time.Duration
+	// resetAfter is how long without an update before an entry starts over. The kubelet's
+	// crash-loop back-off fixes it at 600s (HasExpiredFunc); client-go's default is 2 × max.
+	resetAfter time.Duration
+	entries    map[string]*entry
+}
+
+// NewBackOff returns a back-off from initial doubling to max, reset after 2 × max.
+func NewBackOff(initial, max time.Duration) *Backoff {
+	return &Backoff{initial: initial, max: max, resetAfter: 2 * max, entries: map[string]*entry{}}
+}
+
+// WithResetAfter sets how long an entry lives without an update.
+func (b *Backoff) WithResetAfter(d time.Duration) *Backoff { b.resetAfter = d; return b }
+
+func (b *Backoff) expired(e *entry, eventTime time.Time) bool {
+	return eventTime.Sub(e.lastUpdate) > b.resetAfter
+}
+
+// Next records an event for key that happened at eventTime, now: the first (or the first
+// whose event came more than the reset window after the last update) sets the initial
+// back-off, each later one doubles it up to max. The entry's last update is now, as in
+// client-go, so a container that ran longer than the window before exiting starts over.
+func (b *Backoff) Next(key string, eventTime, now time.Time) {
+	e, ok := b.entries[key]
+	if !ok || b.expired(e, eventTime) {
+		e = &entry{backoff: b.initial}
+		b.entries[key] = e
+	} else {
+		e.backoff *= 2
+		if e.backoff > b.max {
+			e.backoff = b.max
+		}
+	}
+	e.lastUpdate = now
+}
+
+// Get returns the key's current back-off (0 when none).
+func (b *Backoff) Get(key string) time.Duration {
+	if e, ok := b.entries[key]; ok {
+		return e.backoff
+	}
+	return 0
+}
+
+// IsInBackOffSince reports whether now is within the key's back-off counted from eventTime.
+func (b *Backoff) IsInBackOffSince(key string, eventTime, now time.Time) bool {
+	e, ok := b.entries[key]
+	if !ok || b.expired(e, eventTime) {
+		return false
+	}
+	return now.Sub(eventTime) < e.backoff
+}
+
+// IsInBackOffSinceUpdate reports whether now is within the key's back-off counted from its
+// last update (image pulls).
+func (b *Backoff) IsInBackOffSinceUpdate(key string, now time.Time) bool {
+	e, ok := b.entries[key]
+	if !ok || b.expired(e, now) {
+		return false
+	}
+	return now.Sub(e.lastUpdate) < e.backoff
+}
+
+// GC drops entries not updated within the reset window (housekeeping).
+func (b *Backoff) GC(now time.Time) {
+	keys := make([]string, 0, len(b.entries))
+	for k := range b.entries {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if b.expired(b.entries[k], now) {
+			delete(b.entries, k)
+		}
+	}
+}
+
+// Reset forgets the key.
+func (b *Backoff) Reset(key string) { delete(b.entries, key) }

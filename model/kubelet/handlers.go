@@ -1,0 +1,150 @@
+package kubelet
+
+import (
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"nodesim/model/podconfig"
+	"nodesim/model/podworkers"
+	"nodesim/trace"
+)
+
+// HandlePodAdditions admits new pods, oldest first, and hands the admitted ones to pod
+// workers; a rejected pod gets a Failed status and never gets a worker.
+func (kl *Kubelet) HandlePodAdditions(pods []*corev1.Pod) {
+	if len(pods) == 0 {
+		return
+	}
+	start := kl.clk.Now()
+	sort.SliceStable(pods, func(i, j int) bool {
+		return pods[i].CreationTimestamp.Before(&pods[j].CreationTimestamp)
+	})
+	kl.handler("HandlePodAdditions", "configCh ADD", pods)
+	for _, pod := range pods {
+		kl.podManager.AddPod(pod)
+		kl.clk.Record(&trace.Event{Kind: KindPodSeen, Pod: pod.Namespace + "/" + pod.Name,
+			Attrs: []trace.Attr{{Key: "uid", Value: string(pod.UID)}}})
+		if podconfig.IsMirrorPod(pod) {
+			if static, ok := kl.podManager.GetPodByFullName(pod.Name + "_" + pod.Namespace); ok {
+				kl.dispatchWork(static, podworkers.SyncPodUpdate, pod, start)
+			}
+			continue
+		}
+		if !kl.podWorkers.IsPodTerminationRequested(pod.UID) && !isTerminal(pod.Status.Phase) {
+			active := kl.filterOutInactivePods(kl.podManager.GetPods())
+			var others []*corev1.Pod
+			for _, p := range active {
+				if p.UID != pod.UID {
+					others = append(others, p)
+				}
+			}
+			if ok, reason, message := kl.canAdmitPod(others, pod); !ok {
+				kl.rejectPod(pod, reason, message)
+				continue
+			}
+			kl.clk.Record(&trace.Event{Kind: KindAdmitted, Pod: pod.Namespace + "/" + pod.Name})
+		}
+		mirror, _ := kl.podManager.GetMirrorPodByPod(pod)
+		kl.dispatchWork(pod, podworkers.SyncPodCreate, mirror, start)
+	}
+}
+
+// HandlePodUpdates passes spec changes and graceful deletions (DELETE) to the workers.
+func (kl *Kubelet) HandlePodUpdates(pods []*corev1.Pod, op podconfig.PodOperation) {
+	start := kl.clk.Now()
+	kl.handler("HandlePodUpdates", "configCh "+op.String(), pods)
+	for _, pod := range pods {
+		kl.podManager.UpdatePod(pod)
+		if podconfig.IsMirrorPod(pod) {
+			if static, ok := kl.podManager.GetPodByFullName(pod.Name + "_" + pod.Namespace); ok {
+				kl.dispatchWork(static, podworkers.SyncPodUpdate, pod, start)
+			}
+			continue
+		}
+		mirror, _ := kl.podManager.GetMirrorPodByPod(pod)
+		kl.dispatchWork(pod, podworkers.SyncPodUpdate, mirror, start)
+	}
+}
+
+// HandlePodRemoves kills pods that vanished from their source.
+func (kl *Kubelet) HandlePodRemoves(pods []*corev1.Pod) {
+	start := kl.clk.Now()
+	kl.handler("HandlePodRemoves", "configCh REMOVE", pods)
+	for _, pod := range pods {
+		kl.podManager.RemovePod(pod)
+		if podconfig.IsMirrorPod(pod) {
+			if static, ok := kl.podManager.GetPodByFullName(pod.Name + "_" + pod.Namespace); ok {
+				kl.dispatchWork(static, podworkers.SyncPodUpdate, nil, start)
+			}
+			continue
+		}
+		kl.deletePod(pod)
+	}
+}
+
+// deletePod asks the pod's worker to kill it; before every source has reported this is left
+// to housekeeping.
+func (kl *Kubelet) deletePod(pod *corev1.Pod) {
+	if !kl.sourcesReady.AllReady() {
+		return
+	}
+	kl.podWorkers.UpdatePod(podworkers.UpdatePodOptions{Pod: pod, UpdateType: podworkers.SyncPodKill, StartTime: kl.clk.Now()})
+}
+
+// HandlePodReconcile takes status-only changes from the API.
+func (kl *Kubelet) HandlePodReconcile(pods []*corev1.Pod) {
+	for _, pod := range pods {
+		kl.podManager.UpdatePod(pod)
+	}
+}
+
+// HandlePodSyncs asks each pod's worker for a sync.
+func (kl *Kubelet) HandlePodSyncs(pods []*corev1.Pod) {
+	start := kl.clk.Now()
+	for _, pod := range pods {
+		if podconfig.IsMirrorPod(pod) {
+			continue
+		}
+		mirror, _ := kl.podManager.GetMirrorPodByPod(pod)
+		kl.dispatchWork(pod, podworkers.SyncPodSync, mirror, start)
+	}
+}
+
+func isTerminal(p corev1.PodPhase) bool { return p == corev1.PodSucceeded || p == corev1.PodFailed }
+
+// filterOutInactivePods drops pods the workers finished and terminal pods not being
+// terminated: what remains counts against the node's resources.
+func (kl *Kubelet) filterOutInactivePods(pods []*corev1.Pod) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, p := range pods {
+		if kl.podWorkers.IsPodKnownTerminated(p.UID) {
+			continue
+		}
+		if kl.isAdmittedPodTerminal(p) && !kl.podWorkers.IsPodTerminationRequested(p.UID) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func (kl *Kubelet) isAdmittedPodTerminal(pod *corev1.Pod) bool {
+	if isTerminal(pod.Status.Phase) {
+		return true
+	}
+	if st, ok := kl.statusManager.GetPodStatus(pod.UID); ok && isTerminal(st.Phase) {
+		return true
+	}
+	return false
+}
+
+// workQueue is the syncLoop's work queue: pod UIDs with the time their next sync is due
+// (upstream pkg/kubelet/util/queue).
+type workQueue struct {
+	s     simClock
+	queue map[string]time.Time
+}
+
+type simClock interface{ Now() time.Time }

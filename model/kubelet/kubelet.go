@@ -1,0 +1,258 @@
+// Package kubelet is the heart of the simulated kubelet (upstream pkg/kubelet): the
+// syncLoop and its select over configCh, plegCh, the sync and housekeeping tickers and the
+// probe result channels; the handlers that hand pods to pod workers; admission; the
+// kubelet-level sync functions a pod worker runs (SyncPod, SyncTerminatingPod,
+// SyncTerminatedPod); housekeeping and garbage collection; and the node's status.
+//
+// File names follow upstream's so that this package can be read beside it: kubelet.go
+// (wiring), syncloop.go (syncLoop, syncLoopIteration), handlers.go (HandlePod*),
+// kubelet_sync.go (Sync*Pod), kubelet_pods.go (status generation glue, HandlePodCleanups),
+// admission.go, gc.go, node_status.go.
+package kubelet
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	kubeletconfigv1beta1 "k8s.io/kubelet/config/v1beta1"
+
+	"nodesim/model/apiserver"
+	"nodesim/model/container"
+	"nodesim/model/cri"
+	"nodesim/model/flowcontrol"
+	"nodesim/model/images"
+	"nodesim/model/kubeletconfig"
+	"nodesim/model/kuberuntime"
+	"nodesim/model/pleg"
+	"nodesim/model/podconfig"
+	"nodesim/model/podworkers"
+	"nodesim/model/prober/results"
+	"nodesim/model/status"
+	"nodesim/sim"
+)
+
+// Upstream constants (pkg/kubelet/kubelet.go).
+const (
+	housekeepingPeriod          = 2 * time.Second
+	housekeepingWarningDuration = time.Second
+	syncLoopTickPeriod          = time.Second
+	runtimeUpPeriod             = 5 * time.Second
+	maxWaitForContainerRuntime  = 30 * time.Second
+	runtimeErrorBackoffBase     = 100 * time.Millisecond
+	runtimeErrorBackoffMax      = 5 * time.Second
+	crashLoopBackOffInitial     = 10 * time.Second
+	crashLoopBackOffReset       = 600 * time.Second
+	containerGCPeriod           = time.Minute
+)
+
+// Node describes the machine the kubelet runs on.
+type Node struct {
+	Name     string
+	Capacity corev1.ResourceList
+}
+
+// Dependencies are the parts of the node that outlive a kubelet restart.
+type Dependencies struct {
+	Runtime *cri.Runtime
+	API     *apiserver.Server
+	Node    Node
+	Config  *kubeletconfigv1beta1.KubeletConfiguration
+}
+
+// Kubelet is one kubelet process.
+type Kubelet struct {
+	s    *sim.Sim
+	clk  *sim.Clock // the syncLoop goroutine
+	deps Dependencies
+	cfg  *kubeletconfigv1beta1.KubeletConfiguration
+
+	podConfig     *podconfig.PodConfig
+	sourcesReady  *podconfig.SourcesReady
+	podManager    *podManager
+	podWorkers    *podworkers.PodWorkers
+	podCache      *container.Cache
+	pleg          *pleg.GenericPLEG
+	runtime       *cri.Runtime
+	kubeRuntime   *kuberuntime.Manager
+	imageManager  *images.ImageManager
+	statusManager *status.Manager
+	workQueue     *workQueue
+	reasonCache   *reasonCache
+	crashLoop     *flowcontrol.Backoff
+
+	livenessManager  *results.Manager
+	readinessManager *results.Manager
+	startupManager   *results.Manager
+	probeManager     ProbeManager
+	admitHandlers    []AdmitHandler
+
+	syncTicker         *sim.Ticker
+	housekeepingTicker *sim.Ticker
+	sel                *sim.Select
+
+	lastRuntimeUp  time.Time
+	runtimeBackoff time.Duration
+	runtimeUpTimer *sim.Timer
+	gcTimer        *sim.Timer
+	nodeStatus     *nodeStatus
+	stopped        bool
+	unsubscribeAPI func()
+}
+
+// ProbeManager is the prober's interface to the kubelet (upstream prober.Manager).
+type ProbeManager interface {
+	AddPod(pod *corev1.Pod)
+	StopLivenessAndStartup(pod *corev1.Pod)
+	RemovePod(pod *corev1.Pod)
+	CleanupPods(desired map[string]bool)
+	UpdatePodStatus(pod *corev1.Pod, st *corev1.PodStatus)
+}
+
+// New builds a kubelet over the node's runtime and API server (upstream NewMainKubelet).
+func New(s *sim.Sim, deps Dependencies) *Kubelet {
+	cfg := deps.Config
+	kl := &Kubelet{
+		s: s, clk: s.Clock("syncLoop", sim.PrioritySyncLoop), deps: deps, cfg: cfg,
+		runtime: deps.Runtime, runtimeBackoff: runtimeErrorBackoffBase,
+	}
+	kl.podConfig = podconfig.New(s, podconfig.ApiserverSource)
+	kl.sourcesReady = podconfig.NewSourcesReady(kl.podConfig.Sources())
+	kl.podManager = newPodManager()
+	kl.podCache = container.NewCache(s)
+	onDemand := true
+	if v, ok := cfg.FeatureGates["PLEGOnDemandRelist"]; ok {
+		onDemand = v
+	}
+	kl.pleg = pleg.NewGenericPLEG(s, deps.Runtime, kl.podCache, onDemand)
+	kl.workQueue = newWorkQueue(s)
+	kl.reasonCache = newReasonCache()
+	kl.crashLoop = flowcontrol.NewBackOff(crashLoopBackOffInitial, kubeletconfig.CrashLoopBackOffMax(cfg)).WithResetAfter(crashLoopBackOffReset)
+	if v := cfg.FeatureGates["ReduceDefaultCrashLoopBackOffDecay"]; v {
+		initial := time.Second
+		max := kubeletconfig.CrashLoopBackOffMax(cfg)
+		if max < initial {
+			initial = max
+		}
+		kl.crashLoop = flowcontrol.NewBackOff(initial, max).WithResetAfter(crashLoopBackOffReset)
+	}
+	kl.livenessManager = results.NewManager(s, "livenessManager")
+	kl.readinessManager = results.NewManager(s, "readinessManager")
+	kl.startupManager = results.NewManager(s, "startupManager")
+	serialize := cfg.SerializeImagePulls == nil || *cfg.SerializeImagePulls
+	kl.imageManager = images.NewImageManager(s, deps.Runtime, serialize, cfg.MaxParallelImagePulls)
+	kl.kubeRuntime = kuberuntime.NewManager(s, deps.Runtime, kl.imageManager, kl.livenessManager, kl.startupManager)
+	kl.podWorkers = podworkers.New(s, kl, kl.workQueue, kl.podCache, cfg.SyncFrequency.Duration)
+	kl.statusManager = status.NewManager(s, deps.API, kl.podWorkers)
+	kl.nodeStatus = newNodeStatus(kl)
+	return kl
+}
+
+// SetProbeManager installs the prober.
+func (kl *Kubelet) SetProbeManager(pm ProbeManager) { kl.probeManager = pm }
+
+// Results managers, for the prober.
+func (kl *Kubelet) Results() (liveness, readiness, startup *results.Manager) {
+	return kl.livenessManager, kl.readinessManager, kl.startupManager
+}
+
+// StatusManager is the kubelet's status manager.
+func (kl *Kubelet) StatusManager() *status.Manager { return kl.statusManager }
+
+// PodWorkers are the kubelet's pod workers.
+func (kl *Kubelet) PodWorkers() *podworkers.PodWorkers { return kl.podWorkers }
+
+// Run starts every goroutine the kubelet has (upstream Kubelet.Run): the runtime status
+// check, PLEG, the status manager, garbage collection, node status, the config sources, and
+// the syncLoop.
+func (kl *Kubelet) Run() {
+	kl.updateRuntimeUp()
+	kl.pleg.Start()
+	kl.statusManager.Start()
+	kl.gcTimer = kl.s.Clock("gc", sim.PriorityDefault).Schedule(containerGCPeriod, kl.containerGC)
+	kl.nodeStatus.start()
+	kl.unsubscribeAPI = kl.watchAPI()
+	kl.syncTicker = kl.s.Clock("syncLoop", sim.PriorityTicker).NewTickerChan("syncCh", syncLoopTickPeriod)
+	kl.housekeepingTicker = kl.s.Clock("syncLoop", sim.PriorityTicker).NewTickerChan("housekeepingCh", housekeepingPeriod)
+	kl.sel = sim.NewSelect(kl.clk, kl.s.RNG("syncLoop"), "syncLoopIteration",
+		kl.podConfig.Updates(), kl.pleg.Watch(), kl.syncTicker.C,
+		kl.livenessManager.Updates(), kl.readinessManager.Updates(), kl.startupManager.Updates(),
+		kl.housekeepingTicker.C)
+	kl.clk.Schedule(0, kl.syncLoop)
+}
+
+// watchAPI is the api config source: every change to the node's pods is a snapshot.
+func (kl *Kubelet) watchAPI() func() {
+	active := true
+	kl.deps.API.Watch(func(pods []*corev1.Pod) {
+		if !active || kl.stopped {
+			return
+		}
+		kl.podConfig.Merge(podconfig.ApiserverSource, pods)
+	})
+	return func() { active = false }
+}
+
+// updateRuntimeUp checks the runtime's status every 5s (upstream updateRuntimeUp).
+func (kl *Kubelet) updateRuntimeUp() {
+	if kl.stopped {
+		return
+	}
+	if kl.runtime.Ready() {
+		kl.lastRuntimeUp = kl.s.Now()
+	}
+	kl.runtimeUpTimer = kl.s.Clock("runtimeStatus", sim.PriorityDefault).Schedule(runtimeUpPeriod, kl.updateRuntimeUp)
+}
+
+// nodeAllocatable is capacity minus reserved resources minus the hard memory eviction
+// threshold (upstream container manager's GetNodeAllocatableAbsolute).
+func (kl *Kubelet) nodeAllocatable() corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for name, q := range kl.deps.Node.Capacity {
+		out[name] = q.DeepCopy()
+	}
+	sub := func(name corev1.ResourceName, s string) {
+		q, err := resource.ParseQuantity(s)
+		if err != nil {
+			return
+		}
+		if cur, ok := out[name]; ok {
+			cur.Sub(q)
+			if cur.Sign() < 0 {
+				cur = resource.Quantity{}
+			}
+			out[name] = cur
+		}
+	}
+	for _, m := range []map[string]string{kl.cfg.SystemReserved, kl.cfg.KubeReserved} {
+		for _, k := range sortedStringKeys(m) {
+			sub(corev1.ResourceName(k), m[k])
+		}
+	}
+	if v, ok := kl.cfg.EvictionHard["memory.available"]; ok && len(v) > 0 && v[len(v)-1] != '%' {
+		sub(corev1.ResourceMemory, v)
+	}
+	return out
+}
+
+// Stop ends this kubelet process (restartKubelet): every goroutine stops; the runtime and
+// the API server go on.
+func (kl *Kubelet) Stop() {
+	kl.stopped = true
+	kl.pleg.Stop()
+	kl.statusManager.Stop()
+	if kl.syncTicker != nil {
+		kl.syncTicker.Stop()
+		kl.housekeepingTicker.Stop()
+	}
+	if kl.runtimeUpTimer != nil {
+		kl.runtimeUpTimer.Stop()
+	}
+	if kl.gcTimer != nil {
+		kl.gcTimer.Stop()
+	}
+	kl.nodeStatus.stop()
+	if kl.unsubscribeAPI != nil {
+		kl.unsubscribeAPI()
+	}
+}

@@ -1,0 +1,163 @@
+package kubelet
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"nodesim/model/container"
+	"nodesim/model/kuberuntime"
+	"nodesim/model/podworkers"
+	"nodesim/model/prober/results"
+	"nodesim/model/status"
+)
+
+// SyncPod is one round of a syncing pod's worker (upstream Kubelet.SyncPod): generate the
+// API status from the cached runtime status, stop if the phase is terminal, otherwise store
+// the status and let the runtime manager drive the containers.
+func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *corev1.Pod, podStatus *container.PodStatus, done func(isTerminal bool, err error)) {
+	apiStatus := kl.generateAPIPodStatus(pod, podStatus, false)
+	if isTerminal(apiStatus.Phase) {
+		kl.statusManager.SetPodStatus(pod, apiStatus)
+		done(true, nil)
+		return
+	}
+	kl.statusManager.SetPodStatus(pod, apiStatus)
+	if kl.probeManager != nil {
+		kl.probeManager.AddPod(pod)
+	}
+	kl.kubeRuntime.SyncPod(pod, podStatus, kl.crashLoop, func(result *kuberuntime.PodSyncResult) {
+		kl.reasonCache.Update(pod.UID, result)
+		err := result.Error()
+		if err == nil && len(result.SyncResults) > 0 {
+			// postSync: the sync acted, so ask PLEG to look at this pod at once.
+			kl.pleg.RequestRelist(pod.UID)
+		}
+		done(false, err)
+	})
+}
+
+// SyncTerminatingPod stops every container of a pod being terminated, within the grace
+// period, then records the pod's final status (upstream SyncTerminatingPod).
+func (kl *Kubelet) SyncTerminatingPod(pod *corev1.Pod, podStatus *container.PodStatus, gracePeriod *int64, podStatusFn func(*corev1.PodStatus), done func(err error)) {
+	apiStatus := kl.generateAPIPodStatus(pod, podStatus, false)
+	if podStatusFn != nil {
+		podStatusFn(&apiStatus)
+	}
+	kl.statusManager.SetPodStatus(pod, apiStatus)
+	if kl.probeManager != nil {
+		kl.probeManager.StopLivenessAndStartup(pod)
+	}
+	running := runningPod(podStatus)
+	kl.kubeRuntime.KillPod(pod, running, gracePeriod, func(err error) {
+		if err != nil {
+			done(fmt.Errorf("killing pod: %w", err))
+			return
+		}
+		if kl.probeManager != nil {
+			kl.probeManager.RemovePod(pod)
+		}
+		// Ask the runtime again: nothing may run any more.
+		kl.s.Continue(kl.runtime.StatusCost(len(podStatus.ContainerStatuses)), func() {
+			st, err := kl.runtime.GetPodStatus(pod.UID, pod.Name, pod.Namespace)
+			if err != nil {
+				done(fmt.Errorf("unable to read pod status prior to final pod termination: %w", err))
+				return
+			}
+			var still []string
+			for _, c := range st.ContainerStatuses {
+				if c.State == container.StateRunning {
+					still = append(still, c.Name)
+				}
+			}
+			if len(still) > 0 {
+				done(fmt.Errorf("detected running containers after a successful KillPod, CRI violation: %s", strings.Join(still, ",")))
+				return
+			}
+			final := kl.generateAPIPodStatus(pod, st, true)
+			if podStatusFn != nil {
+				podStatusFn(&final)
+			}
+			kl.statusManager.SetPodStatus(pod, final)
+			done(nil)
+		})
+	})
+}
+
+// SyncTerminatingRuntimePod kills a pod the runtime has but no config knows, with a 1s
+// grace period.
+func (kl *Kubelet) SyncTerminatingRuntimePod(rp *container.Pod, done func(err error)) {
+	one := int64(1)
+	kl.kubeRuntime.KillPod(nil, rp, &one, done)
+}
+
+// SyncTerminatedPod finishes a terminated pod: final status, then TerminatePod so the status
+// manager may delete a deleted pod from the API.
+func (kl *Kubelet) SyncTerminatedPod(pod *corev1.Pod, podStatus *container.PodStatus, done func(err error)) {
+	apiStatus := kl.generateAPIPodStatus(pod, podStatus, true)
+	kl.statusManager.SetPodStatus(pod, apiStatus)
+	kl.statusManager.TerminatePod(pod)
+	kl.reasonCache.Remove(pod.UID)
+	done(nil)
+}
+
+func runningPod(st *container.PodStatus) *container.Pod {
+	p := &container.Pod{ID: st.ID, Name: st.Name, Namespace: st.Namespace}
+	for _, c := range st.ContainerStatuses {
+		if c.State == container.StateRunning {
+			p.Containers = append(p.Containers, &container.Container{ID: c.ID, Name: c.Name, Image: c.Image, Hash: c.Hash, State: c.State})
+		}
+	}
+	for _, sb := range st.SandboxStatuses {
+		p.Sandboxes = append(p.Sandboxes, &container.Container{ID: sb.ID})
+	}
+	return p
+}
+
+// generateAPIPodStatus builds the pod's API status from the runtime's view (upstream
+// generateAPIPodStatus), with the active-deadline check of the pod sync handlers.
+func (kl *Kubelet) generateAPIPodStatus(pod *corev1.Pod, podStatus *container.PodStatus, podIsTerminal bool) corev1.PodStatus {
+	old := pod.Status
+	if st, ok := kl.statusManager.GetPodStatus(pod.UID); ok {
+		old = st
+	}
+	reasons := func(uid types.UID, name string) (status.Reason, bool) {
+		e, ok := kl.reasonCache.Get(uid, name)
+		return status.Reason{Err: e.err, Message: e.message}, ok
+	}
+	st := status.GenerateAPIPodStatus(pod, podStatus, &old, podIsTerminal, reasons, probeState{kl}, kl.clk.Now())
+	if !isTerminal(st.Phase) && kl.pastActiveDeadline(pod) {
+		st.Phase = corev1.PodFailed
+		st.Reason = "DeadlineExceeded"
+		st.Message = "Pod was active on the node longer than the specified deadline"
+	}
+	return st
+}
+
+// probeState answers status generation's started/ready questions from the probe results.
+type probeState struct{ kl *Kubelet }
+
+func trimID(id string) string {
+	if i := strings.Index(id, "://"); i >= 0 {
+		return id[i+3:]
+	}
+	return id
+}
+
+func (p probeState) Started(_ types.UID, id string, c *corev1.Container) bool {
+	if c == nil || c.StartupProbe == nil {
+		return true
+	}
+	r, ok := p.kl.startupManager.Get(trimID(id))
+	return ok && r == results.Success
+}
+
+func (p probeState) Ready(_ types.UID, id string, c *corev1.Container) bool {
+	if c == nil || c.ReadinessProbe == nil {
+		return true
+	}
+	r, ok := p.kl.readinessManager.Get(trimID(id))
+	return ok && r == results.Success
+}

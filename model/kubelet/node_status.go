@@ -1,0 +1,91 @@
+package kubelet
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"nodesim/sim"
+	"nodesim/trace"
+)
+
+// KindNodeCondition records a node condition's status, first at start and then at every
+// change.
+const KindNodeCondition trace.Kind = "nodeCondition"
+
+// fastStatusUpdatePeriod is how often the kubelet updates the node's status at start-up
+// until the node is first Ready (upstream fastStatusUpdateOnce).
+const fastStatusUpdatePeriod = 100 * time.Millisecond
+
+// PressureSource reports the node's pressure conditions (the eviction manager).
+type PressureSource interface {
+	IsUnderMemoryPressure() bool
+	IsUnderDiskPressure() bool
+	IsUnderPIDPressure() bool
+}
+
+// nodeStatus keeps the node's conditions, updated every nodeStatusUpdateFrequency
+// (upstream kubelet_node_status.go).
+type nodeStatus struct {
+	kl       *Kubelet
+	clk      *sim.Clock
+	current  map[corev1.NodeConditionType]corev1.ConditionStatus
+	timer    *sim.Timer
+	everUp   bool
+	pressure PressureSource
+}
+
+func newNodeStatus(kl *Kubelet) *nodeStatus {
+	return &nodeStatus{kl: kl, clk: kl.s.Clock("nodeStatus", sim.PriorityEviction), current: map[corev1.NodeConditionType]corev1.ConditionStatus{}}
+}
+
+func (n *nodeStatus) start() { n.timer = n.clk.Schedule(0, n.update) }
+
+func (n *nodeStatus) stop() {
+	if n.timer != nil {
+		n.timer.Stop()
+	}
+}
+
+func (n *nodeStatus) update() {
+	ready := corev1.ConditionTrue
+	reason, message := "KubeletReady", "kubelet is posting ready status"
+	if err := n.kl.runtimeErrors(); err != nil {
+		ready, reason, message = corev1.ConditionFalse, "KubeletNotReady", err.Error()
+	}
+	n.set(corev1.NodeReady, ready, reason, message)
+	mem, disk, pid := false, false, false
+	if n.pressure != nil {
+		mem, disk, pid = n.pressure.IsUnderMemoryPressure(), n.pressure.IsUnderDiskPressure(), n.pressure.IsUnderPIDPressure()
+	}
+	n.set(corev1.NodeMemoryPressure, boolStatus(mem), "", "")
+	n.set(corev1.NodeDiskPressure, boolStatus(disk), "", "")
+	n.set(corev1.NodePIDPressure, boolStatus(pid), "", "")
+	period := n.kl.cfg.NodeStatusUpdateFrequency.Duration
+	if ready == corev1.ConditionTrue {
+		n.everUp = true
+	}
+	if !n.everUp {
+		period = fastStatusUpdatePeriod
+	}
+	n.timer = n.clk.Schedule(period, n.update)
+}
+
+func boolStatus(b bool) corev1.ConditionStatus {
+	if b {
+		return corev1.ConditionTrue
+	}
+	return corev1.ConditionFalse
+}
+
+func (n *nodeStatus) set(t corev1.NodeConditionType, st corev1.ConditionStatus, reason, message string) {
+	if cur, ok := n.current[t]; ok && cur == st {
+		return
+	}
+	n.current[t] = st
+	attrs := []trace.Attr{{Key: "type", Value: string(t)}, {Key: "status", Value: string(st)}}
+	if reason != "" {
+		attrs = append(attrs, trace.Attr{Key: "reason", Value: reason}, trace.Attr{Key: "message", Value: message})
+	}
+	n.clk.Record(&trace.Event{Kind: KindNodeCondition, Name: string(t), Attrs: attrs})
+}

@@ -1,0 +1,133 @@
+package kubelet
+
+import (
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"nodesim/model/kuberuntime"
+	"nodesim/model/podconfig"
+	"nodesim/sim"
+)
+
+// podManager holds the desired pods and mirror pods (upstream pkg/kubelet/pod).
+type podManager struct {
+	byUID        map[types.UID]*corev1.Pod
+	byFullName   map[string]*corev1.Pod
+	mirrorByName map[string]*corev1.Pod
+}
+
+func newPodManager() *podManager {
+	return &podManager{byUID: map[types.UID]*corev1.Pod{}, byFullName: map[string]*corev1.Pod{}, mirrorByName: map[string]*corev1.Pod{}}
+}
+
+func fullName(p *corev1.Pod) string { return p.Name + "_" + p.Namespace }
+
+func (m *podManager) AddPod(p *corev1.Pod) { m.UpdatePod(p) }
+
+func (m *podManager) UpdatePod(p *corev1.Pod) {
+	if podconfig.IsMirrorPod(p) {
+		m.mirrorByName[fullName(p)] = p
+		return
+	}
+	m.byUID[p.UID] = p
+	m.byFullName[fullName(p)] = p
+}
+
+func (m *podManager) RemovePod(p *corev1.Pod) {
+	if podconfig.IsMirrorPod(p) {
+		delete(m.mirrorByName, fullName(p))
+		return
+	}
+	delete(m.byUID, p.UID)
+	if cur, ok := m.byFullName[fullName(p)]; ok && cur.UID == p.UID {
+		delete(m.byFullName, fullName(p))
+	}
+}
+
+func (m *podManager) GetPodByUID(uid types.UID) (*corev1.Pod, bool) {
+	p, ok := m.byUID[uid]
+	return p, ok
+}
+
+func (m *podManager) GetPodByFullName(name string) (*corev1.Pod, bool) {
+	p, ok := m.byFullName[name]
+	return p, ok
+}
+
+func (m *podManager) GetMirrorPodByPod(p *corev1.Pod) (*corev1.Pod, bool) {
+	mp, ok := m.mirrorByName[fullName(p)]
+	return mp, ok
+}
+
+// GetPods returns the desired pods (not mirror pods), ordered by UID.
+func (m *podManager) GetPods() []*corev1.Pod {
+	out := make([]*corev1.Pod, 0, len(m.byUID))
+	for _, p := range m.byUID {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].UID < out[j].UID })
+	return out
+}
+
+func newWorkQueue(s *sim.Sim) *workQueue {
+	return &workQueue{s: s, queue: map[string]time.Time{}}
+}
+
+// Enqueue sets the pod's next sync time, replacing any earlier entry.
+func (q *workQueue) Enqueue(uid types.UID, delay time.Duration) {
+	q.queue[string(uid)] = q.s.Now().Add(delay)
+}
+
+// GetWork removes and returns the pods whose time is strictly before now.
+func (q *workQueue) GetWork() map[types.UID]bool {
+	now := q.s.Now()
+	out := map[types.UID]bool{}
+	for uid, t := range q.queue {
+		if t.Before(now) {
+			out[types.UID(uid)] = true
+			delete(q.queue, uid)
+		}
+	}
+	return out
+}
+
+// reasonCache remembers why each container's last start failed (upstream reason_cache.go).
+type reasonCache struct {
+	m map[types.UID]map[string]reasonEntry
+}
+
+type reasonEntry struct{ err, message string }
+
+func newReasonCache() *reasonCache { return &reasonCache{m: map[types.UID]map[string]reasonEntry{}} }
+
+// Update records the start results of one runtime sync: a failure is remembered, a success
+// forgets the container's entry.
+func (c *reasonCache) Update(uid types.UID, result *kuberuntime.PodSyncResult) {
+	for _, r := range result.SyncResults {
+		if r.Action != kuberuntime.StartContainer {
+			continue
+		}
+		if r.Error != nil {
+			if c.m[uid] == nil {
+				c.m[uid] = map[string]reasonEntry{}
+			}
+			name := r.Error.Error()
+			if errorsIsBackoff(r.Error) {
+				name = kuberuntime.ErrCrashLoopBackOff.Error()
+			}
+			c.m[uid][r.Target] = reasonEntry{err: name, message: r.Message}
+		} else if c.m[uid] != nil {
+			delete(c.m[uid], r.Target)
+		}
+	}
+}
+
+func (c *reasonCache) Get(uid types.UID, name string) (reasonEntry, bool) {
+	e, ok := c.m[uid][name]
+	return e, ok
+}
+
+func (c *reasonCache) Remove(uid types.UID) { delete(c.m, uid) }

@@ -1,0 +1,217 @@
+package kubelet
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"nodesim/model/pleg"
+	"nodesim/model/podconfig"
+	"nodesim/model/podworkers"
+	"nodesim/model/prober/results"
+	"nodesim/trace"
+)
+
+// Trace kinds recorded by the syncLoop.
+const (
+	KindSkipSync       trace.Kind = "skippingPodSynchronization"
+	KindHandler        trace.Kind = "handler"
+	KindHousekeeping   trace.Kind = "housekeeping"
+	KindDispatch       trace.Kind = "dispatchWork"
+	KindAdmitted       trace.Kind = "admitted"
+	KindRejected       trace.Kind = "admissionRejected"
+	KindPodSeen        trace.Kind = "podSeen"
+	KindIterationWait  trace.Kind = "iterationWait"
+	KindContainerClean trace.Kind = "cleanUpContainersInPod"
+)
+
+// The syncLoop's select cases, in the order NewSelect was given them.
+const (
+	caseConfig = iota
+	casePLEG
+	caseSync
+	caseLiveness
+	caseReadiness
+	caseStartup
+	caseHousekeeping
+)
+
+// runtimeErrors is the health gate at the top of every loop pass (upstream
+// runtimeState.runtimeErrors): the runtime must have answered a status check within 30s and
+// PLEG must be healthy.
+func (kl *Kubelet) runtimeErrors() error {
+	var errs []string
+	if kl.lastRuntimeUp.IsZero() {
+		errs = append(errs, "container runtime status check may not have completed yet")
+	} else if kl.clk.Since(kl.lastRuntimeUp) > maxWaitForContainerRuntime {
+		errs = append(errs, "container runtime is down")
+	}
+	if ok, err := kl.pleg.Healthy(); !ok {
+		errs = append(errs, "PLEG is not healthy: "+err.Error())
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s", strings.Join(errs, ", "))
+}
+
+// syncLoop is one pass of the endless loop: the health gate, then one iteration. While the
+// gate fails the loop sleeps with a back-off (100ms doubling to 5s) and consumes nothing, so
+// configCh, plegCh and the probe channels fill up.
+func (kl *Kubelet) syncLoop() {
+	if kl.stopped {
+		return
+	}
+	if err := kl.runtimeErrors(); err != nil {
+		kl.clk.Record(&trace.Event{Kind: KindSkipSync, Attrs: []trace.Attr{{Key: "error", Value: err.Error()},
+			{Key: "sleep", Value: kl.runtimeBackoff.String()}}})
+		d := kl.runtimeBackoff
+		kl.runtimeBackoff *= 2
+		if kl.runtimeBackoff > runtimeErrorBackoffMax {
+			kl.runtimeBackoff = runtimeErrorBackoffMax
+		}
+		kl.clk.Schedule(d, kl.syncLoop)
+		return
+	}
+	kl.runtimeBackoff = runtimeErrorBackoffBase
+	waitFrom := kl.clk.Elapsed()
+	kl.sel.Next(func(chosen int) {
+		if kl.stopped {
+			return
+		}
+		if wait := kl.clk.Elapsed() - waitFrom; wait > 0 {
+			kl.clk.Record(&trace.Event{Kind: KindIterationWait, Dur: wait})
+		}
+		kl.syncLoopIteration(chosen)
+	})
+}
+
+// syncLoopIteration handles the one case the select chose, then loops.
+func (kl *Kubelet) syncLoopIteration(chosen int) {
+	next := func() { kl.syncLoop() }
+	switch chosen {
+	case caseConfig:
+		u, _ := kl.podConfig.Updates().TryRecv()
+		switch u.Op {
+		case podconfig.ADD:
+			kl.HandlePodAdditions(u.Pods)
+		case podconfig.UPDATE, podconfig.DELETE:
+			kl.HandlePodUpdates(u.Pods, u.Op)
+		case podconfig.REMOVE:
+			kl.HandlePodRemoves(u.Pods)
+		case podconfig.RECONCILE:
+			kl.HandlePodReconcile(u.Pods)
+		}
+		kl.sourcesReady.AddSource(u.Source)
+	case casePLEG:
+		e, _ := kl.pleg.Watch().TryRecv()
+		if e.Type != pleg.ContainerRemoved {
+			if pod, ok := kl.podManager.GetPodByUID(e.ID); ok {
+				kl.handler("HandlePodSyncs", "plegCh "+string(e.Type), []*corev1.Pod{pod})
+				kl.HandlePodSyncs([]*corev1.Pod{pod})
+			}
+		}
+		if e.Type == pleg.ContainerDied {
+			kl.cleanUpContainersInPod(e.ID, e.Data)
+		}
+	case caseSync:
+		kl.syncTicker.C.TryRecv()
+		if pods := kl.getPodsToSync(); len(pods) > 0 {
+			kl.handler("HandlePodSyncs", "syncCh", pods)
+			kl.HandlePodSyncs(pods)
+		}
+	case caseLiveness:
+		u, _ := kl.livenessManager.Updates().TryRecv()
+		if u.Result == results.Failure {
+			kl.handleProbeSync(u, "liveness")
+		}
+	case caseReadiness:
+		u, _ := kl.readinessManager.Updates().TryRecv()
+		if pod, ok := kl.podManager.GetPodByUID(u.PodUID); ok {
+			kl.statusManager.SetContainerReadiness(pod, u.ContainerID, u.Result == results.Success)
+		}
+		kl.handleProbeSync(u, "readiness")
+	case caseStartup:
+		u, _ := kl.startupManager.Updates().TryRecv()
+		if pod, ok := kl.podManager.GetPodByUID(u.PodUID); ok {
+			kl.statusManager.SetContainerStartup(pod, u.ContainerID, u.Result == results.Success)
+		}
+		kl.handleProbeSync(u, "startup")
+	case caseHousekeeping:
+		kl.housekeepingTicker.C.TryRecv()
+		if !kl.sourcesReady.AllReady() {
+			kl.clk.Record(&trace.Event{Kind: KindHousekeeping, Attrs: []trace.Attr{{Key: "skipped", Value: "not all sources ready"}}})
+			break
+		}
+		// Housekeeping runs inline: nothing else is dispatched until it finishes.
+		cost := kl.HandlePodCleanups()
+		kl.clk.Schedule(cost, next)
+		return
+	}
+	next()
+}
+
+func (kl *Kubelet) handleProbeSync(u results.Update, probe string) {
+	pod, ok := kl.podManager.GetPodByUID(u.PodUID)
+	if !ok {
+		return
+	}
+	kl.handler("HandlePodSyncs", probe+"Manager "+u.Result.String(), []*corev1.Pod{pod})
+	kl.HandlePodSyncs([]*corev1.Pod{pod})
+}
+
+func (kl *Kubelet) handler(name, why string, pods []*corev1.Pod) {
+	keys := make([]string, len(pods))
+	for i, p := range pods {
+		keys[i] = p.Namespace + "/" + p.Name
+	}
+	e := &trace.Event{Kind: KindHandler, Name: name, Attrs: []trace.Attr{{Key: "pods", Value: strings.Join(keys, ",")}}}
+	if why != "" {
+		e.Attrs = append(e.Attrs, trace.Attr{Key: "cause", Value: why})
+	}
+	if len(pods) == 1 {
+		e.Pod = keys[0]
+	}
+	kl.clk.Record(e)
+}
+
+// getPodsToSync returns the pods whose work-queue time has come, and those past their
+// active deadline (upstream getPodsToSync).
+func (kl *Kubelet) getPodsToSync() []*corev1.Pod {
+	ready := kl.workQueue.GetWork()
+	var out []*corev1.Pod
+	for _, pod := range kl.podManager.GetPods() {
+		if ready[pod.UID] || kl.pastActiveDeadline(pod) {
+			out = append(out, pod)
+		}
+	}
+	return out
+}
+
+func (kl *Kubelet) pastActiveDeadline(pod *corev1.Pod) bool {
+	if pod.Spec.ActiveDeadlineSeconds == nil {
+		return false
+	}
+	st, ok := kl.statusManager.GetPodStatus(pod.UID)
+	if !ok || st.StartTime == nil {
+		return false
+	}
+	return kl.clk.Since(st.StartTime.Time) >= time.Duration(*pod.Spec.ActiveDeadlineSeconds)*time.Second
+}
+
+// dispatchWork hands a pod to its worker.
+func (kl *Kubelet) dispatchWork(pod *corev1.Pod, syncType podworkers.UpdateType, mirrorPod *corev1.Pod, start time.Time) {
+	kl.podWorkers.UpdatePod(podworkers.UpdatePodOptions{Pod: pod, MirrorPod: mirrorPod, UpdateType: syncType, StartTime: start})
+}
+
+func sortedStringKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,556 @@
+// Package kuberuntime is the kubelet's runtime manager (upstream pkg/kubelet/kuberuntime):
+// SyncPod computes what a pod needs (computePodActions) and drives the runtime there:
+// killing what must go, creating the sandbox, starting init containers in order, sidecars
+// and regular containers, each start held back by the crash-loop back-off and preceded by
+// an image pull when the policy asks for one.
+package kuberuntime
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"nodesim/model/container"
+	"nodesim/model/cri"
+	"nodesim/model/flowcontrol"
+	"nodesim/model/images"
+	"nodesim/sim"
+	"nodesim/trace"
+)
+
+// Errors a sync result carries; their text is the waiting reason the kubelet shows.
+var (
+	ErrCrashLoopBackOff   = errors.New("CrashLoopBackOff")
+	ErrCreatePodSandbox   = errors.New("CreatePodSandboxError")
+	ErrKillPodSandbox     = errors.New("KillPodSandboxError")
+	ErrCreateContainer    = errors.New("CreateContainerError")
+	ErrRunContainer       = errors.New("RunContainerError")
+	ErrKillContainer      = errors.New("KillContainerError")
+	ErrPostStartHook      = errors.New("PostStartHookError")
+	ErrRemoveContainer    = errors.New("RemoveContainerError")
+	ErrImagePull          = images.ErrImagePull
+	ErrImagePullBackOff   = images.ErrImagePullBackOff
+	ErrImageNeverPull     = images.ErrImageNeverPull
+	minimumGracePeriodSec = int64(2)
+)
+
+// SyncAction is the kind of step a sync result describes.
+type SyncAction string
+
+// Sync actions.
+const (
+	StartContainer   SyncAction = "StartContainer"
+	KillContainer    SyncAction = "KillContainer"
+	CreatePodSandbox SyncAction = "CreatePodSandbox"
+	KillPodSandbox   SyncAction = "KillPodSandbox"
+	RemoveContainer  SyncAction = "RemoveContainer"
+)
+
+// SyncResult is the outcome of one step.
+type SyncResult struct {
+	Action  SyncAction
+	Target  string
+	Error   error
+	Message string
+}
+
+// PodSyncResult is the outcome of one SyncPod or KillPod.
+type PodSyncResult struct {
+	SyncResults []*SyncResult
+	SyncError   error
+}
+
+func (r *PodSyncResult) add(action SyncAction, target string, err error, msg string) {
+	r.SyncResults = append(r.SyncResults, &SyncResult{Action: action, Target: target, Error: err, Message: msg})
+}
+
+// BackoffError is a crash-loop back-off that says when it ends, so the pod worker can
+// requeue the pod for that moment (upstream since v1.35).
+type BackoffError struct {
+	Msg    string
+	Expiry time.Time
+}
+
+func (e *BackoffError) Error() string            { return e.Msg }
+func (e *BackoffError) BackoffExpiry() time.Time { return e.Expiry }
+func (e *BackoffError) Is(target error) bool     { return target == ErrCrashLoopBackOff }
+
+// aggregate is several errors as one; errors.Is and errors.As look through it.
+type aggregate []error
+
+func (a aggregate) Error() string {
+	parts := make([]string, len(a))
+	for i, e := range a {
+		parts[i] = e.Error()
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func (a aggregate) Unwrap() []error { return a }
+
+type stepError struct {
+	action SyncAction
+	target string
+	reason error
+	msg    string
+	cause  error
+}
+
+func (e *stepError) Error() string {
+	return fmt.Sprintf("failed to %q for %q with %v: %q", e.action, e.target, e.reason, e.msg)
+}
+
+func (e *stepError) Unwrap() []error {
+	if e.cause != nil {
+		return []error{e.reason, e.cause}
+	}
+	return []error{e.reason}
+}
+
+// Error returns every failed step as one error, or nil.
+func (r *PodSyncResult) Error() error {
+	var errs aggregate
+	if r.SyncError != nil {
+		errs = append(errs, r.SyncError)
+	}
+	for _, s := range r.SyncResults {
+		if s.Error == nil {
+			continue
+		}
+		se := &stepError{action: s.Action, target: s.Target, reason: s.Error, msg: s.Message}
+		var be *BackoffError
+		if errors.As(s.Error, &be) {
+			se.reason, se.cause = ErrCrashLoopBackOff, be
+		}
+		errs = append(errs, se)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs
+}
+
+// Trace kinds recorded by the runtime manager.
+const (
+	KindPodActions  trace.Kind = "computePodActions"
+	KindBackOff     trace.Kind = "crashLoopBackOff"
+	KindKilling     trace.Kind = "killing"
+	KindStarted     trace.Kind = "containerStartedByKubelet"
+	KindStartFailed trace.Kind = "containerStartFailed"
+)
+
+// Manager is the kubelet's generic runtime manager.
+type Manager struct {
+	s               *sim.Sim
+	runtime         *cri.Runtime
+	images          *images.ImageManager
+	livenessManager ProbeResults
+	startupManager  ProbeResults
+}
+
+// NewManager returns a runtime manager over the fake runtime.
+func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageManager, liveness, startup ProbeResults) *Manager {
+	return &Manager{s: s, runtime: runtime, images: imageManager, livenessManager: liveness, startupManager: startup}
+}
+
+// SyncPod drives the runtime towards the pod's spec (upstream kubeGenericRuntimeManager.SyncPod).
+func (m *Manager) SyncPod(pod *corev1.Pod, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, done func(*PodSyncResult)) {
+	result := &PodSyncResult{}
+	actions := m.computePodActions(pod, podStatus)
+	m.s.Record(&trace.Event{Kind: KindPodActions, Pod: container.Key(pod), Attrs: []trace.Attr{{Key: "actions", Value: actions.String(pod)}}})
+
+	createSandbox := func() {
+		sandboxID := actions.SandboxID
+		startContainers := func() {
+			m.startInitContainers(pod, podStatus, backOff, sandboxID, actions.InitContainersToStart, result, func(stop bool) {
+				if stop {
+					done(result)
+					return
+				}
+				m.startRegularContainers(pod, podStatus, backOff, sandboxID, actions.ContainersToStart, result, func() { done(result) })
+			})
+		}
+		if !actions.CreateSandbox {
+			startContainers()
+			return
+		}
+		m.runtime.RunPodSandbox(pod, actions.Attempt, func(id string, err error) {
+			if err != nil {
+				result.add(CreatePodSandbox, string(pod.UID), ErrCreatePodSandbox, fmt.Sprintf("Failed to create pod sandbox: %v", err))
+				done(result)
+				return
+			}
+			result.add(CreatePodSandbox, string(pod.UID), nil, "")
+			sandboxID = id
+			// The new sandbox starts from scratch: every container needs a fresh instance.
+			podStatus = &container.PodStatus{ID: podStatus.ID, Name: podStatus.Name, Namespace: podStatus.Namespace,
+				ContainerStatuses: podStatus.ContainerStatuses, SandboxStatuses: podStatus.SandboxStatuses}
+			startContainers()
+		})
+	}
+
+	if actions.KillPod {
+		m.killPodWithSyncResult(pod, runningPodFromStatus(podStatus), nil, func(kr *PodSyncResult) {
+			result.SyncResults = append(result.SyncResults, kr.SyncResults...)
+			if kr.Error() != nil {
+				done(result)
+				return
+			}
+			if actions.CreateSandbox {
+				m.purgeInitContainers(pod, podStatus, createSandbox)
+				return
+			}
+			createSandbox()
+		})
+		return
+	}
+	kills := actions.KillList()
+	var killNext func(i int)
+	killNext = func(i int) {
+		if i == len(kills) {
+			m.pruneInitContainersBeforeStart(pod, podStatus, createSandbox)
+			return
+		}
+		k := kills[i]
+		m.killContainer(pod, k.ID, k.Name, k.Container, k.Message, k.Reason, nil, func(err error) {
+			if err != nil {
+				result.add(KillContainer, k.Name, ErrKillContainer, err.Error())
+				done(result)
+				return
+			}
+			result.add(KillContainer, k.Name, nil, "")
+			killNext(i + 1)
+		})
+	}
+	killNext(0)
+}
+
+func (m *Manager) startInitContainers(pod *corev1.Pod, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, sandboxID string, idx []int, result *PodSyncResult, done func(stop bool)) {
+	var next func(i int)
+	next = func(i int) {
+		if i == len(idx) {
+			done(false)
+			return
+		}
+		c := &pod.Spec.InitContainers[idx[i]]
+		m.start(pod, podStatus, backOff, sandboxID, c, "init container", result, func(err error) {
+			if err != nil && !IsRestartableInitContainer(c) {
+				done(true) // a regular init container that fails to start stops the sync
+				return
+			}
+			next(i + 1)
+		})
+	}
+	next(0)
+}
+
+func (m *Manager) startRegularContainers(pod *corev1.Pod, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, sandboxID string, idx []int, result *PodSyncResult, done func()) {
+	var next func(i int)
+	next = func(i int) {
+		if i == len(idx) {
+			done()
+			return
+		}
+		c := &pod.Spec.Containers[idx[i]]
+		m.start(pod, podStatus, backOff, sandboxID, c, "container", result, func(error) { next(i + 1) })
+	}
+	next(0)
+}
+
+// start is one container start: the back-off check, then startContainer.
+func (m *Manager) start(pod *corev1.Pod, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, sandboxID string, c *corev1.Container, kind string, result *PodSyncResult, done func(error)) {
+	if inBackOff, msg, err := m.doBackOff(pod, c, podStatus, backOff); inBackOff {
+		result.add(StartContainer, c.Name, err, msg)
+		done(err)
+		return
+	}
+	m.startContainer(pod, podStatus, sandboxID, c, func(msg string, err error) {
+		if err != nil {
+			result.add(StartContainer, c.Name, err, msg)
+			m.s.Record(&trace.Event{Kind: KindStartFailed, Pod: container.Key(pod), Container: c.Name,
+				Attrs: []trace.Attr{{Key: "reason", Value: err.Error()}, {Key: "message", Value: msg}}})
+			done(err)
+			return
+		}
+		result.add(StartContainer, c.Name, nil, "")
+		m.s.Record(&trace.Event{Kind: KindStarted, Pod: container.Key(pod), Container: c.Name, Attrs: []trace.Attr{{Key: "type", Value: kind}}})
+		done(nil)
+	})
+}
+
+// doBackOff holds back a container whose last instance exited within the current
+// crash-loop back-off window (upstream doBackOff).
+func (m *Manager) doBackOff(pod *corev1.Pod, c *corev1.Container, podStatus *container.PodStatus, backOff *flowcontrol.Backoff) (bool, string, error) {
+	var last *container.Status
+	for _, s := range podStatus.ContainerStatuses {
+		if s.Name == c.Name && s.State == container.StateExited {
+			last = s
+			break
+		}
+	}
+	if last == nil {
+		return false, "", nil // the first start records nothing
+	}
+	key := GetStableKey(pod, c)
+	now := m.s.Now()
+	if backOff.IsInBackOffSince(key, last.FinishedAt, now) {
+		current := backOff.Get(key)
+		expiry := last.FinishedAt.Add(current)
+		msg := fmt.Sprintf("back-off %s restarting failed container=%s pod=%s_%s(%s)", current, c.Name, pod.Name, pod.Namespace, pod.UID)
+		m.s.Record(&trace.Event{Kind: KindBackOff, Pod: container.Key(pod), Container: c.Name,
+			Attrs: []trace.Attr{{Key: "backoff", Value: current.String()}, {Key: "until", Value: expiry.Sub(sim.Epoch).String()}}})
+		return true, msg, &BackoffError{Msg: msg, Expiry: expiry}
+	}
+	backOff.Next(key, last.FinishedAt, now)
+	return false, "", nil
+}
+
+// startContainer pulls the image if needed, then creates and starts the container
+// (upstream startContainer).
+func (m *Manager) startContainer(pod *corev1.Pod, podStatus *container.PodStatus, sandboxID string, c *corev1.Container, done func(msg string, err error)) {
+	m.images.EnsureImageExists(pod, c, func(msg string, err error) {
+		if err != nil {
+			done(msg, err)
+			return
+		}
+		restartCount := 0
+		if s := podStatus.FindContainerStatusByName(c.Name); s != nil {
+			restartCount = s.RestartCount + 1
+		}
+		m.runtime.CreateContainer(sandboxID, c, restartCount, func(id string, err error) {
+			if err != nil {
+				done(err.Error(), ErrCreateContainer)
+				return
+			}
+			m.runtime.StartContainer(id, func(err error) {
+				if err != nil {
+					done(err.Error(), ErrRunContainer)
+					return
+				}
+				done("", nil)
+			})
+		})
+	})
+}
+
+// setTerminationGracePeriod is the grace for a kill without an explicit override.
+func setTerminationGracePeriod(pod *corev1.Pod, c *corev1.Container, reason KillReason) int64 {
+	switch {
+	case pod.DeletionGracePeriodSeconds != nil:
+		return *pod.DeletionGracePeriodSeconds
+	case pod.Spec.TerminationGracePeriodSeconds != nil:
+		if c != nil {
+			if reason == ReasonStartupProbe && c.StartupProbe != nil && c.StartupProbe.TerminationGracePeriodSeconds != nil {
+				return *c.StartupProbe.TerminationGracePeriodSeconds
+			}
+			if reason == ReasonLivenessProbe && c.LivenessProbe != nil && c.LivenessProbe.TerminationGracePeriodSeconds != nil {
+				return *c.LivenessProbe.TerminationGracePeriodSeconds
+			}
+		}
+		return *pod.Spec.TerminationGracePeriodSeconds
+	}
+	return minimumGracePeriodSec
+}
+
+// killContainer stops one container: preStop hook first (if the spec has one), then the
+// stop signal with what is left of the grace period, at least 2s (upstream killContainer).
+func (m *Manager) killContainer(pod *corev1.Pod, id, name string, c *corev1.Container, message string, reason KillReason, gracePeriodOverride *int64, done func(error)) {
+	grace := setTerminationGracePeriod(pod, c, reason)
+	if gracePeriodOverride != nil {
+		grace = *gracePeriodOverride
+	}
+	if message == "" {
+		message = fmt.Sprintf("Stopping container %s", name)
+	}
+	m.s.Record(&trace.Event{Kind: KindKilling, Pod: container.Key(pod), Container: name,
+		Attrs: []trace.Attr{{Key: "message", Value: message}, {Key: "grace", Value: fmt.Sprintf("%ds", grace)}, {Key: "reason", Value: string(reason)}}})
+	stop := func(grace int64) {
+		if grace < minimumGracePeriodSec {
+			grace = minimumGracePeriodSec
+		}
+		m.runtime.StopContainer(id, time.Duration(grace)*time.Second, done)
+	}
+	if c != nil && c.Lifecycle != nil && c.Lifecycle.PreStop != nil && grace > 0 {
+		hook := m.runtime.PreStopDuration(id)
+		limit := time.Duration(grace) * time.Second
+		wait := hook
+		if wait > limit {
+			wait = limit
+		}
+		m.s.Record(&trace.Event{Kind: "preStop", Pod: container.Key(pod), Container: name, Dur: wait})
+		m.s.Continue(wait, func() { stop(grace - int64(wait.Seconds())) })
+		return
+	}
+	stop(grace)
+}
+
+// runningPodFromStatus is the runtime pod the kill works on: running containers and every
+// sandbox.
+func runningPodFromStatus(st *container.PodStatus) *container.Pod {
+	p := &container.Pod{ID: st.ID, Name: st.Name, Namespace: st.Namespace}
+	for _, c := range st.ContainerStatuses {
+		if c.State == container.StateRunning {
+			p.Containers = append(p.Containers, &container.Container{ID: c.ID, Name: c.Name, Image: c.Image, Hash: c.Hash, State: c.State})
+		}
+	}
+	for _, sb := range st.SandboxStatuses {
+		p.Sandboxes = append(p.Sandboxes, &container.Container{ID: sb.ID})
+	}
+	return p
+}
+
+// KillPod stops every running container of the pod and then its sandboxes
+// (upstream KillPod / killPodWithSyncResult). gracePeriodOverride replaces each
+// container's own grace period.
+func (m *Manager) KillPod(pod *corev1.Pod, runningPod *container.Pod, gracePeriodOverride *int64, done func(error)) {
+	m.killPodWithSyncResult(pod, runningPod, gracePeriodOverride, func(r *PodSyncResult) { done(r.Error()) })
+}
+
+func specByName(pod *corev1.Pod, name string) *corev1.Container {
+	if pod == nil {
+		return nil
+	}
+	for i := range pod.Spec.Containers {
+		if pod.Spec.Containers[i].Name == name {
+			return &pod.Spec.Containers[i]
+		}
+	}
+	for i := range pod.Spec.InitContainers {
+		if pod.Spec.InitContainers[i].Name == name {
+			return &pod.Spec.InitContainers[i]
+		}
+	}
+	return nil
+}
+
+func (m *Manager) killPodWithSyncResult(pod *corev1.Pod, runningPod *container.Pod, gracePeriodOverride *int64, done func(*PodSyncResult)) {
+	result := &PodSyncResult{}
+	var regular, sidecars []*container.Container
+	for _, c := range runningPod.Containers {
+		if spec := specByName(pod, c.Name); spec != nil && IsRestartableInitContainer(spec) {
+			sidecars = append(sidecars, c)
+		} else {
+			regular = append(regular, c)
+		}
+	}
+	// Sidecars stop after the regular containers, in reverse spec order.
+	reverseSpecOrder(pod, sidecars)
+	start := m.s.Elapsed()
+	stopSandboxes := func() {
+		var next func(i int)
+		next = func(i int) {
+			if i == len(runningPod.Sandboxes) {
+				done(result)
+				return
+			}
+			sb := runningPod.Sandboxes[i]
+			m.runtime.StopPodSandbox(sb.ID, func(err error) {
+				if err != nil {
+					result.add(KillPodSandbox, string(runningPod.ID), ErrKillPodSandbox, err.Error())
+				} else {
+					result.add(KillPodSandbox, string(runningPod.ID), nil, "")
+				}
+				next(i + 1)
+			})
+		}
+		next(0)
+	}
+	killOne := func(c *container.Container, override *int64, then func()) {
+		m.killContainer(pod, c.ID, c.Name, specByName(pod, c.Name), "", "", override, func(err error) {
+			if err != nil {
+				result.add(KillContainer, c.Name, ErrKillContainer, err.Error())
+			} else {
+				result.add(KillContainer, c.Name, nil, "")
+			}
+			then()
+		})
+	}
+	var killSidecar func(i int)
+	killSidecar = func(i int) {
+		if i == len(sidecars) {
+			stopSandboxes()
+			return
+		}
+		override := gracePeriodOverride
+		if override != nil {
+			left := *override - int64((m.s.Elapsed() - start).Seconds())
+			override = &left
+		}
+		killOne(sidecars[i], override, func() { killSidecar(i + 1) })
+	}
+	if len(regular) == 0 {
+		killSidecar(0)
+		return
+	}
+	// The regular containers stop in parallel; the sync waits for all of them.
+	pending := len(regular)
+	for _, c := range regular {
+		killOne(c, gracePeriodOverride, func() {
+			pending--
+			if pending == 0 {
+				killSidecar(0)
+			}
+		})
+	}
+}
+
+func reverseSpecOrder(pod *corev1.Pod, cs []*container.Container) {
+	index := map[string]int{}
+	if pod != nil {
+		for i, c := range pod.Spec.InitContainers {
+			index[c.Name] = i
+		}
+	}
+	for i := 0; i < len(cs); i++ {
+		for j := i + 1; j < len(cs); j++ {
+			if index[cs[j].Name] > index[cs[i].Name] {
+				cs[i], cs[j] = cs[j], cs[i]
+			}
+		}
+	}
+}
+
+// pruneInitContainersBeforeStart removes all but the newest exited instance of each init
+// container, so that restarts do not pile them up.
+func (m *Manager) pruneInitContainersBeforeStart(pod *corev1.Pod, podStatus *container.PodStatus, next func()) {
+	m.removeInitInstances(pod, podStatus, 1, next)
+}
+
+// purgeInitContainers removes every instance of the init containers (the pod is getting a
+// new sandbox and starts over).
+func (m *Manager) purgeInitContainers(pod *corev1.Pod, podStatus *container.PodStatus, next func()) {
+	m.removeInitInstances(pod, podStatus, 0, next)
+}
+
+func (m *Manager) removeInitInstances(pod *corev1.Pod, podStatus *container.PodStatus, keep int, next func()) {
+	names := map[string]bool{}
+	for _, c := range pod.Spec.InitContainers {
+		names[c.Name] = true
+	}
+	seen := map[string]int{}
+	var remove []string
+	for _, s := range podStatus.ContainerStatuses {
+		if !names[s.Name] || s.State == container.StateRunning {
+			continue
+		}
+		seen[s.Name]++
+		if seen[s.Name] > keep {
+			remove = append(remove, s.ID)
+		}
+	}
+	var step func(i int)
+	step = func(i int) {
+		if i == len(remove) {
+			next()
+			return
+		}
+		m.runtime.RemoveContainer(remove[i], func(error) { step(i + 1) })
+	}
+	step(0)
+}

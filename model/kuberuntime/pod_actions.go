@@ -1,0 +1,295 @@
+package kuberuntime
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"nodesim/model/container"
+	"nodesim/model/prober/results"
+)
+
+// KillReason says why a container is killed.
+type KillReason string
+
+// Kill reasons.
+const (
+	ReasonStartupProbe    KillReason = "StartupProbe"
+	ReasonLivenessProbe   KillReason = "LivenessProbe"
+	ReasonFailedPostStart KillReason = "FailedPostStartHook"
+	ReasonUnknown         KillReason = "Unknown"
+	ReasonSpecChanged     KillReason = "SpecChanged"
+)
+
+// ContainerToKill is one container computePodActions wants stopped.
+type ContainerToKill struct {
+	ID        string
+	Name      string
+	Container *corev1.Container
+	Message   string
+	Reason    KillReason
+}
+
+// PodActions is what one SyncPod will do (upstream podActions).
+type PodActions struct {
+	KillPod               bool
+	CreateSandbox         bool
+	SandboxID             string
+	Attempt               uint32
+	InitContainersToStart []int
+	ContainersToStart     []int
+	ContainersToKill      map[string]ContainerToKill
+}
+
+// KillList returns ContainersToKill ordered by container ID, so that runs are reproducible.
+func (a *PodActions) KillList() []ContainerToKill {
+	out := make([]ContainerToKill, 0, len(a.ContainersToKill))
+	for _, k := range a.ContainersToKill {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// String summarizes the actions for the trace.
+func (a *PodActions) String(pod *corev1.Pod) string {
+	var parts []string
+	if a.KillPod {
+		parts = append(parts, "killPod")
+	}
+	if a.CreateSandbox {
+		parts = append(parts, fmt.Sprintf("createSandbox(attempt %d)", a.Attempt))
+	}
+	for _, i := range a.InitContainersToStart {
+		parts = append(parts, "startInit "+pod.Spec.InitContainers[i].Name)
+	}
+	for _, i := range a.ContainersToStart {
+		parts = append(parts, "start "+pod.Spec.Containers[i].Name)
+	}
+	for _, k := range a.KillList() {
+		parts = append(parts, "kill "+k.Name)
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ProbeResults is a probe type's results (liveness, startup).
+type ProbeResults interface {
+	Get(containerID string) (results.Result, bool)
+}
+
+// computePodActions decides, from the spec and the cached runtime status, what to kill and
+// what to start (upstream computePodActions).
+func (m *Manager) computePodActions(pod *corev1.Pod, podStatus *container.PodStatus) PodActions {
+	createSandbox, attempt, sandboxID := PodSandboxChanged(pod, podStatus)
+	changes := PodActions{
+		KillPod:          createSandbox,
+		CreateSandbox:    createSandbox,
+		SandboxID:        sandboxID,
+		Attempt:          attempt,
+		ContainersToKill: map[string]ContainerToKill{},
+	}
+
+	if createSandbox {
+		if !shouldRestartOnFailure(pod) && attempt != 0 && len(podStatus.ContainerStatuses) != 0 {
+			// A pod that must not restart does not get a new sandbox; it is only killed.
+			changes.CreateSandbox = false
+			return changes
+		}
+		var toStart []int
+		for i := range pod.Spec.Containers {
+			c := &pod.Spec.Containers[i]
+			if pod.Spec.RestartPolicy == corev1.RestartPolicyOnFailure && containerSucceeded(c, podStatus) {
+				continue
+			}
+			toStart = append(toStart, i)
+		}
+		if len(toStart) == 0 {
+			initialized := false
+			for i := range pod.Spec.Containers {
+				if s := podStatus.FindContainerStatusByName(pod.Spec.Containers[i].Name); s != nil {
+					initialized = true
+					break
+				}
+			}
+			if initialized {
+				changes.CreateSandbox = false
+				return changes
+			}
+		}
+		if len(pod.Spec.InitContainers) != 0 {
+			// Everything starts over in the new sandbox, from the first init container.
+			changes.InitContainersToStart = []int{0}
+			return changes
+		}
+		changes.ContainersToStart = toStart
+		return changes
+	}
+
+	initialized := m.computeInitContainerActions(pod, podStatus, &changes)
+	if changes.KillPod || !initialized {
+		return changes
+	}
+
+	keep := 0
+	for i := range pod.Spec.Containers {
+		c := &pod.Spec.Containers[i]
+		s := podStatus.FindContainerStatusByName(c.Name)
+		if s == nil || s.State != container.StateRunning {
+			if ShouldContainerBeRestarted(c, pod, podStatus) {
+				changes.ContainersToStart = append(changes.ContainersToStart, i)
+				if s != nil && s.State == container.StateUnknown {
+					changes.ContainersToKill[s.ID] = ContainerToKill{ID: s.ID, Name: c.Name, Container: c,
+						Message: fmt.Sprintf("Container is in %q state, try killing it before restart", s.State), Reason: ReasonUnknown}
+				}
+			}
+			continue
+		}
+		restart := shouldRestartOnFailure(pod)
+		var message string
+		var reason KillReason
+		if containerChanged(c, s) {
+			message, reason, restart = fmt.Sprintf("Container %s definition changed", c.Name), ReasonSpecChanged, true
+		} else if r, ok := m.liveness(s.ID); ok && r == results.Failure {
+			message, reason = fmt.Sprintf("Container %s failed liveness probe", c.Name), ReasonLivenessProbe
+		} else if r, ok := m.startup(s.ID); ok && r == results.Failure {
+			message, reason = fmt.Sprintf("Container %s failed startup probe", c.Name), ReasonStartupProbe
+		} else {
+			keep++
+			continue
+		}
+		if restart {
+			message += ", will be restarted"
+			changes.ContainersToStart = append(changes.ContainersToStart, i)
+		}
+		changes.ContainersToKill[s.ID] = ContainerToKill{ID: s.ID, Name: c.Name, Container: c, Message: message, Reason: reason}
+	}
+	if keep == 0 && len(changes.ContainersToStart) == 0 {
+		changes.KillPod = true
+		// Sidecars must not keep a pod with nothing left to run alive.
+		changes.InitContainersToStart = nil
+	}
+	return changes
+}
+
+func (m *Manager) liveness(id string) (results.Result, bool) {
+	if m.livenessManager == nil {
+		return results.Unknown, false
+	}
+	return m.livenessManager.Get(id)
+}
+
+func (m *Manager) startup(id string) (results.Result, bool) {
+	if m.startupManager == nil {
+		return results.Unknown, false
+	}
+	return m.startupManager.Get(id)
+}
+
+// computeInitContainerActions walks the init containers from last to first, deciding which
+// to (re)start, and reports whether the pod has finished initializing (upstream
+// computeInitContainerActions, the path used for pods with and without sidecars).
+func (m *Manager) computeInitContainerActions(pod *corev1.Pod, podStatus *container.PodStatus, changes *PodActions) bool {
+	if len(pod.Spec.InitContainers) == 0 {
+		return true
+	}
+	// Any regular container created or running means initialization finished once (an
+	// exited one does not count: after a node reboot every container has exited).
+	initialized := false
+	for i := range pod.Spec.Containers {
+		s := podStatus.FindContainerStatusByName(pod.Spec.Containers[i].Name)
+		if s != nil && (s.State == container.StateCreated || s.State == container.StateRunning) {
+			initialized = true
+			break
+		}
+	}
+	restartOnFailure := shouldRestartOnFailure(pod)
+	previouslyInitialized := initialized
+	last := len(pod.Spec.InitContainers) - 1
+	for i := last; i >= 0; i-- {
+		c := &pod.Spec.InitContainers[i]
+		s := podStatus.FindContainerStatusByName(c.Name)
+		sidecar := IsRestartableInitContainer(c)
+		if s == nil {
+			if previouslyInitialized && sidecar {
+				changes.InitContainersToStart = append(changes.InitContainersToStart, i)
+			}
+			continue
+		}
+		if previouslyInitialized && !sidecar {
+			continue
+		}
+		kill := func(msg string, reason KillReason) {
+			changes.ContainersToKill[s.ID] = ContainerToKill{ID: s.ID, Name: c.Name, Container: c, Message: msg, Reason: reason}
+			changes.InitContainersToStart = append(changes.InitContainersToStart, i)
+		}
+		switch s.State {
+		case container.StateCreated:
+			// Created but never started: start it again so it cannot stay stuck.
+			changes.InitContainersToStart = append(changes.InitContainersToStart, i)
+		case container.StateRunning:
+			if !sidecar {
+				break // a regular init container: wait for it
+			}
+			if c.StartupProbe != nil {
+				r, ok := m.startup(s.ID)
+				if !ok {
+					break // not probed yet: wait
+				}
+				if r != results.Success {
+					if r == results.Failure {
+						kill(fmt.Sprintf("Init container %s failed startup probe", c.Name), ReasonStartupProbe)
+					}
+					break
+				}
+			}
+			if i == last {
+				initialized = true
+			} else if !previouslyInitialized {
+				changes.InitContainersToStart = append(changes.InitContainersToStart, i+1)
+			}
+			if containerChanged(c, s) {
+				kill(fmt.Sprintf("Init container %s definition changed", c.Name), ReasonSpecChanged)
+			} else if r, ok := m.liveness(s.ID); ok && r == results.Failure {
+				kill(fmt.Sprintf("Init container %s failed liveness probe", c.Name), ReasonLivenessProbe)
+			}
+		case container.StateExited:
+			if sidecar {
+				changes.InitContainersToStart = append(changes.InitContainersToStart, i)
+				break
+			}
+			if isInitContainerFailed(s) {
+				if !restartOnFailure {
+					changes.KillPod = true
+					changes.InitContainersToStart = nil
+					return false
+				}
+				changes.InitContainersToStart = append(changes.InitContainersToStart, i)
+				break
+			}
+			if i == last {
+				initialized = true
+			} else {
+				changes.InitContainersToStart = append(changes.InitContainersToStart, i+1)
+			}
+		default: // unknown
+			if !sidecar && !restartOnFailure {
+				changes.KillPod = true
+				changes.InitContainersToStart = nil
+				return false
+			}
+			kill(fmt.Sprintf("Init container is in %q state, try killing it before restart", s.State), ReasonUnknown)
+		}
+		previouslyInitialized = true
+	}
+	if !previouslyInitialized {
+		changes.InitContainersToStart = append(changes.InitContainersToStart, 0)
+	}
+	slices.Reverse(changes.InitContainersToStart)
+	return initialized
+}

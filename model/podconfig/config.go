@@ -1,0 +1,229 @@
+// Package podconfig is the kubelet's pod config (upstream pkg/kubelet/config): each source
+// (the API server watch, the static pod directory) pushes full snapshots of its pods; the
+// mux compares each snapshot with the last one from that source, by UID, and sends the
+// differences to the syncLoop's configCh as ADD, UPDATE, DELETE, REMOVE and RECONCILE
+// operations. The channel holds 50 updates and the send blocks when it is full.
+package podconfig
+
+import (
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/types"
+
+	"nodesim/sim"
+	"nodesim/trace"
+)
+
+// PodOperation is the kind of change an update carries.
+type PodOperation int
+
+// Operations, as upstream's kubetypes.
+const (
+	SET PodOperation = iota
+	ADD
+	DELETE
+	REMOVE
+	UPDATE
+	RECONCILE
+)
+
+func (o PodOperation) String() string {
+	return [...]string{"SET", "ADD", "DELETE", "REMOVE", "UPDATE", "RECONCILE"}[o]
+}
+
+// Sources.
+const (
+	ApiserverSource = "api"
+	FileSource      = "file"
+)
+
+// Annotations the kubelet sets on pods it receives.
+const (
+	ConfigSourceAnnotationKey    = "kubernetes.io/config.source"
+	ConfigMirrorAnnotationKey    = "kubernetes.io/config.mirror"
+	ConfigFirstSeenAnnotationKey = "kubernetes.io/config.seen"
+	ConfigHashAnnotationKey      = "kubernetes.io/config.hash"
+)
+
+// PodUpdate is one message on configCh.
+type PodUpdate struct {
+	Pods   []*corev1.Pod
+	Op     PodOperation
+	Source string
+}
+
+// ChannelCapacity is configCh's capacity.
+const ChannelCapacity = 50
+
+// KindMerge is recorded for every snapshot a source pushes.
+const KindMerge trace.Kind = "configMerge"
+
+// PodConfig merges the sources.
+type PodConfig struct {
+	s       *sim.Sim
+	clk     *sim.Clock
+	updates *sim.Chan[PodUpdate]
+	pods    map[string]map[types.UID]*corev1.Pod
+	seen    map[string]bool
+	sources []string
+}
+
+// New returns a mux for the given sources.
+func New(s *sim.Sim, sources ...string) *PodConfig {
+	c := &PodConfig{
+		s: s, clk: s.Clock("config", sim.PriorityConfig),
+		updates: sim.NewChan[PodUpdate](s, "configCh", ChannelCapacity),
+		pods:    map[string]map[types.UID]*corev1.Pod{},
+		seen:    map[string]bool{},
+		sources: sources,
+	}
+	for _, src := range sources {
+		c.pods[src] = map[types.UID]*corev1.Pod{}
+	}
+	return c
+}
+
+// Updates is configCh.
+func (c *PodConfig) Updates() *sim.Chan[PodUpdate] { return c.updates }
+
+// Sources lists the configured sources.
+func (c *PodConfig) Sources() []string { return c.sources }
+
+// Merge takes a source's full snapshot and sends what changed (upstream podStorage.Merge).
+func (c *PodConfig) Merge(source string, snapshot []*corev1.Pod) {
+	firstSet := !c.seen[source]
+	c.seen[source] = true
+	old := c.pods[source]
+	next := map[types.UID]*corev1.Pod{}
+	var adds, updates, deletes, removes, reconciles []*corev1.Pod
+	for _, in := range snapshot {
+		p := in.DeepCopy()
+		if p.Annotations == nil {
+			p.Annotations = map[string]string{}
+		}
+		p.Annotations[ConfigSourceAnnotationKey] = source
+		prev, known := old[p.UID]
+		if !known {
+			p.Annotations[ConfigFirstSeenAnnotationKey] = c.clk.Now().Format("2006-01-02T15:04:05.000000000Z07:00")
+			next[p.UID] = p
+			adds = append(adds, p)
+			continue
+		}
+		p.Annotations[ConfigFirstSeenAnnotationKey] = prev.Annotations[ConfigFirstSeenAnnotationKey]
+		next[p.UID] = p
+		switch {
+		case specChanged(prev, p):
+			if p.DeletionTimestamp != nil {
+				deletes = append(deletes, p)
+			} else {
+				updates = append(updates, p)
+			}
+		case !apiequality.Semantic.DeepEqual(prev.Status, p.Status):
+			reconciles = append(reconciles, p)
+		}
+	}
+	for uid, p := range old {
+		if _, ok := next[uid]; !ok {
+			removes = append(removes, p)
+		}
+	}
+	c.pods[source] = next
+	c.clk.Record(&trace.Event{Kind: KindMerge, Name: source, Attrs: []trace.Attr{
+		{Key: "add", Value: names(adds)}, {Key: "update", Value: names(updates)}, {Key: "delete", Value: names(deletes)},
+		{Key: "remove", Value: names(removes)}, {Key: "reconcile", Value: names(reconciles)}}})
+	send := func(op PodOperation, pods []*corev1.Pod) {
+		if len(pods) == 0 {
+			return
+		}
+		sortPods(pods)
+		c.updates.Send(PodUpdate{Pods: pods, Op: op, Source: source}, nil)
+	}
+	send(REMOVE, removes)
+	send(ADD, adds)
+	send(UPDATE, updates)
+	send(DELETE, deletes)
+	if firstSet && len(adds) == 0 && len(updates) == 0 && len(deletes) == 0 {
+		// The source has reported: an empty ADD marks it seen.
+		c.updates.Send(PodUpdate{Op: ADD, Source: source}, nil)
+	}
+	send(RECONCILE, reconciles)
+}
+
+// specChanged compares what the kubelet acts on: spec, labels, annotations other than the
+// kubelet's own, deletion timestamp and grace.
+func specChanged(a, b *corev1.Pod) bool {
+	if !apiequality.Semantic.DeepEqual(a.Spec, b.Spec) || !apiequality.Semantic.DeepEqual(a.Labels, b.Labels) {
+		return true
+	}
+	if !apiequality.Semantic.DeepEqual(a.DeletionTimestamp, b.DeletionTimestamp) ||
+		!apiequality.Semantic.DeepEqual(a.DeletionGracePeriodSeconds, b.DeletionGracePeriodSeconds) {
+		return true
+	}
+	return !apiequality.Semantic.DeepEqual(userAnnotations(a), userAnnotations(b))
+}
+
+func userAnnotations(p *corev1.Pod) map[string]string {
+	out := map[string]string{}
+	for k, v := range p.Annotations {
+		if k == ConfigSourceAnnotationKey || k == ConfigFirstSeenAnnotationKey || k == ConfigHashAnnotationKey {
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func sortPods(pods []*corev1.Pod) {
+	sort.Slice(pods, func(i, j int) bool { return pods[i].UID < pods[j].UID })
+}
+
+func names(pods []*corev1.Pod) string {
+	if len(pods) == 0 {
+		return ""
+	}
+	n := make([]string, len(pods))
+	for i, p := range pods {
+		n[i] = p.Namespace + "/" + p.Name
+	}
+	sort.Strings(n)
+	return strings.Join(n, ",")
+}
+
+// SourcesReady tracks which sources have delivered and been consumed by the syncLoop
+// (upstream config.SourcesReady).
+type SourcesReady struct {
+	all  []string
+	seen map[string]bool
+}
+
+// NewSourcesReady returns the tracker for the given sources.
+func NewSourcesReady(sources []string) *SourcesReady {
+	return &SourcesReady{all: sources, seen: map[string]bool{}}
+}
+
+// AddSource marks a source as seen by the syncLoop.
+func (s *SourcesReady) AddSource(source string) { s.seen[source] = true }
+
+// AllReady reports whether every source has been seen.
+func (s *SourcesReady) AllReady() bool {
+	for _, src := range s.all {
+		if !s.seen[src] {
+			return false
+		}
+	}
+	return true
+}
+
+// IsMirrorPod reports whether a pod is the API copy of a static pod.
+func IsMirrorPod(pod *corev1.Pod) bool {
+	_, ok := pod.Annotations[ConfigMirrorAnnotationKey]
+	return ok
+}
+
+// IsStaticPod reports whether a pod comes from a file source.
+func IsStaticPod(pod *corev1.Pod) bool {
+	return pod.Annotations[ConfigSourceAnnotationKey] == FileSource
+}

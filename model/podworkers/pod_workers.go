@@ -1,0 +1,796 @@
+package podworkers
+
+import (
+	"errors"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"nodesim/model/container"
+	"nodesim/sim"
+	"nodesim/trace"
+)
+
+// podSyncStatus is one pod's worker state (upstream podSyncStatus).
+type podSyncStatus struct {
+	key      string // namespace/name, for the trace
+	fullname string
+
+	working       bool
+	pendingUpdate *UpdatePodOptions
+	activeUpdate  *UpdatePodOptions
+
+	syncedAt      time.Time
+	startedAt     time.Time
+	terminatingAt time.Time
+	terminatedAt  time.Time
+	gracePeriod   int64
+
+	notifyPostTerminating []func()
+	statusPostTerminating []func(*corev1.PodStatus)
+
+	startedTerminating bool
+	deleted            bool
+	evicted            bool
+	finished           bool
+	restartRequested   bool
+	observedRuntime    bool
+
+	// the worker process
+	clk          *sim.Clock
+	doorbell     bool // the capacity-1 channel holds a value
+	scheduled    bool // a round is scheduled to run
+	inRound      bool
+	lastSyncTime time.Time
+	closed       bool
+}
+
+func (s *podSyncStatus) IsWorking() bool              { return s.working }
+func (s *podSyncStatus) IsTerminationRequested() bool { return !s.terminatingAt.IsZero() }
+func (s *podSyncStatus) IsTerminationStarted() bool   { return s.startedTerminating }
+func (s *podSyncStatus) IsTerminated() bool           { return !s.terminatedAt.IsZero() }
+func (s *podSyncStatus) IsFinished() bool             { return s.finished }
+func (s *podSyncStatus) IsEvicted() bool              { return s.evicted }
+func (s *podSyncStatus) IsDeleted() bool              { return s.deleted }
+func (s *podSyncStatus) IsStarted() bool              { return !s.startedAt.IsZero() }
+
+// WorkType is the worker's state.
+func (s *podSyncStatus) WorkType() WorkType {
+	if s.IsTerminated() {
+		return TerminatedPod
+	}
+	if s.IsTerminationRequested() {
+		return TerminatingPod
+	}
+	return SyncPodWork
+}
+
+// PodWorkers holds every pod's worker.
+type PodWorkers struct {
+	s              *sim.Sim
+	clk            *sim.Clock
+	handler        SyncHandler
+	workQueue      WorkQueue
+	cache          *container.Cache
+	rng            *sim.RNG
+	resyncInterval time.Duration
+	backOffPeriod  time.Duration
+
+	podsSynced      bool
+	podSyncStatuses map[types.UID]*podSyncStatus
+
+	startedStaticPodsByFullname        map[string]types.UID
+	waitingToStartStaticPodsByFullname map[string][]types.UID
+}
+
+// New returns the pod workers. resyncInterval is the kubelet's syncFrequency.
+func New(s *sim.Sim, handler SyncHandler, workQueue WorkQueue, cache *container.Cache, resyncInterval time.Duration) *PodWorkers {
+	return &PodWorkers{
+		s: s, clk: s.Clock("podWorkers", sim.PriorityPodWorker), handler: handler, workQueue: workQueue,
+		cache: cache, rng: s.RNG("podWorkers"), resyncInterval: resyncInterval, backOffPeriod: BackOffPeriod,
+		podSyncStatuses:                    map[types.UID]*podSyncStatus{},
+		startedStaticPodsByFullname:        map[string]types.UID{},
+		waitingToStartStaticPodsByFullname: map[string][]types.UID{},
+	}
+}
+
+func (p *PodWorkers) record(st *podSyncStatus, kind trace.Kind, name string, attrs ...trace.Attr) {
+	track := ""
+	if st != nil && st.clk != nil {
+		track = st.clk.Track()
+	}
+	pod := ""
+	if st != nil {
+		pod = st.key
+	}
+	p.s.Record(&trace.Event{Track: track, Kind: kind, Name: name, Pod: pod, Attrs: attrs})
+}
+
+// --- predicates (upstream's PodWorkers interface)
+
+// IsPodKnownTerminated reports whether the worker finished terminating the pod.
+func (p *PodWorkers) IsPodKnownTerminated(uid types.UID) bool {
+	if st, ok := p.podSyncStatuses[uid]; ok {
+		return st.IsTerminated()
+	}
+	return false
+}
+
+// CouldHaveRunningContainers reports whether the pod's containers may still run.
+func (p *PodWorkers) CouldHaveRunningContainers(uid types.UID) bool {
+	if st, ok := p.podSyncStatuses[uid]; ok {
+		return !st.IsTerminated()
+	}
+	return !p.podsSynced
+}
+
+// ShouldPodBeFinished reports whether the worker completed the pod.
+func (p *PodWorkers) ShouldPodBeFinished(uid types.UID) bool {
+	if st, ok := p.podSyncStatuses[uid]; ok {
+		return st.IsFinished()
+	}
+	return p.podsSynced
+}
+
+// IsPodTerminationRequested reports whether termination was requested.
+func (p *PodWorkers) IsPodTerminationRequested(uid types.UID) bool {
+	if st, ok := p.podSyncStatuses[uid]; ok {
+		return st.IsTerminationRequested()
+	}
+	return false
+}
+
+// ShouldPodContainersBeTerminating reports whether no new container may start.
+func (p *PodWorkers) ShouldPodContainersBeTerminating(uid types.UID) bool {
+	if st, ok := p.podSyncStatuses[uid]; ok {
+		return st.IsTerminationStarted()
+	}
+	return p.podsSynced
+}
+
+// ShouldPodRuntimeBeRemoved reports whether the pod's runtime objects may be removed.
+func (p *PodWorkers) ShouldPodRuntimeBeRemoved(uid types.UID) bool {
+	if st, ok := p.podSyncStatuses[uid]; ok {
+		return st.IsTerminated()
+	}
+	return p.podsSynced
+}
+
+// ShouldPodContentBeRemoved reports whether the pod's data may be removed.
+func (p *PodWorkers) ShouldPodContentBeRemoved(uid types.UID) bool {
+	if st, ok := p.podSyncStatuses[uid]; ok {
+		return st.IsEvicted() || (st.IsDeleted() && st.IsTerminated())
+	}
+	return p.podsSynced
+}
+
+// State returns the worker's state for a pod, and whether the pod has a worker.
+func (p *PodWorkers) State(uid types.UID) (WorkType, bool) {
+	st, ok := p.podSyncStatuses[uid]
+	if !ok {
+		return SyncPodWork, false
+	}
+	return st.WorkType(), true
+}
+
+// --- UpdatePod
+
+func isTerminalPhase(pod *corev1.Pod) bool {
+	return pod != nil && (pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed)
+}
+
+// UpdatePod hands an update to the pod's worker, creating the worker if needed. It never
+// blocks: the worker takes the update on its next round.
+func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
+	// Runtime-only pods (orphans with no config) accept only kills.
+	var isRuntimePod bool
+	var uid types.UID
+	var name, ns string
+	if runningPod := options.RunningPod; runningPod != nil {
+		if options.Pod == nil {
+			if options.UpdateType != SyncPodKill {
+				return
+			}
+			uid, ns, name = runningPod.ID, runningPod.Namespace, runningPod.Name
+			isRuntimePod = true
+		} else {
+			options.RunningPod = nil
+			uid, ns, name = options.Pod.UID, options.Pod.Namespace, options.Pod.Name
+		}
+	} else {
+		uid, ns, name = options.Pod.UID, options.Pod.Namespace, options.Pod.Name
+	}
+	now := p.clk.Now()
+	key := ns + "/" + name
+
+	status, ok := p.podSyncStatuses[uid]
+	if !ok {
+		status = &podSyncStatus{syncedAt: now, fullname: name + "_" + ns, key: key}
+		// A terminal pod the runtime has nothing running for goes straight to terminated
+		// (kubelet restart); one the runtime never saw is finished outright.
+		if !isRuntimePod && isTerminalPhase(options.Pod) {
+			if cached, err := p.cache.Get(uid); err == nil && cached != nil {
+				running := len(cached.RunningContainerStatuses()) > 0
+				for _, sb := range cached.SandboxStatuses {
+					if sb.State == container.SandboxReady {
+						running = true
+					}
+				}
+				if !running {
+					status.terminatingAt, status.terminatedAt, status.startedTerminating = now, now, true
+					if len(cached.ContainerStatuses) == 0 && len(cached.SandboxStatuses) == 0 {
+						status.finished = true
+					}
+				}
+			}
+		}
+		p.podSyncStatuses[uid] = status
+	}
+	p.record(status, KindUpdatePod, options.UpdateType.String())
+
+	if isRuntimePod {
+		status.observedRuntime = true
+		switch {
+		case status.pendingUpdate != nil && status.pendingUpdate.Pod != nil:
+			options.Pod, options.MirrorPod, isRuntimePod = status.pendingUpdate.Pod, status.pendingUpdate.MirrorPod, false
+		case status.activeUpdate != nil && status.activeUpdate.Pod != nil:
+			options.Pod, options.MirrorPod, isRuntimePod = status.activeUpdate.Pod, status.activeUpdate.MirrorPod, false
+		}
+	}
+
+	if ok && status.IsTerminationRequested() && options.UpdateType == SyncPodCreate {
+		status.restartRequested = true
+		return
+	}
+	if status.IsFinished() {
+		return
+	}
+
+	var becameTerminating bool
+	if !status.IsTerminationRequested() {
+		switch {
+		case isRuntimePod:
+			status.deleted = true
+			status.terminatingAt = now
+			becameTerminating = true
+		case options.Pod.DeletionTimestamp != nil:
+			status.deleted = true
+			status.terminatingAt = now
+			becameTerminating = true
+		case isTerminalPhase(options.Pod):
+			status.terminatingAt = now
+			becameTerminating = true
+		case options.UpdateType == SyncPodKill:
+			if options.KillPodOptions != nil && options.KillPodOptions.Evict {
+				status.evicted = true
+			}
+			status.terminatingAt = now
+			becameTerminating = true
+		}
+	}
+
+	var wasGracePeriodShortened bool
+	switch {
+	case status.IsTerminated():
+		if isRuntimePod {
+			return
+		}
+		if options.KillPodOptions != nil {
+			if options.KillPodOptions.Completed != nil {
+				options.KillPodOptions.Completed()
+			}
+			options.KillPodOptions = nil
+		}
+	case status.IsTerminationRequested():
+		if options.KillPodOptions == nil {
+			options.KillPodOptions = &KillPodOptions{}
+		}
+		if options.KillPodOptions.Completed != nil {
+			status.notifyPostTerminating = append(status.notifyPostTerminating, options.KillPodOptions.Completed)
+		}
+		if options.KillPodOptions.PodStatusFunc != nil {
+			status.statusPostTerminating = append(status.statusPostTerminating, options.KillPodOptions.PodStatusFunc)
+		}
+		var gp int64
+		gp, wasGracePeriodShortened = calculateEffectiveGracePeriod(status, options.Pod, options.KillPodOptions)
+		options.KillPodOptions.PodTerminationGracePeriodSecondsOverride = &gp
+	default:
+		if options.KillPodOptions != nil {
+			if options.KillPodOptions.Completed != nil {
+				options.KillPodOptions.Completed()
+			}
+			options.KillPodOptions = nil
+		}
+	}
+
+	if status.clk == nil {
+		status.clk = p.s.Clock("podWorker "+key, sim.PriorityPodWorker)
+		if options.Pod != nil && isStaticPod(options.Pod) {
+			p.waitingToStartStaticPodsByFullname[status.fullname] = append(p.waitingToStartStaticPodsByFullname[status.fullname], uid)
+		}
+		p.record(status, KindWorkerState, status.WorkType().String(), trace.Attr{Key: "reason", Value: "created"})
+	} else if becameTerminating {
+		p.record(status, KindWorkerState, "terminating", trace.Attr{Key: "reason", Value: terminationReason(status, options)})
+	}
+
+	if status.pendingUpdate != nil && !status.pendingUpdate.StartTime.IsZero() && status.pendingUpdate.StartTime.Before(options.StartTime) {
+		options.StartTime = status.pendingUpdate.StartTime
+	}
+	opts := options
+	status.pendingUpdate = &opts
+	status.working = true
+	p.ring(uid, status)
+
+	if (becameTerminating || wasGracePeriodShortened) && status.inRound {
+		// Upstream cancels the in-flight sync's context. The runtime calls inside a sync run
+		// with a context that is not cancelled, so here the sync completes and the next
+		// round terminates.
+		p.record(status, "cancelSync", "", trace.Attr{Key: "reason", Value: "termination requested during a sync"})
+	}
+}
+
+func terminationReason(st *podSyncStatus, o UpdatePodOptions) string {
+	switch {
+	case st.evicted:
+		return "evicted"
+	case o.RunningPod != nil && o.Pod == nil:
+		return "orphaned runtime pod"
+	case o.Pod != nil && o.Pod.DeletionTimestamp != nil:
+		return "deleted"
+	case isTerminalPhase(o.Pod):
+		return "terminal phase"
+	default:
+		return "killed"
+	}
+}
+
+func isStaticPod(pod *corev1.Pod) bool {
+	return pod.Annotations["kubernetes.io/config.source"] == "file"
+}
+
+// calculateEffectiveGracePeriod is upstream's rule: the grace period only ever shrinks,
+// the pod's deletion grace or a kill override win over the spec, and the floor is 1s.
+func calculateEffectiveGracePeriod(status *podSyncStatus, pod *corev1.Pod, options *KillPodOptions) (int64, bool) {
+	gracePeriod := status.gracePeriod
+	overridden := false
+	if pod != nil && pod.DeletionTimestamp != nil && pod.DeletionGracePeriodSeconds != nil {
+		if gracePeriod == 0 || *pod.DeletionGracePeriodSeconds < gracePeriod {
+			gracePeriod = *pod.DeletionGracePeriodSeconds
+			overridden = true
+		}
+	}
+	if options != nil && options.PodTerminationGracePeriodSecondsOverride != nil {
+		if gracePeriod == 0 || *options.PodTerminationGracePeriodSecondsOverride < gracePeriod {
+			gracePeriod = *options.PodTerminationGracePeriodSecondsOverride
+			overridden = true
+		}
+	}
+	if !overridden && gracePeriod == 0 && pod != nil && pod.Spec.TerminationGracePeriodSeconds != nil {
+		gracePeriod = *pod.Spec.TerminationGracePeriodSeconds
+	}
+	if gracePeriod < 1 {
+		gracePeriod = 1
+	}
+	if status.gracePeriod != 0 && status.gracePeriod != gracePeriod {
+		status.gracePeriod = gracePeriod
+		return gracePeriod, true
+	}
+	status.gracePeriod = gracePeriod
+	return gracePeriod, false
+}
+
+// ring is the non-blocking send on the worker's capacity-1 doorbell.
+func (p *PodWorkers) ring(uid types.UID, st *podSyncStatus) {
+	if st.doorbell || st.closed {
+		return
+	}
+	st.doorbell = true
+	p.scheduleRound(uid, st)
+}
+
+// scheduleRound lets the worker take its doorbell as soon as it is free.
+func (p *PodWorkers) scheduleRound(uid types.UID, st *podSyncStatus) {
+	if st.inRound || st.scheduled || st.closed {
+		return
+	}
+	st.scheduled = true
+	st.clk.Schedule(0, func() {
+		st.scheduled = false
+		p.podWorkerLoop(uid)
+	})
+}
+
+// --- the worker loop
+
+// podWorkerLoop runs one round: take the pending update, wait for a fresh pod cache entry,
+// run the sync function for the worker's state, then schedule what comes next.
+func (p *PodWorkers) podWorkerLoop(uid types.UID) {
+	st, ok := p.podSyncStatuses[uid]
+	if !ok || st.closed || st.inRound {
+		return
+	}
+	st.doorbell = false
+	ctxOK, update, canStart, canEverStart := p.startPodSync(uid)
+	if !ctxOK {
+		return
+	}
+	if !canEverStart {
+		p.cleanupUnstartedPod(uid, st)
+		return
+	}
+	if !canStart {
+		return
+	}
+	st.inRound = true
+	workType := st.WorkType()
+	run := func(status *container.PodStatus, cacheErr error) {
+		if cacheErr != nil {
+			p.finishRound(uid, st, update, workType, false, cacheErr)
+			return
+		}
+		p.record(st, KindSyncStart, syncFuncName(workType, update), trace.Attr{Key: "update", Value: update.UpdateType.String()})
+		start := p.clk.Elapsed()
+		switch workType {
+		case TerminatedPod:
+			p.handler.SyncTerminatedPod(update.Pod, status, func(err error) {
+				p.syncDone(uid, st, update, workType, false, err, start)
+			})
+		case TerminatingPod:
+			var gracePeriod *int64
+			if update.KillPodOptions != nil {
+				gracePeriod = update.KillPodOptions.PodTerminationGracePeriodSecondsOverride
+			}
+			statusFn := p.acknowledgeTerminating(st)
+			if update.RunningPod != nil && update.Pod == nil {
+				p.handler.SyncTerminatingRuntimePod(update.RunningPod, func(err error) {
+					p.syncDone(uid, st, update, workType, false, err, start)
+				})
+			} else {
+				p.handler.SyncTerminatingPod(update.Pod, status, gracePeriod, statusFn, func(err error) {
+					p.syncDone(uid, st, update, workType, false, err, start)
+				})
+			}
+		default:
+			p.handler.SyncPod(update.UpdateType, update.Pod, update.MirrorPod, status, func(isTerminal bool, err error) {
+				p.syncDone(uid, st, update, workType, isTerminal, err, start)
+			})
+		}
+	}
+	if update.RunningPod != nil && update.Pod == nil {
+		run(nil, nil)
+		return
+	}
+	// Wait for a runtime observation made after this worker's previous sync.
+	called, waited := false, false
+	p.cache.GetNewerThan(uid, st.lastSyncTime, func(status *container.PodStatus, err error) {
+		called = true
+		if waited {
+			p.record(st, KindCacheReady, "GetNewerThan")
+		}
+		run(status, err)
+	})
+	if !called {
+		waited = true
+		p.record(st, KindWaitCache, "GetNewerThan", trace.Attr{Key: "after", Value: formatSince(st.lastSyncTime)})
+	}
+}
+
+func formatSince(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return t.Sub(sim.Epoch).String()
+}
+
+func syncFuncName(w WorkType, u *UpdatePodOptions) string {
+	switch w {
+	case TerminatedPod:
+		return "SyncTerminatedPod"
+	case TerminatingPod:
+		if u.RunningPod != nil && u.Pod == nil {
+			return "SyncTerminatingRuntimePod"
+		}
+		return "SyncTerminatingPod"
+	default:
+		return "SyncPod"
+	}
+}
+
+// startPodSync consumes the pending update (upstream startPodSync).
+func (p *PodWorkers) startPodSync(uid types.UID) (ok bool, update *UpdatePodOptions, canStart, canEverStart bool) {
+	st := p.podSyncStatuses[uid]
+	if st.pendingUpdate == nil {
+		st.working = false
+		return false, nil, false, true
+	}
+	update = st.pendingUpdate
+	st.pendingUpdate = nil
+
+	if st.IsStarted() {
+		st.mergeLastUpdate(update)
+		return true, update, true, true
+	}
+	if update.RunningPod != nil && update.Pod == nil && st.IsTerminationRequested() {
+		st.mergeLastUpdate(update)
+		return true, update, true, true
+	}
+	if update.Pod == nil {
+		return true, update, false, false
+	}
+	if isStaticPod(update.Pod) && !p.allowStaticPodStart(st.fullname, uid) {
+		if st.IsTerminationRequested() {
+			return true, update, false, false
+		}
+		st.pendingUpdate = update
+		st.working = false
+		delay := p.rng.Jitter(p.backOffPeriod, WorkerBackOffPeriodJitterFactor)
+		p.workQueue.Enqueue(uid, delay)
+		p.record(st, KindRequeue, "waitingForStaticPodFullname", trace.Attr{Key: "after", Value: delay.String()})
+		return true, update, false, true
+	}
+	st.startedAt = p.clk.Now()
+	st.mergeLastUpdate(update)
+	return true, update, true, true
+}
+
+func (st *podSyncStatus) mergeLastUpdate(other *UpdatePodOptions) {
+	opts := st.activeUpdate
+	if opts == nil {
+		opts = &UpdatePodOptions{}
+		st.activeUpdate = opts
+	}
+	if other.Pod != nil {
+		opts.Pod = other.Pod
+		opts.MirrorPod = other.MirrorPod
+	}
+	if other.RunningPod != nil {
+		opts.RunningPod = other.RunningPod
+	}
+	if other.KillPodOptions != nil {
+		opts.KillPodOptions = other.KillPodOptions
+	}
+}
+
+// allowStaticPodStart: only one UID per static pod fullname may run, first come first served.
+func (p *PodWorkers) allowStaticPodStart(fullname string, uid types.UID) bool {
+	if started, ok := p.startedStaticPodsByFullname[fullname]; ok {
+		return started == uid
+	}
+	waiting := p.waitingToStartStaticPodsByFullname[fullname]
+	for i, w := range waiting {
+		st, ok := p.podSyncStatuses[w]
+		if !ok || st.IsTerminationRequested() || w == uid {
+			if w == uid {
+				p.waitingToStartStaticPodsByFullname[fullname] = waiting[i+1:]
+				p.startedStaticPodsByFullname[fullname] = uid
+				return true
+			}
+			continue
+		}
+		return false
+	}
+	return false
+}
+
+func (p *PodWorkers) acknowledgeTerminating(st *podSyncStatus) func(*corev1.PodStatus) {
+	if !st.startedTerminating {
+		st.startedTerminating = true
+	}
+	if n := len(st.statusPostTerminating); n > 0 {
+		return st.statusPostTerminating[n-1]
+	}
+	return nil
+}
+
+func (p *PodWorkers) cleanupUnstartedPod(uid types.UID, st *podSyncStatus) {
+	st.closed = true
+	st.finished = true
+	st.working = false
+	st.terminatedAt = p.clk.Now()
+	p.record(st, KindWorkerState, "terminated", trace.Attr{Key: "reason", Value: "never started"})
+}
+
+// syncDone classifies a finished sync (upstream: the tail of podWorkerLoop).
+func (p *PodWorkers) syncDone(uid types.UID, st *podSyncStatus, update *UpdatePodOptions, workType WorkType, isTerminal bool, err error, start time.Duration) {
+	st.lastSyncTime = p.clk.Now()
+	attrs := []trace.Attr{{Key: "duration", Value: (p.clk.Elapsed() - start).String()}}
+	if err != nil {
+		attrs = append(attrs, trace.Attr{Key: "error", Value: err.Error()})
+	}
+	if isTerminal {
+		attrs = append(attrs, trace.Attr{Key: "isTerminal", Value: "true"})
+	}
+	p.s.Record(&trace.Event{Track: st.clk.Track(), Kind: KindSyncEnd, Name: syncFuncName(workType, update), Pod: st.key,
+		Dur: p.clk.Elapsed() - start, Attrs: attrs})
+	p.finishRound(uid, st, update, workType, isTerminal, err)
+}
+
+func (p *PodWorkers) finishRound(uid types.UID, st *podSyncStatus, update *UpdatePodOptions, workType WorkType, isTerminal bool, err error) {
+	st.inRound = false
+	var phaseTransition bool
+	switch {
+	case err != nil:
+		// logged; the pod is retried after a back-off below
+	case workType == TerminatedPod:
+		p.completeTerminated(uid, st)
+		return
+	case workType == TerminatingPod:
+		if update.RunningPod != nil && update.Pod == nil {
+			p.completeTerminatingRuntimePod(uid, st)
+			return
+		}
+		p.completeTerminating(st)
+		phaseTransition = true
+	case isTerminal:
+		p.completeSync(st)
+		phaseTransition = true
+	}
+	p.completeWork(uid, st, phaseTransition, err)
+}
+
+func (p *PodWorkers) completeSync(st *podSyncStatus) {
+	if st.terminatingAt.IsZero() {
+		st.terminatingAt = p.clk.Now()
+	}
+	st.startedTerminating = true
+	p.record(st, KindWorkerState, "terminating", trace.Attr{Key: "reason", Value: "pod reached a terminal phase"})
+	p.requeueLastPodUpdate(st)
+}
+
+func (p *PodWorkers) completeTerminating(st *podSyncStatus) {
+	st.terminatedAt = p.clk.Now()
+	for _, fn := range st.notifyPostTerminating {
+		fn()
+	}
+	st.notifyPostTerminating = nil
+	st.statusPostTerminating = nil
+	p.record(st, KindWorkerState, "terminated", trace.Attr{Key: "reason", Value: "all containers stopped"})
+	p.requeueLastPodUpdate(st)
+}
+
+func (p *PodWorkers) completeTerminatingRuntimePod(uid types.UID, st *podSyncStatus) {
+	st.terminatedAt = p.clk.Now()
+	st.finished = true
+	st.working = false
+	st.closed = true
+	for _, fn := range st.notifyPostTerminating {
+		fn()
+	}
+	delete(p.podSyncStatuses, uid)
+	p.record(st, KindWorkerState, "finished", trace.Attr{Key: "reason", Value: "orphaned runtime pod killed"})
+}
+
+func (p *PodWorkers) completeTerminated(uid types.UID, st *podSyncStatus) {
+	st.closed = true
+	st.finished = true
+	st.working = false
+	if started, ok := p.startedStaticPodsByFullname[st.fullname]; ok && started == uid {
+		delete(p.startedStaticPodsByFullname, st.fullname)
+	}
+	p.record(st, KindWorkerState, "finished", trace.Attr{Key: "reason", Value: "SyncTerminatedPod succeeded"})
+}
+
+func (p *PodWorkers) requeueLastPodUpdate(st *podSyncStatus) {
+	if st.pendingUpdate != nil || st.activeUpdate == nil {
+		return
+	}
+	copied := *st.activeUpdate
+	st.pendingUpdate = &copied
+	st.working = true
+}
+
+// completeWork schedules the pod's next periodic sync, then takes pending work at once.
+func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransition bool, err error) {
+	var delay time.Duration
+	var why string
+	var be BackoffError
+	switch {
+	case phaseTransition:
+		delay, why = 0, "phase transition"
+	case err == nil:
+		delay, why = p.rng.Jitter(p.resyncInterval, WorkerResyncIntervalJitterFactor), "resync"
+	case strings.Contains(err.Error(), "network is not ready"):
+		delay, why = p.rng.Jitter(BackOffOnTransientErrorPeriod, WorkerBackOffPeriodJitterFactor), "network not ready"
+	case errors.As(err, &be):
+		remaining := be.BackoffExpiry().Sub(p.clk.Now())
+		if remaining < 0 {
+			remaining = 0
+		}
+		if remaining > p.resyncInterval {
+			remaining = p.resyncInterval
+		}
+		delay, why = p.rng.Jitter(remaining, WorkerBackOffPeriodJitterFactor), "back-off expiry"
+		if remaining == 0 {
+			delay = 0
+		}
+	default:
+		delay, why = p.rng.Jitter(p.backOffPeriod, WorkerBackOffPeriodJitterFactor), "error back-off"
+	}
+	p.workQueue.Enqueue(uid, delay)
+	p.record(st, KindRequeue, why, trace.Attr{Key: "after", Value: delay.String()})
+	if st.pendingUpdate != nil {
+		st.doorbell = true
+		p.scheduleRound(uid, st)
+	} else {
+		st.working = false
+	}
+}
+
+// SyncKnownPods forgets finished workers and starts terminating workers of pods that are
+// no longer desired (housekeeping). It returns the remaining workers' states.
+func (p *PodWorkers) SyncKnownPods(desired []*corev1.Pod) map[types.UID]PodWorkerSync {
+	p.podsSynced = true
+	known := map[types.UID]bool{}
+	for _, pod := range desired {
+		known[pod.UID] = true
+	}
+	uids := make([]types.UID, 0, len(p.podSyncStatuses))
+	for uid := range p.podSyncStatuses {
+		uids = append(uids, uid)
+	}
+	sort.Slice(uids, func(i, j int) bool { return uids[i] < uids[j] })
+	out := map[types.UID]PodWorkerSync{}
+	for _, uid := range uids {
+		st := p.podSyncStatuses[uid]
+		orphan := !known[uid]
+		if st.restartRequested || orphan {
+			if p.removeTerminatedWorker(uid, st, orphan) {
+				continue
+			}
+		}
+		sync := PodWorkerSync{State: st.WorkType(), Orphan: orphan}
+		if st.activeUpdate != nil && st.activeUpdate.Pod != nil {
+			sync.HasConfig = true
+			sync.Static = isStaticPod(st.activeUpdate.Pod)
+		}
+		out[uid] = sync
+	}
+	return out
+}
+
+// PodWorkerSync is one worker's state as housekeeping sees it.
+type PodWorkerSync struct {
+	State     WorkType
+	Orphan    bool
+	HasConfig bool
+	Static    bool
+}
+
+// removeTerminatedWorker reports whether the worker was forgotten.
+func (p *PodWorkers) removeTerminatedWorker(uid types.UID, st *podSyncStatus, orphaned bool) bool {
+	if !st.finished {
+		if !orphaned {
+			return false
+		}
+		st.deleted = true
+		switch {
+		case !st.IsStarted() && !st.observedRuntime:
+			// never started, never seen running: forget it now
+		case !st.IsTerminationRequested():
+			st.terminatingAt = p.clk.Now()
+			if st.activeUpdate != nil && st.activeUpdate.Pod != nil && st.activeUpdate.Pod.Spec.TerminationGracePeriodSeconds != nil {
+				st.gracePeriod = *st.activeUpdate.Pod.Spec.TerminationGracePeriodSeconds
+			} else {
+				st.gracePeriod = 1
+			}
+			p.record(st, KindWorkerState, "terminating", trace.Attr{Key: "reason", Value: "orphaned"})
+			p.requeueLastPodUpdate(st)
+			p.ring(uid, st)
+			return false
+		default:
+			p.requeueLastPodUpdate(st)
+			p.ring(uid, st)
+			return false
+		}
+	}
+	st.closed = true
+	delete(p.podSyncStatuses, uid)
+	if started, ok := p.startedStaticPodsByFullname[st.fullname]; ok && started == uid {
+		delete(p.startedStaticPodsByFullname, st.fullname)
+	}
+	p.record(st, KindForget, "")
+	return true
+}

@@ -1,0 +1,49 @@
+package qos
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+func ctr(req, lim map[string]string) corev1.Container {
+	c := corev1.Container{Name: "c"}
+	conv := func(m map[string]string) corev1.ResourceList {
+		if m == nil {
+			return nil
+		}
+		out := corev1.ResourceList{}
+		for k, v := range m {
+			out[corev1.ResourceName(k)] = resource.MustParse(v)
+		}
+		return out
+	}
+	c.Resources.Requests, c.Resources.Limits = conv(req), conv(lim)
+	return c
+}
+
+// Cases after upstream's qos_test.go (TestComputePodQOS), restated.
+func TestGetPodQOS(t *testing.T) {
+	both := map[string]string{"cpu": "100m", "memory": "100Mi"}
+	cases := []struct {
+		name string
+		cs   []corev1.Container
+		want corev1.PodQOSClass
+	}{
+		{"no resources", []corev1.Container{ctr(nil, nil)}, corev1.PodQOSBestEffort},
+		{"only ephemeral-storage", []corev1.Container{ctr(map[string]string{"ephemeral-storage": "1Gi"}, nil)}, corev1.PodQOSBestEffort},
+		{"limits equal requests", []corev1.Container{ctr(both, both)}, corev1.PodQOSGuaranteed},
+		{"two guaranteed containers", []corev1.Container{ctr(both, both), ctr(both, both)}, corev1.PodQOSGuaranteed},
+		{"limits only memory", []corev1.Container{ctr(map[string]string{"memory": "100Mi"}, map[string]string{"memory": "100Mi"})}, corev1.PodQOSBurstable},
+		{"requests below limits", []corev1.Container{ctr(map[string]string{"cpu": "50m", "memory": "100Mi"}, both)}, corev1.PodQOSBurstable},
+		{"one best effort one guaranteed", []corev1.Container{ctr(both, both), ctr(nil, nil)}, corev1.PodQOSBurstable},
+		{"requests only", []corev1.Container{ctr(both, nil)}, corev1.PodQOSBurstable},
+	}
+	for _, c := range cases {
+		pod := &corev1.Pod{Spec: corev1.PodSpec{Containers: c.cs}}
+		if got := GetPodQOS(pod); got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+	}
+}

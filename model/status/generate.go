@@ -1,0 +1,774 @@
+package status
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"nodesim/model/container"
+	"nodesim/model/kuberuntime"
+)
+
+// Reasons on the conditions the kubelet owns.
+const (
+	// UnknownContainerStatuses: the kubelet has no container statuses at all.
+	UnknownContainerStatuses = "UnknownContainerStatuses"
+	// PodCompleted: the pod succeeded.
+	PodCompleted = "PodCompleted"
+	// PodFailed: the pod failed (its containers may still be stopping).
+	PodFailed = "PodFailed"
+	// ContainersNotReady: some containers are unready or have no status.
+	ContainersNotReady = "ContainersNotReady"
+	// ContainersNotInitialized: some init containers have not completed.
+	ContainersNotInitialized = "ContainersNotInitialized"
+	// ReadinessGatesNotReady: a readiness gate's condition is missing or not True.
+	ReadinessGatesNotReady = "ReadinessGatesNotReady"
+	// PodSandboxNotReady: the pod needs a new sandbox (PodReadyToStartContainers=False).
+	PodSandboxNotReady = "PodSandboxNotReady"
+)
+
+// Messages on PodReadyToStartContainers=False, one per reason PodSandboxChanged asks for a
+// new sandbox. The first and the last are upstream's wording (release note of
+// kubernetes#135300); the two others are this model's wording.
+const (
+	SandboxMsgNone     = "no pod sandbox exists"
+	SandboxMsgMultiple = "multiple pod sandboxes are ready"
+	SandboxMsgNotReady = "pod sandbox is not ready"
+	SandboxMsgNoIP     = "pod sandbox has no IP address"
+)
+
+// Container state reasons the kubelet writes itself.
+const (
+	// ContainerCreating is a container's waiting reason until it first runs.
+	ContainerCreating = "ContainerCreating"
+	// PodInitializing replaces ContainerCreating when the pod has init containers.
+	PodInitializing = "PodInitializing"
+	// ContainerStatusUnknown is the terminated reason of a container that was running and
+	// can no longer be found.
+	ContainerStatusUnknown = "ContainerStatusUnknown"
+	// Completed is the terminated reason given to an init container that vanished from
+	// the runtime after the pod had initialized.
+	Completed = "Completed"
+
+	// ContainerIDScheme prefixes runtime container IDs in the API (the model runs
+	// containerd).
+	ContainerIDScheme = "containerd://"
+
+	msgUnknownVanished    = "The container could not be located when the pod was deleted.  The container used to be Running"
+	msgUnknownState       = "The container could not be located when the pod was terminated"
+	msgInitCompletedGuess = "Unable to get init container status from container runtime and pod has been initialized, treat it as exited normally"
+)
+
+// Reason is what the kubelet's reason cache holds for a container whose last start
+// failed: Err is the error's name (CrashLoopBackOff, ImagePullBackOff, ErrImagePull,
+// CreateContainerError, RunContainerError, ...), Message its detail.
+type Reason struct {
+	Err     string
+	Message string
+}
+
+// ReasonLookup returns the reason cache entry for a container of a pod.
+type ReasonLookup func(uid types.UID, containerName string) (Reason, bool)
+
+// ProbeState is what the prober knows when a status is generated. containerID is the
+// runtime's ID, without the "containerd://" scheme.
+type ProbeState interface {
+	// Started reports the startup result for a running container: true when it has no
+	// startup probe or its startup probe succeeded.
+	Started(uid types.UID, containerID string, c *corev1.Container) bool
+	// Ready reports readiness for a started running container: true when it has no
+	// readiness probe or its readiness result is Success.
+	Ready(uid types.UID, containerID string, c *corev1.Container) bool
+}
+
+// StartupResults may be implemented by a ProbeState to say whether a startup result is
+// cached for a container at all. Upstream keeps a running container started when the
+// previous status said so and no startup result is cached (after a kubelet restart, or
+// for a restarted container before its first probe); with this interface that rule is
+// exact, without it a previous started=true is simply kept.
+type StartupResults interface {
+	StartupResult(uid types.UID, containerID string) (success, known bool)
+}
+
+// ConditionObservedGeneration is the observedGeneration written on a kubelet-owned
+// condition. PodObservedGenerationTracking is GA (locked on) since v1.35, so it is the
+// pod's generation whenever a previous status is known (upstream passes one always).
+func ConditionObservedGeneration(pod *corev1.Pod, oldStatus *corev1.PodStatus) int64 {
+	if oldStatus == nil {
+		return 0
+	}
+	return pod.Generation
+}
+
+// GenerateContainersReadyCondition computes ContainersReady: True when every regular
+// container and every sidecar has a status that is ready. containerStatuses should hold
+// both the init and the regular container statuses; nil means nothing is known.
+func GenerateContainersReadyCondition(pod *corev1.Pod, oldStatus *corev1.PodStatus, containerStatuses []corev1.ContainerStatus, podPhase corev1.PodPhase) corev1.PodCondition {
+	cond := corev1.PodCondition{
+		Type:               corev1.ContainersReady,
+		ObservedGeneration: ConditionObservedGeneration(pod, oldStatus),
+		Status:             corev1.ConditionFalse,
+	}
+	if containerStatuses == nil {
+		cond.Reason = UnknownContainerStatuses
+		return cond
+	}
+	var unknown, unready []string
+	check := func(name string) {
+		cs, ok := findStatus(containerStatuses, name)
+		switch {
+		case !ok:
+			unknown = append(unknown, name)
+		case !cs.Ready:
+			unready = append(unready, name)
+		}
+	}
+	for i := range pod.Spec.InitContainers {
+		if kuberuntime.IsRestartableInitContainer(&pod.Spec.InitContainers[i]) {
+			check(pod.Spec.InitContainers[i].Name)
+		}
+	}
+	for i := range pod.Spec.Containers {
+		check(pod.Spec.Containers[i].Name)
+	}
+	if (podPhase == corev1.PodSucceeded && len(unknown) == 0) || podPhase == corev1.PodFailed {
+		cond.Reason = terminalReason(podPhase)
+		return cond
+	}
+	if msg := listMessage("unready", unknown, unready); msg != "" {
+		cond.Reason, cond.Message = ContainersNotReady, msg
+		return cond
+	}
+	cond.Status = corev1.ConditionTrue
+	return cond
+}
+
+// GeneratePodReadyCondition computes Ready: ContainersReady's status, reason and message
+// when that is not True; otherwise True only if every readiness gate names a condition in
+// conditions whose status is True.
+func GeneratePodReadyCondition(pod *corev1.Pod, oldStatus *corev1.PodStatus, conditions []corev1.PodCondition, containerStatuses []corev1.ContainerStatus, podPhase corev1.PodPhase) corev1.PodCondition {
+	cr := GenerateContainersReadyCondition(pod, oldStatus, containerStatuses, podPhase)
+	cond := corev1.PodCondition{
+		Type:               corev1.PodReady,
+		ObservedGeneration: ConditionObservedGeneration(pod, oldStatus),
+		Status:             cr.Status,
+		Reason:             cr.Reason,
+		Message:            cr.Message,
+	}
+	if cr.Status != corev1.ConditionTrue {
+		return cond
+	}
+	var problems []string
+	for _, gate := range pod.Spec.ReadinessGates {
+		c := findCondition(conditions, gate.ConditionType)
+		switch {
+		case c == nil:
+			problems = append(problems, fmt.Sprintf("corresponding condition of pod readiness gate %q does not exist.", string(gate.ConditionType)))
+		case c.Status != corev1.ConditionTrue:
+			problems = append(problems, fmt.Sprintf("the status of pod readiness gate %q is not \"True\", but %v", string(gate.ConditionType), c.Status))
+		}
+	}
+	if len(problems) > 0 {
+		cond.Status = corev1.ConditionFalse
+		cond.Reason = ReadinessGatesNotReady
+		cond.Message = strings.Join(problems, ", ")
+	}
+	return cond
+}
+
+// GeneratePodInitializedCondition computes Initialized: True when every init container is
+// done (a regular one ready, i.e. exited 0; a sidecar started), or once a regular
+// container has run (running or terminated), or (reason PodCompleted) when the pod
+// succeeded with every init container known. Statuses of init containers are looked up in
+// initStatuses, then in containerStatuses, so callers may pass one combined list in either.
+func GeneratePodInitializedCondition(pod *corev1.Pod, containerStatuses []corev1.ContainerStatus, initStatuses []corev1.ContainerStatus, podPhase corev1.PodPhase) corev1.PodCondition {
+	cond := corev1.PodCondition{
+		Type:               corev1.PodInitialized,
+		ObservedGeneration: pod.Generation,
+		Status:             corev1.ConditionTrue,
+	}
+	if containerStatuses == nil && initStatuses == nil && len(pod.Spec.InitContainers) > 0 {
+		cond.Status, cond.Reason = corev1.ConditionFalse, UnknownContainerStatuses
+		return cond
+	}
+	lookup := func(name string) (*corev1.ContainerStatus, bool) {
+		if cs, ok := findStatus(initStatuses, name); ok {
+			return cs, true
+		}
+		return findStatus(containerStatuses, name)
+	}
+	var unknown, incomplete []string
+	for i := range pod.Spec.InitContainers {
+		c := &pod.Spec.InitContainers[i]
+		cs, ok := lookup(c.Name)
+		if !ok {
+			unknown = append(unknown, c.Name)
+			continue
+		}
+		done := cs.Ready
+		if kuberuntime.IsRestartableInitContainer(c) {
+			done = cs.Started != nil && *cs.Started
+		}
+		if !done {
+			incomplete = append(incomplete, c.Name)
+		}
+	}
+	if podPhase == corev1.PodSucceeded && len(unknown) == 0 {
+		cond.Reason = PodCompleted
+		return cond
+	}
+	// Sidecars restarting after the pod initialized do not un-initialize it.
+	if anyRegularContainerRan(pod, containerStatuses) || anyRegularContainerRan(pod, initStatuses) {
+		return cond
+	}
+	if msg := listMessage("incomplete", unknown, incomplete); msg != "" {
+		cond.Status, cond.Reason, cond.Message = corev1.ConditionFalse, ContainersNotInitialized, msg
+	}
+	return cond
+}
+
+// GeneratePodReadyToStartContainersCondition computes PodReadyToStartContainers: True when
+// the pod has a ready sandbox with networking (no new sandbox is needed), else False with
+// reason PodSandboxNotReady and a message saying why.
+func GeneratePodReadyToStartContainersCondition(pod *corev1.Pod, podStatus *container.PodStatus) corev1.PodCondition {
+	cond := corev1.PodCondition{
+		Type:               corev1.PodReadyToStartContainers,
+		ObservedGeneration: pod.Generation,
+		Status:             corev1.ConditionTrue,
+	}
+	if podStatus == nil {
+		podStatus = &container.PodStatus{}
+	}
+	if changed, _, _ := kuberuntime.PodSandboxChanged(pod, podStatus); changed {
+		cond.Status = corev1.ConditionFalse
+		cond.Reason = PodSandboxNotReady
+		cond.Message = sandboxNotReadyMessage(pod, podStatus)
+	}
+	return cond
+}
+
+// sandboxNotReadyMessage names the first reason, in PodSandboxChanged's order, why a new
+// sandbox is needed.
+func sandboxNotReadyMessage(pod *corev1.Pod, podStatus *container.PodStatus) string {
+	if len(podStatus.SandboxStatuses) == 0 {
+		return SandboxMsgNone
+	}
+	ready := 0
+	for _, s := range podStatus.SandboxStatuses {
+		if s.State == container.SandboxReady {
+			ready++
+		}
+	}
+	switch {
+	case ready > 1:
+		return SandboxMsgMultiple
+	case podStatus.SandboxStatuses[0].State != container.SandboxReady:
+		return SandboxMsgNotReady
+	default:
+		return SandboxMsgNoIP
+	}
+}
+
+func terminalReason(p corev1.PodPhase) string {
+	switch p {
+	case corev1.PodFailed:
+		return PodFailed
+	case corev1.PodSucceeded:
+		return PodCompleted
+	}
+	return ""
+}
+
+// listMessage is "containers with unknown status: [a b], containers with <what> status:
+// [c]", leaving out empty lists.
+func listMessage(what string, unknown, other []string) string {
+	var parts []string
+	if len(unknown) > 0 {
+		parts = append(parts, fmt.Sprintf("containers with unknown status: %v", unknown))
+	}
+	if len(other) > 0 {
+		parts = append(parts, fmt.Sprintf("containers with %s status: %v", what, other))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func findCondition(list []corev1.PodCondition, t corev1.PodConditionType) *corev1.PodCondition {
+	for i := range list {
+		if list[i].Type == t {
+			return &list[i]
+		}
+	}
+	return nil
+}
+
+// anyRegularContainerRan reports whether a regular container's API status is running or
+// terminated.
+func anyRegularContainerRan(pod *corev1.Pod, statuses []corev1.ContainerStatus) bool {
+	for i := range pod.Spec.Containers {
+		if cs, ok := findStatus(statuses, pod.Spec.Containers[i].Name); ok {
+			if cs.State.Running != nil || cs.State.Terminated != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// apiTime converts a runtime timestamp to the API's whole-second precision (what the
+// status manager's normalization would do), so generated statuses compare stably.
+func apiTime(t time.Time) metav1.Time {
+	if t.IsZero() {
+		return metav1.Time{}
+	}
+	return metav1.NewTime(t.Truncate(time.Second))
+}
+
+func apiContainerID(id string) string {
+	if id == "" {
+		return ""
+	}
+	return ContainerIDScheme + id
+}
+
+// runtimeID strips the scheme from an API container ID.
+func runtimeID(id string) string {
+	return strings.TrimPrefix(id, ContainerIDScheme)
+}
+
+// convertInstance turns one runtime container instance into an API status. old is the
+// container's previous API status, if any.
+func convertInstance(cs *container.Status, old *corev1.ContainerStatus, specImage string) *corev1.ContainerStatus {
+	cid := apiContainerID(cs.ID)
+	out := &corev1.ContainerStatus{
+		Name:         cs.Name,
+		RestartCount: int32(cs.RestartCount),
+		Image:        cs.Image,
+		ContainerID:  cid,
+	}
+	if out.Image == "" {
+		out.Image = specImage
+	}
+	switch {
+	case cs.State == container.StateRunning:
+		out.State.Running = &corev1.ContainerStateRunning{StartedAt: apiTime(cs.StartedAt)}
+	case cs.State == container.StateCreated:
+		// Created but never started: waiting, with no reason.
+		out.State.Waiting = &corev1.ContainerStateWaiting{}
+	case cs.State == container.StateExited:
+		out.State.Terminated = &corev1.ContainerStateTerminated{
+			ExitCode:    int32(cs.ExitCode),
+			Reason:      cs.Reason,
+			Message:     cs.Message,
+			StartedAt:   apiTime(cs.StartedAt),
+			FinishedAt:  apiTime(cs.FinishedAt),
+			ContainerID: cid,
+		}
+	case cs.State == container.StateUnknown && old != nil && old.State.Running != nil:
+		// It was running and the runtime lost track of it: it must have died. Do not let
+		// it look like a container that never ran.
+		out.State.Terminated = &corev1.ContainerStateTerminated{
+			Reason:   ContainerStatusUnknown,
+			Message:  msgUnknownState,
+			ExitCode: 137,
+		}
+		out.RestartCount = old.RestartCount + 1
+	default:
+		out.State.Waiting = &corev1.ContainerStateWaiting{}
+	}
+	return out
+}
+
+// ConvertToAPIContainerStatuses builds the API statuses of either the init containers
+// (isInitContainer, in spec order) or the regular containers (sorted by name, as upstream
+// sorts them). previous holds the same containers' previous API statuses.
+//
+// Every container starts Waiting (ContainerCreating, or PodInitializing when the pod has
+// init containers) with the previous restart count and last termination, or keeps its
+// previous status as is if that was terminated. A container that was running and has
+// vanished from the runtime gets a ContainerStatusUnknown (137) last termination and,
+// unless the pod is being deleted, one more restart. The newest runtime instance gives the
+// state, the one before it the last termination. Finally a container that will be
+// restarted and has a reason cache entry is shown Waiting with that reason (its
+// terminated state moves to the last termination).
+func ConvertToAPIContainerStatuses(pod *corev1.Pod, podStatus *container.PodStatus, previous []corev1.ContainerStatus, containers []corev1.Container, hasInitContainers, isInitContainer bool, reasons ReasonLookup) []corev1.ContainerStatus {
+	if podStatus == nil {
+		podStatus = &container.PodStatus{}
+	}
+	old := make(map[string]corev1.ContainerStatus, len(previous))
+	for _, s := range previous {
+		old[s.Name] = s
+	}
+	defaultReason := ContainerCreating
+	if hasInitContainers {
+		defaultReason = PodInitializing
+	}
+	specImage := make(map[string]string, len(containers))
+	statuses := make(map[string]*corev1.ContainerStatus, len(containers))
+	for i := range containers {
+		c := &containers[i]
+		specImage[c.Name] = c.Image
+		st := &corev1.ContainerStatus{
+			Name:  c.Name,
+			Image: c.Image,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: defaultReason}},
+		}
+		if o, ok := old[c.Name]; ok {
+			if o.State.Terminated != nil {
+				st = o.DeepCopy()
+			} else {
+				st.RestartCount = o.RestartCount
+				st.LastTerminationState = *o.LastTerminationState.DeepCopy()
+			}
+		}
+		statuses[c.Name] = st
+	}
+
+	// Containers that were running but the runtime no longer knows at all.
+	for i := range containers {
+		name := containers[i].Name
+		if podStatus.FindContainerStatusByName(name) != nil {
+			continue
+		}
+		o, ok := old[name]
+		if !ok || o.State.Terminated != nil || o.State.Running == nil {
+			continue
+		}
+		st := statuses[name]
+		if st.State.Waiting == nil || st.State.Waiting.Reason != defaultReason || st.LastTerminationState.Terminated != nil {
+			continue
+		}
+		st.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{
+			Reason:   ContainerStatusUnknown,
+			Message:  msgUnknownVanished,
+			ExitCode: 137,
+		}
+		if pod.DeletionTimestamp == nil {
+			st.RestartCount++
+		}
+	}
+
+	// Runtime instances, newest first: the newest gives the state, the next the last
+	// termination; older ones are ignored.
+	instances := append([]*container.Status(nil), podStatus.ContainerStatuses...)
+	sort.SliceStable(instances, func(i, j int) bool { return instances[i].CreatedAt.After(instances[j].CreatedAt) })
+	seen := map[string]int{}
+	for _, cs := range instances {
+		if _, ok := statuses[cs.Name]; !ok || seen[cs.Name] >= 2 {
+			continue
+		}
+		var oldPtr *corev1.ContainerStatus
+		if o, ok := old[cs.Name]; ok {
+			oldPtr = &o
+		}
+		st := convertInstance(cs, oldPtr, specImage[cs.Name])
+		if cs.State == container.StateRunning && oldPtr != nil && oldPtr.Started != nil {
+			v := *oldPtr.Started
+			st.Started = &v
+		}
+		if seen[cs.Name] == 0 {
+			statuses[cs.Name] = st
+		} else {
+			statuses[cs.Name].LastTerminationState = st.State
+		}
+		seen[cs.Name]++
+	}
+
+	// Containers that will be (re)started and whose last start failed are waiting with
+	// the failure's reason.
+	for i := range containers {
+		c := &containers[i]
+		if isInitContainer {
+			s := podStatus.FindContainerStatusByName(c.Name)
+			if s != nil && s.State == container.StateExited && s.ExitCode == 0 {
+				continue
+			}
+			// A regular init container the runtime has forgotten, in a pod whose regular
+			// containers exist, must have completed.
+			if s == nil && !kuberuntime.IsRestartableInitContainer(c) && anyRegularContainerCreated(pod, podStatus) && statuses[c.Name].State.Waiting != nil {
+				statuses[c.Name].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+					Reason:  Completed,
+					Message: msgInitCompletedGuess,
+				}}
+				continue
+			}
+		}
+		if !kuberuntime.ShouldContainerBeRestarted(c, pod, podStatus) || reasons == nil {
+			continue
+		}
+		r, ok := reasons(pod.UID, c.Name)
+		if !ok {
+			continue
+		}
+		st := statuses[c.Name]
+		if st.State.Terminated != nil {
+			st.LastTerminationState = st.State
+		}
+		st.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: r.Err, Message: r.Message}}
+	}
+
+	out := make([]corev1.ContainerStatus, 0, len(containers))
+	for i := range containers {
+		out = append(out, *statuses[containers[i].Name])
+	}
+	if !isInitContainer {
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	}
+	return out
+}
+
+// anyRegularContainerCreated reports whether the runtime has a regular container of the
+// pod that was created, is running or has exited.
+func anyRegularContainerCreated(pod *corev1.Pod, podStatus *container.PodStatus) bool {
+	for i := range pod.Spec.Containers {
+		s := podStatus.FindContainerStatusByName(pod.Spec.Containers[i].Name)
+		if s == nil {
+			continue
+		}
+		switch s.State {
+		case container.StateCreated, container.StateRunning, container.StateExited:
+			return true
+		}
+	}
+	return false
+}
+
+// kubeletOwnedConditions are the condition types the kubelet generates (and drops from
+// the API status before generating them again).
+var kubeletOwnedConditions = map[corev1.PodConditionType]bool{
+	corev1.PodScheduled:              true,
+	corev1.PodReady:                  true,
+	corev1.PodInitialized:            true,
+	corev1.ContainersReady:           true,
+	corev1.PodReadyToStartContainers: true,
+	corev1.PodResizePending:          true,
+	corev1.PodResizeInProgress:       true,
+	corev1.AllContainersRestarting:   true,
+}
+
+// GenerateAPIPodStatus is the kubelet's generateAPIPodStatus, for what a simulation needs.
+//
+// oldStatus is the status manager's cached status, or nil to use the pod's API status.
+// The phase comes from GetPhase; a non-terminal phase gives way to a terminal phase of
+// oldStatus, else of the API status, and the API's terminal phase always wins: a pod never
+// leaves Succeeded or Failed. Reason and message are kept while the phase is unchanged.
+// (Eviction by pod sync handlers, e.g. activeDeadlineSeconds, is the caller's business:
+// it overrides phase, reason and message afterwards.)
+//
+// Container statuses come from ConvertToAPIContainerStatuses, with started/ready from
+// probes (nil means no container has probes). Conditions: those the kubelet does not own
+// are kept from the API status, DisruptionTarget is copied from oldStatus, then
+// PodReadyToStartContainers, Initialized, Ready, ContainersReady and PodScheduled are
+// appended; a condition's LastTransitionTime is kept from oldStatus while its status is
+// unchanged, else it is now (as the status manager does). StartTime is kept from oldStatus
+// (now if it has none); pod IPs come from the runtime, or are kept from oldStatus when the
+// runtime reports none; HostIP stays empty. QOSClass is not computed: it is carried over
+// from oldStatus or the API status (the API server sets it at creation). Timestamps are at
+// whole seconds.
+func GenerateAPIPodStatus(pod *corev1.Pod, podStatus *container.PodStatus, oldStatus *corev1.PodStatus, podIsTerminal bool, reasons ReasonLookup, probes ProbeState, now time.Time) corev1.PodStatus {
+	if podStatus == nil {
+		podStatus = &container.PodStatus{}
+	}
+	old := &pod.Status
+	if oldStatus != nil {
+		old = oldStatus
+	}
+	var s corev1.PodStatus
+
+	for _, ip := range podStatus.IPs {
+		s.PodIPs = append(s.PodIPs, corev1.PodIP{IP: ip})
+	}
+	if len(s.PodIPs) == 0 && len(old.PodIPs) > 0 {
+		s.PodIPs = append([]corev1.PodIP(nil), old.PodIPs...)
+	}
+	if len(s.PodIPs) > 0 {
+		s.PodIP = s.PodIPs[0].IP
+	} else {
+		s.PodIP = old.PodIP
+	}
+	s.QOSClass = old.QOSClass
+	if s.QOSClass == "" {
+		s.QOSClass = pod.Status.QOSClass
+	}
+
+	hasInit := len(pod.Spec.InitContainers) > 0
+	s.ContainerStatuses = ConvertToAPIContainerStatuses(pod, podStatus, old.ContainerStatuses, pod.Spec.Containers, hasInit, false, reasons)
+	if hasInit {
+		s.InitContainerStatuses = ConvertToAPIContainerStatuses(pod, podStatus, old.InitContainerStatuses, pod.Spec.InitContainers, hasInit, true, reasons)
+	}
+	if len(pod.Spec.EphemeralContainers) > 0 {
+		specs := make([]corev1.Container, 0, len(pod.Spec.EphemeralContainers))
+		for i := range pod.Spec.EphemeralContainers {
+			specs = append(specs, corev1.Container(pod.Spec.EphemeralContainers[i].EphemeralContainerCommon))
+		}
+		s.EphemeralContainerStatuses = ConvertToAPIContainerStatuses(pod, podStatus, old.EphemeralContainerStatuses, specs, hasInit, false, reasons)
+	}
+
+	// Phase, made monotonic.
+	s.Phase = GetPhaseFromStatus(pod, &s, podIsTerminal, HasAnyActiveRegularContainerStarted(pod, podStatus))
+	if !phaseIsTerminal(s.Phase) {
+		switch {
+		case phaseIsTerminal(old.Phase):
+			s.Phase = old.Phase
+		case phaseIsTerminal(pod.Status.Phase):
+			s.Phase = pod.Status.Phase
+		}
+	}
+	if s.Phase == old.Phase {
+		s.Reason, s.Message = old.Reason, old.Message
+		if s.Reason == "" {
+			s.Reason = pod.Status.Reason
+		}
+		if s.Message == "" {
+			s.Message = pod.Status.Message
+		}
+	}
+	if phaseIsTerminal(pod.Status.Phase) && s.Phase != pod.Status.Phase {
+		s.Phase = pod.Status.Phase
+	}
+
+	applyProbes(pod, &s, probes)
+
+	// Conditions.
+	for _, c := range pod.Status.Conditions {
+		if !kubeletOwnedConditions[c.Type] {
+			s.Conditions = append(s.Conditions, *c.DeepCopy())
+		}
+	}
+	if dt := findCondition(old.Conditions, corev1.DisruptionTarget); dt != nil {
+		if cur := findCondition(s.Conditions, corev1.DisruptionTarget); cur != nil {
+			*cur = *dt.DeepCopy()
+		} else {
+			s.Conditions = append(s.Conditions, *dt.DeepCopy())
+		}
+	}
+	all := make([]corev1.ContainerStatus, 0, len(s.InitContainerStatuses)+len(s.ContainerStatuses))
+	all = append(all, s.InitContainerStatuses...)
+	all = append(all, s.ContainerStatuses...)
+	s.Conditions = append(s.Conditions, GeneratePodReadyToStartContainersCondition(pod, podStatus))
+	s.Conditions = append(s.Conditions, GeneratePodInitializedCondition(pod, s.ContainerStatuses, s.InitContainerStatuses, s.Phase))
+	s.Conditions = append(s.Conditions, GeneratePodReadyCondition(pod, old, s.Conditions, all, s.Phase))
+	s.Conditions = append(s.Conditions, GenerateContainersReadyCondition(pod, old, all, s.Phase))
+	s.Conditions = append(s.Conditions, corev1.PodCondition{
+		Type:               corev1.PodScheduled,
+		ObservedGeneration: ConditionObservedGeneration(pod, old),
+		Status:             corev1.ConditionTrue,
+	})
+	for i := range s.Conditions {
+		c := &s.Conditions[i]
+		if !kubeletOwnedConditions[c.Type] {
+			continue
+		}
+		c.ObservedGeneration = pod.Generation
+		if prev := findCondition(old.Conditions, c.Type); prev != nil && prev.Status == c.Status {
+			c.LastTransitionTime = prev.LastTransitionTime
+		} else {
+			c.LastTransitionTime = apiTime(now)
+		}
+	}
+
+	if old.StartTime != nil && !old.StartTime.IsZero() {
+		t := *old.StartTime
+		s.StartTime = &t
+	} else {
+		t := apiTime(now)
+		s.StartTime = &t
+	}
+	normalizeContainerTimes(s.InitContainerStatuses)
+	normalizeContainerTimes(s.ContainerStatuses)
+	normalizeContainerTimes(s.EphemeralContainerStatuses)
+	return s
+}
+
+// applyProbes fills started and ready as the probe manager's UpdatePodStatus does.
+func applyProbes(pod *corev1.Pod, s *corev1.PodStatus, probes ProbeState) {
+	for i := range s.ContainerStatuses {
+		cs := &s.ContainerStatuses[i]
+		spec := specByName(pod.Spec.Containers, cs.Name)
+		started := containerStarted(pod.UID, cs, spec, probes)
+		cs.Started = &started
+		if !started {
+			continue
+		}
+		cs.Ready = containerReady(pod.UID, cs, spec, probes)
+	}
+	for i := range s.InitContainerStatuses {
+		cs := &s.InitContainerStatuses[i]
+		spec := specByName(pod.Spec.InitContainers, cs.Name)
+		started := containerStarted(pod.UID, cs, spec, probes)
+		cs.Started = &started
+		if spec == nil {
+			continue
+		}
+		if !kuberuntime.IsRestartableInitContainer(spec) {
+			// A regular init container is ready once it exited successfully.
+			if cs.State.Terminated != nil && cs.State.Terminated.ExitCode == 0 {
+				cs.Ready = true
+			}
+			continue
+		}
+		if started {
+			cs.Ready = containerReady(pod.UID, cs, spec, probes)
+		}
+	}
+}
+
+func specByName(list []corev1.Container, name string) *corev1.Container {
+	for i := range list {
+		if list[i].Name == name {
+			return &list[i]
+		}
+	}
+	return nil
+}
+
+// containerStarted: a container is started only while running, once its startup probe
+// (if any) succeeded; a previous started=true is kept while no startup result is known.
+func containerStarted(uid types.UID, cs *corev1.ContainerStatus, spec *corev1.Container, probes ProbeState) bool {
+	if cs.State.Running == nil {
+		return false
+	}
+	prev := cs.Started != nil && *cs.Started
+	if probes == nil || spec == nil {
+		return true
+	}
+	id := runtimeID(cs.ContainerID)
+	if sr, ok := probes.(StartupResults); ok {
+		if success, known := sr.StartupResult(uid, id); known {
+			return success
+		}
+		return prev || probes.Started(uid, id, spec)
+	}
+	return probes.Started(uid, id, spec) || prev
+}
+
+func containerReady(uid types.UID, cs *corev1.ContainerStatus, spec *corev1.Container, probes ProbeState) bool {
+	if cs.State.Running == nil {
+		return false
+	}
+	if probes == nil || spec == nil {
+		return true
+	}
+	return probes.Ready(uid, runtimeID(cs.ContainerID), spec)
+}
+
+// normalizeContainerTimes truncates the container state timestamps to whole seconds.
+func normalizeContainerTimes(list []corev1.ContainerStatus) {
+	fix := func(st *corev1.ContainerState) {
+		if st.Running != nil {
+			st.Running.StartedAt = apiTime(st.Running.StartedAt.Time)
+		}
+		if st.Terminated != nil {
+			st.Terminated.StartedAt = apiTime(st.Terminated.StartedAt.Time)
+			st.Terminated.FinishedAt = apiTime(st.Terminated.FinishedAt.Time)
+		}
+	}
+	for i := range list {
+		fix(&list[i].State)
+		fix(&list[i].LastTerminationState)
+	}
+}

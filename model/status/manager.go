@@ -1,0 +1,407 @@
+// Package status is the kubelet's status manager (upstream pkg/kubelet/status): it caches
+// each pod's latest API status with a version, writes changes to the API server in batches
+// (on change and every 10 seconds), withholds a terminal phase while containers may still
+// run, and deletes a deleted pod from the API once the kubelet has finished with it. It also
+// holds the pure functions that generate a pod's API status from the runtime's view.
+package status
+
+import (
+	"sort"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"nodesim/model/apiserver"
+	"nodesim/sim"
+	"nodesim/trace"
+)
+
+// SyncPeriod is how often every pod's status is reconciled with the API.
+const SyncPeriod = 10 * time.Second
+
+// Trace kinds.
+const (
+	// KindSetPodStatus: the cached status of a pod changed (phase, reason in attributes).
+	KindSetPodStatus trace.Kind = "setPodStatus"
+	KindTerminatePod trace.Kind = "terminatePod"
+	KindSyncBatch    trace.Kind = "statusSyncBatch"
+	KindDeletePod    trace.Kind = "statusDeletePod"
+)
+
+// PodDeletionSafetyProvider says whether a pod may still have running containers (the pod
+// workers).
+type PodDeletionSafetyProvider interface {
+	CouldHaveRunningContainers(uid types.UID) bool
+}
+
+type versionedPodStatus struct {
+	status        corev1.PodStatus
+	version       uint64
+	podName       string
+	podNamespace  string
+	at            time.Time
+	podIsFinished bool
+}
+
+// Manager is the status manager.
+type Manager struct {
+	s           *sim.Sim
+	clk         *sim.Clock
+	api         *apiserver.Server
+	safety      PodDeletionSafetyProvider
+	podStatuses map[types.UID]*versionedPodStatus
+	apiVersions map[types.UID]uint64
+	signalled   bool
+	ticker      *sim.Timer
+}
+
+// NewManager returns a status manager writing to api.
+func NewManager(s *sim.Sim, api *apiserver.Server, safety PodDeletionSafetyProvider) *Manager {
+	return &Manager{s: s, clk: s.Clock("statusManager", sim.PriorityStatus), api: api, safety: safety,
+		podStatuses: map[types.UID]*versionedPodStatus{}, apiVersions: map[types.UID]uint64{}}
+}
+
+// Start begins the periodic full sync.
+func (m *Manager) Start() {
+	var tick func()
+	tick = func() {
+		m.syncBatch(true)
+		m.ticker = m.clk.Schedule(SyncPeriod, tick)
+	}
+	m.ticker = m.clk.Schedule(SyncPeriod, tick)
+}
+
+// Stop stops syncing (kubelet restart).
+func (m *Manager) Stop() {
+	if m.ticker != nil {
+		m.ticker.Stop()
+	}
+}
+
+// GetPodStatus returns the cached status.
+func (m *Manager) GetPodStatus(uid types.UID) (corev1.PodStatus, bool) {
+	if st, ok := m.podStatuses[uid]; ok {
+		return *st.status.DeepCopy(), true
+	}
+	return corev1.PodStatus{}, false
+}
+
+// SetPodStatus caches a pod's new status and schedules a write if it changed.
+func (m *Manager) SetPodStatus(pod *corev1.Pod, status corev1.PodStatus) {
+	m.updateStatusInternal(pod, status, pod.DeletionTimestamp != nil, false)
+}
+
+// SetContainerReadiness flips a container's ready flag in the cached status (readiness
+// probe results) and recomputes the Ready conditions.
+func (m *Manager) SetContainerReadiness(pod *corev1.Pod, containerID string, ready bool) {
+	old, ok := m.podStatuses[pod.UID]
+	if !ok {
+		return
+	}
+	st := old.status.DeepCopy()
+	found := false
+	for i := range st.ContainerStatuses {
+		if st.ContainerStatuses[i].ContainerID == containerID || st.ContainerStatuses[i].ContainerID == "containerd://"+containerID {
+			if st.ContainerStatuses[i].Ready == ready {
+				return
+			}
+			st.ContainerStatuses[i].Ready = ready
+			found = true
+		}
+	}
+	if !found {
+		return
+	}
+	containersReady := GenerateContainersReadyCondition(pod, st, st.ContainerStatuses, st.Phase)
+	replaceCondition(st, containersReady)
+	replaceCondition(st, GeneratePodReadyCondition(pod, st, st.Conditions, st.ContainerStatuses, st.Phase))
+	m.updateStatusInternal(pod, *st, false, false)
+}
+
+// SetContainerStartup flips a container's started flag (startup probe results).
+func (m *Manager) SetContainerStartup(pod *corev1.Pod, containerID string, started bool) {
+	old, ok := m.podStatuses[pod.UID]
+	if !ok {
+		return
+	}
+	st := old.status.DeepCopy()
+	for i := range st.ContainerStatuses {
+		if st.ContainerStatuses[i].ContainerID == containerID || st.ContainerStatuses[i].ContainerID == "containerd://"+containerID {
+			if st.ContainerStatuses[i].Started != nil && *st.ContainerStatuses[i].Started == started {
+				return
+			}
+			v := started
+			st.ContainerStatuses[i].Started = &v
+			m.updateStatusInternal(pod, *st, false, false)
+			return
+		}
+	}
+}
+
+func replaceCondition(st *corev1.PodStatus, c corev1.PodCondition) {
+	for i := range st.Conditions {
+		if st.Conditions[i].Type == c.Type {
+			st.Conditions[i] = c
+			return
+		}
+	}
+	st.Conditions = append(st.Conditions, c)
+}
+
+// TerminatePod marks every container that is not terminated as terminated with
+// ContainerStatusUnknown and a pod still Pending or Running as Failed, and marks the status
+// finished, so that a deleted pod may be removed from the API.
+func (m *Manager) TerminatePod(pod *corev1.Pod) {
+	old, ok := m.podStatuses[pod.UID]
+	var st *corev1.PodStatus
+	if ok {
+		st = old.status.DeepCopy()
+	} else {
+		st = pod.Status.DeepCopy()
+	}
+	mark := func(list []corev1.ContainerStatus) {
+		for i := range list {
+			if list[i].State.Terminated != nil {
+				continue
+			}
+			list[i].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				Reason: "ContainerStatusUnknown", Message: "The container could not be located when the pod was terminated", ExitCode: 137}}
+		}
+	}
+	mark(st.ContainerStatuses)
+	mark(st.InitContainerStatuses)
+	if st.Phase == corev1.PodPending || st.Phase == corev1.PodRunning || st.Phase == "" {
+		if pod.Annotations["kubernetes.io/config.source"] != "file" {
+			st.Phase = corev1.PodFailed
+		}
+	}
+	m.clk.Record(&trace.Event{Kind: KindTerminatePod, Pod: pod.Namespace + "/" + pod.Name})
+	m.updateStatusInternal(pod, *st, true, true)
+}
+
+func isTerminal(p corev1.PodPhase) bool { return p == corev1.PodSucceeded || p == corev1.PodFailed }
+
+func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus, force, finished bool) {
+	var oldStatus corev1.PodStatus
+	cached, isCached := m.podStatuses[pod.UID]
+	if isCached {
+		oldStatus = cached.status
+	} else {
+		oldStatus = pod.Status
+	}
+	// A pod never leaves a terminal phase.
+	if isTerminal(oldStatus.Phase) && !isTerminal(status.Phase) {
+		status.Phase, status.Reason, status.Message = oldStatus.Phase, oldStatus.Reason, oldStatus.Message
+	}
+	now := m.s.Now()
+	for _, t := range []corev1.PodConditionType{corev1.ContainersReady, corev1.PodReady, corev1.PodInitialized,
+		corev1.PodReadyToStartContainers, corev1.PodScheduled, corev1.DisruptionTarget} {
+		keepTransitionTime(&status, &oldStatus, t, now)
+	}
+	if oldStatus.StartTime != nil && !oldStatus.StartTime.IsZero() {
+		status.StartTime = oldStatus.StartTime
+	} else if status.StartTime == nil || status.StartTime.IsZero() {
+		t := metav1.NewTime(now.Truncate(time.Second))
+		status.StartTime = &t
+	}
+	normalize(&status)
+	if isCached && apiequality.Semantic.DeepEqual(cached.status, status) && !force {
+		return
+	}
+	if isCached && cached.podIsFinished && !finished {
+		finished = true
+	}
+	ns := &versionedPodStatus{status: status, podName: pod.Name, podNamespace: pod.Namespace, podIsFinished: finished}
+	if isCached {
+		ns.version = cached.version + 1
+		ns.at = cached.at
+	} else {
+		ns.version = 1
+	}
+	if ns.at.IsZero() {
+		ns.at = now
+	}
+	m.podStatuses[pod.UID] = ns
+	m.clk.Record(&trace.Event{Kind: KindSetPodStatus, Pod: pod.Namespace + "/" + pod.Name, Attrs: statusAttrs(pod, &status, ns.version)})
+	if !m.signalled {
+		m.signalled = true
+		m.clk.Schedule(0, func() {
+			m.signalled = false
+			m.syncBatch(false)
+		})
+	}
+}
+
+func keepTransitionTime(status, old *corev1.PodStatus, t corev1.PodConditionType, now time.Time) {
+	var nc, oc *corev1.PodCondition
+	for i := range status.Conditions {
+		if status.Conditions[i].Type == t {
+			nc = &status.Conditions[i]
+		}
+	}
+	if nc == nil {
+		return
+	}
+	for i := range old.Conditions {
+		if old.Conditions[i].Type == t {
+			oc = &old.Conditions[i]
+		}
+	}
+	if oc != nil && oc.Status == nc.Status {
+		nc.LastTransitionTime = oc.LastTransitionTime
+	} else {
+		nc.LastTransitionTime = metav1.NewTime(now.Truncate(time.Second))
+	}
+}
+
+func normalize(st *corev1.PodStatus) {
+	sort.SliceStable(st.Conditions, func(i, j int) bool { return st.Conditions[i].Type < st.Conditions[j].Type })
+}
+
+// RemoveOrphanedStatuses drops cached statuses of pods the kubelet no longer knows.
+func (m *Manager) RemoveOrphanedStatuses(known map[types.UID]bool) {
+	for _, uid := range m.sortedUIDs() {
+		if !known[uid] {
+			delete(m.podStatuses, uid)
+			delete(m.apiVersions, uid)
+		}
+	}
+}
+
+func (m *Manager) sortedUIDs() []types.UID {
+	uids := make([]types.UID, 0, len(m.podStatuses))
+	for uid := range m.podStatuses {
+		uids = append(uids, uid)
+	}
+	sort.Slice(uids, func(i, j int) bool { return uids[i] < uids[j] })
+	return uids
+}
+
+// syncBatch writes the statuses that changed since the last write (all=false), or every
+// status that differs from the API (all=true).
+func (m *Manager) syncBatch(all bool) {
+	for _, uid := range m.sortedUIDs() {
+		st := m.podStatuses[uid]
+		if st.version > m.apiVersions[uid] || (all && m.needsReconcile(uid, st)) || m.canBeDeleted(uid, st) {
+			m.syncPod(uid, st)
+		}
+	}
+}
+
+func (m *Manager) needsReconcile(uid types.UID, st *versionedPodStatus) bool {
+	p := m.api.Get(uid)
+	return p != nil && !apiequality.Semantic.DeepEqual(p.Status, st.status)
+}
+
+func (m *Manager) canBeDeleted(uid types.UID, st *versionedPodStatus) bool {
+	p := m.api.Get(uid)
+	if p == nil || p.DeletionTimestamp == nil || !st.podIsFinished {
+		return false
+	}
+	if p.Annotations["kubernetes.io/config.mirror"] != "" {
+		return false
+	}
+	return isTerminal(p.Status.Phase)
+}
+
+func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus) {
+	p := m.api.Get(uid)
+	if p == nil {
+		return
+	}
+	merged := mergePodStatus(&p.Status, &st.status, m.safety == nil || m.safety.CouldHaveRunningContainers(uid))
+	if !apiequality.Semantic.DeepEqual(p.Status, merged) {
+		m.api.PatchStatus(uid, merged)
+	}
+	m.apiVersions[uid] = st.version
+	if m.canBeDeleted(uid, st) {
+		m.clk.Record(&trace.Event{Kind: KindDeletePod, Pod: st.podNamespace + "/" + st.podName})
+		m.api.ForceDelete(uid)
+		delete(m.podStatuses, uid)
+		delete(m.apiVersions, uid)
+	}
+}
+
+// mergePodStatus keeps conditions the kubelet does not own and withholds a terminal phase
+// while the pod could still have running containers.
+func mergePodStatus(oldStatus, newStatus *corev1.PodStatus, couldHaveRunningContainers bool) corev1.PodStatus {
+	out := *newStatus.DeepCopy()
+	owned := map[corev1.PodConditionType]bool{
+		corev1.ContainersReady: true, corev1.PodReady: true, corev1.PodInitialized: true,
+		corev1.PodReadyToStartContainers: true, corev1.PodScheduled: true, corev1.DisruptionTarget: true,
+	}
+	var conds []corev1.PodCondition
+	for _, c := range out.Conditions {
+		if owned[c.Type] {
+			conds = append(conds, c)
+		}
+	}
+	for _, c := range oldStatus.Conditions {
+		if !owned[c.Type] {
+			conds = append(conds, c)
+		}
+	}
+	out.Conditions = conds
+	if isTerminal(out.Phase) && !isTerminal(oldStatus.Phase) && couldHaveRunningContainers {
+		out.Phase, out.Reason, out.Message = oldStatus.Phase, oldStatus.Reason, oldStatus.Message
+		var kept []corev1.PodCondition
+		for _, c := range out.Conditions {
+			if c.Type != corev1.DisruptionTarget {
+				kept = append(kept, c)
+			}
+		}
+		out.Conditions = kept
+	}
+	if isTerminal(out.Phase) {
+		for i := range out.Conditions {
+			if out.Conditions[i].Type == corev1.PodReady || out.Conditions[i].Type == corev1.ContainersReady {
+				out.Conditions[i].Status = corev1.ConditionFalse
+			}
+		}
+	}
+	normalize(&out)
+	return out
+}
+
+// statusAttrs summarizes a status for the trace: phase, reason, whether every regular
+// container runs, and each container's state ("state=running restarts=2 last=Error:1
+// ready=true").
+func statusAttrs(pod *corev1.Pod, st *corev1.PodStatus, version uint64) []trace.Attr {
+	attrs := []trace.Attr{{Key: "phase", Value: string(st.Phase)}, {Key: "reason", Value: st.Reason},
+		{Key: "version", Value: strconv.FormatUint(version, 10)}}
+	allRunning := len(st.ContainerStatuses) > 0 && len(st.ContainerStatuses) == len(pod.Spec.Containers)
+	for _, cs := range st.ContainerStatuses {
+		if cs.State.Running == nil {
+			allRunning = false
+		}
+	}
+	attrs = append(attrs, trace.Attr{Key: "allRunning", Value: strconv.FormatBool(allRunning)})
+	for _, list := range [][]corev1.ContainerStatus{st.InitContainerStatuses, st.ContainerStatuses} {
+		for _, cs := range list {
+			attrs = append(attrs, trace.Attr{Key: "container/" + cs.Name, Value: ContainerSummary(&cs)})
+		}
+	}
+	return attrs
+}
+
+// ContainerSummary renders a container status compactly for the trace.
+func ContainerSummary(cs *corev1.ContainerStatus) string {
+	state := "waiting"
+	switch {
+	case cs.State.Running != nil:
+		state = "running"
+	case cs.State.Terminated != nil:
+		state = "terminated:" + cs.State.Terminated.Reason + ":" + strconv.Itoa(int(cs.State.Terminated.ExitCode))
+	case cs.State.Waiting != nil:
+		state = "waiting:" + cs.State.Waiting.Reason
+	}
+	out := "state=" + state + " restarts=" + strconv.Itoa(int(cs.RestartCount)) + " ready=" + strconv.FormatBool(cs.Ready)
+	if t := cs.LastTerminationState.Terminated; t != nil {
+		out += " last=" + t.Reason + ":" + strconv.Itoa(int(t.ExitCode))
+	}
+	return out
+}

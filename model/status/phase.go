@@ -1,0 +1,213 @@
+package status
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"nodesim/model/container"
+	"nodesim/model/kuberuntime"
+)
+
+// phaseCounts tallies what getPhase needs to know about a pod's containers. Sidecars
+// (restartable init containers) share the regular containers' counters, as upstream.
+type phaseCounts struct {
+	// Regular (non-restartable) init containers.
+	initPending int
+	initFailed  int
+	// Sidecars that have not started yet (or whose state is unclear).
+	sidecarPending int
+	// Sidecars and regular containers.
+	unknown   int
+	running   int
+	waiting   int
+	stopped   int
+	succeeded int
+}
+
+// findStatus returns the first status in list named name.
+func findStatus(list []corev1.ContainerStatus, name string) (*corev1.ContainerStatus, bool) {
+	for i := range list {
+		if list[i].Name == name {
+			return &list[i], true
+		}
+	}
+	return nil, false
+}
+
+// terminatedWith reports the exit code of a terminated state.
+func terminatedWith(st corev1.ContainerState) (int32, bool) {
+	if st.Terminated == nil {
+		return 0, false
+	}
+	return st.Terminated.ExitCode, true
+}
+
+func countPhase(pod *corev1.Pod, info []corev1.ContainerStatus) phaseCounts {
+	var n phaseCounts
+	for i := range pod.Spec.InitContainers {
+		c := &pod.Spec.InitContainers[i]
+		cs, ok := findStatus(info, c.Name)
+		if kuberuntime.IsRestartableInitContainer(c) {
+			switch {
+			case !ok:
+				n.unknown++
+			case cs.State.Running != nil:
+				// A running sidecar keeps initialization pending until its startup
+				// probe (if any) has succeeded.
+				n.running++
+				if cs.Started == nil || !*cs.Started {
+					n.sidecarPending++
+				}
+			case cs.State.Terminated != nil:
+				// A stopped sidecar does not count towards the phase.
+			case cs.State.Waiting != nil:
+				if cs.LastTerminationState.Terminated == nil {
+					n.sidecarPending++
+					n.waiting++
+				}
+			default:
+				n.sidecarPending++
+				n.unknown++
+			}
+			continue
+		}
+		switch {
+		case !ok, cs.State.Running != nil:
+			n.initPending++
+		case cs.State.Terminated != nil:
+			if cs.State.Terminated.ExitCode != 0 {
+				n.initFailed++
+			}
+		case cs.State.Waiting != nil:
+			if code, ok := terminatedWith(cs.LastTerminationState); ok {
+				if code != 0 {
+					n.initFailed++
+				}
+			} else {
+				n.initPending++
+			}
+		default:
+			n.initPending++
+		}
+	}
+	for i := range pod.Spec.Containers {
+		cs, ok := findStatus(info, pod.Spec.Containers[i].Name)
+		switch {
+		case !ok:
+			n.unknown++
+		case cs.State.Running != nil:
+			n.running++
+		case cs.State.Terminated != nil:
+			n.stopped++
+			if cs.State.Terminated.ExitCode == 0 {
+				n.succeeded++
+			}
+		case cs.State.Waiting != nil:
+			// Waiting after a termination is a container in crash-loop back-off: it
+			// counts as stopped, not as waiting to start for the first time.
+			if cs.LastTerminationState.Terminated != nil {
+				n.stopped++
+			} else {
+				n.waiting++
+			}
+		default:
+			n.unknown++
+		}
+	}
+	return n
+}
+
+// GetPhase computes a pod's phase from the API statuses of its containers, as the
+// kubelet's getPhase (v1.37, without the ContainerRestartRules and
+// RestartAllContainersOnContainerExits alpha branches). info holds the statuses of both
+// the init containers and the regular containers (one list; names are unique in a pod).
+//
+// podIsTerminal says the pod is being terminated for good (the pod worker is terminating
+// it): then a pod whose containers have all stopped is Succeeded or Failed whatever its
+// restart policy (static pods excepted). podHasInitialized says a regular container of
+// the current sandbox has started (see HasAnyActiveRegularContainerStarted): it keeps a
+// restarting sidecar from sending an initialized pod back to Pending.
+func GetPhase(pod *corev1.Pod, info []corev1.ContainerStatus, podIsTerminal, podHasInitialized bool) corev1.PodPhase {
+	n := countPhase(pod, info)
+	policy := pod.Spec.RestartPolicy
+
+	if n.initFailed > 0 && policy == corev1.RestartPolicyNever {
+		return corev1.PodFailed
+	}
+	switch {
+	case n.initPending > 0, n.sidecarPending > 0 && !podHasInitialized, n.waiting > 0:
+		return corev1.PodPending
+	case n.running > 0 && n.unknown == 0:
+		return corev1.PodRunning
+	case n.running == 0 && n.stopped > 0 && n.unknown == 0:
+		if podIsTerminal && !isStaticPod(pod) {
+			if n.stopped == n.succeeded {
+				return corev1.PodSucceeded
+			}
+			return corev1.PodFailed
+		}
+		switch {
+		case policy == corev1.RestartPolicyAlways:
+			// Everything is being restarted.
+			return corev1.PodRunning
+		case n.stopped == n.succeeded:
+			return corev1.PodSucceeded
+		case policy == corev1.RestartPolicyNever:
+			return corev1.PodFailed
+		default:
+			// OnFailure: the failed containers are being restarted.
+			return corev1.PodRunning
+		}
+	default:
+		return corev1.PodPending
+	}
+}
+
+// GetPhaseFromStatus is GetPhase over an API pod status (its init and regular container
+// statuses).
+func GetPhaseFromStatus(pod *corev1.Pod, st *corev1.PodStatus, podIsTerminal, podHasInitialized bool) corev1.PodPhase {
+	if st == nil {
+		return GetPhase(pod, nil, podIsTerminal, podHasInitialized)
+	}
+	info := make([]corev1.ContainerStatus, 0, len(st.ContainerStatuses)+len(st.InitContainerStatuses))
+	info = append(info, st.ContainerStatuses...)
+	info = append(info, st.InitContainerStatuses...)
+	return GetPhase(pod, info, podIsTerminal, podHasInitialized)
+}
+
+// HasAnyActiveRegularContainerStarted reports whether a regular container of the pod's
+// current sandbox exists in the runtime (in any state), which means the pod's init
+// containers completed in this sandbox. Upstream keeps the containers of the newest
+// sandbox, if it is ready, in PodStatus.ActiveContainerStatuses; this model's runtime
+// status does not say which sandbox a container belongs to, so a container counts as part
+// of the current sandbox when the newest sandbox is ready and the container was created
+// no earlier than it.
+func HasAnyActiveRegularContainerStarted(pod *corev1.Pod, podStatus *container.PodStatus) bool {
+	if podStatus == nil || len(podStatus.SandboxStatuses) == 0 {
+		return false
+	}
+	sb := podStatus.SandboxStatuses[0]
+	if sb.State != container.SandboxReady {
+		return false
+	}
+	regular := make(map[string]bool, len(pod.Spec.Containers))
+	for i := range pod.Spec.Containers {
+		regular[pod.Spec.Containers[i].Name] = true
+	}
+	for _, cs := range podStatus.ContainerStatuses {
+		if regular[cs.Name] && !cs.CreatedAt.Before(sb.CreatedAt) {
+			return true
+		}
+	}
+	return false
+}
+
+// isStaticPod reports whether the pod came from a source other than the API server (its
+// config-source annotation is set to something other than "api").
+func isStaticPod(pod *corev1.Pod) bool {
+	src, ok := pod.Annotations["kubernetes.io/config.source"]
+	return ok && src != "api"
+}
+
+func phaseIsTerminal(p corev1.PodPhase) bool {
+	return p == corev1.PodSucceeded || p == corev1.PodFailed
+}

@@ -1,0 +1,164 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+	"sigs.k8s.io/yaml"
+)
+
+// JSON renders the report with stable key order and indentation.
+func JSON(r *Report) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		return nil, fmt.Errorf("encoding report: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// YAML renders the report as YAML (the same keys as JSON).
+func YAML(r *Report) ([]byte, error) {
+	j, err := JSON(r)
+	if err != nil {
+		return nil, err
+	}
+	return yaml.JSONToYAML(j)
+}
+
+func f3(v float64) string { return fmt.Sprintf("%.3fs", v) }
+
+func optSecs(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return f3(*v)
+}
+
+func newTable(w io.Writer, title string, header ...any) *tablewriter.Table {
+	fmt.Fprintf(w, "\n%s\n", title)
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header(header...)
+	return t
+}
+
+// Table writes the human-readable report.
+func Table(w io.Writer, r *Report) error {
+	fmt.Fprintf(w, "scenario %s (seed %d), %s simulated\n", r.Scenario, r.Seed, f3(r.Duration))
+	if r.Description != "" {
+		fmt.Fprintf(w, "%s\n", r.Description)
+	}
+
+	t := newTable(w, "Pods", "POD", "QOS", "PHASE", "REASON", "CONTAINER", "STATE", "RESTARTS", "OOM", "STARTUP", "WITH PULLS", "DELETED", "TERMINATED")
+	for _, p := range r.Pods {
+		if len(p.Containers) == 0 {
+			_ = t.Append(p.Pod, p.QoS, p.Phase, p.Reason, "-", "-", "-", "-", optSecs(p.StartupLatency), optSecs(p.StartupLatencyWithPulls), optSecs(p.DeletedAt), optSecs(p.TerminatedAt))
+			continue
+		}
+		for i, c := range p.Containers {
+			state := c.State
+			if c.WaitingReason != "" {
+				state += " (" + c.WaitingReason + ")"
+			}
+			if c.State == "terminated" && c.LastTermination != nil {
+				state += fmt.Sprintf(" (%s, %d)", c.LastTermination.Reason, c.LastTermination.ExitCode)
+			}
+			if i == 0 {
+				_ = t.Append(p.Pod, p.QoS, p.Phase, p.Reason, c.Name, state, fmt.Sprint(c.Restarts), fmt.Sprint(c.OOMKills),
+					optSecs(p.StartupLatency), optSecs(p.StartupLatencyWithPulls), optSecs(p.DeletedAt), optSecs(p.TerminatedAt))
+			} else {
+				_ = t.Append("", "", "", "", c.Name, state, fmt.Sprint(c.Restarts), fmt.Sprint(c.OOMKills), "", "", "", "")
+			}
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+
+	if len(r.Evictions) > 0 {
+		t = newTable(w, "Evictions", "TIME", "POD", "SIGNAL", "OBSERVED", "THRESHOLD", "GRACE", "WHY THIS POD")
+		for _, e := range r.Evictions {
+			why := ""
+			if len(e.Ranking) > 0 {
+				c := e.Ranking[0]
+				why = fmt.Sprintf("ranked first of %d (exceeds requests: %v, priority %d, above requests %s)", len(e.Ranking), c.ExceedsRequests, c.Priority, c.UsageAboveRequests)
+			}
+			_ = t.Append(f3(e.Time), e.Pod, e.Signal, e.Observed, e.Threshold, fmt.Sprintf("%ds", e.GracePeriod), why)
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+	}
+	if len(r.OOMKills) > 0 {
+		t = newTable(w, "OOM kills", "TIME", "POD", "CONTAINER", "KIND", "OOM_SCORE_ADJ")
+		for _, o := range r.OOMKills {
+			_ = t.Append(f3(o.Time), o.Pod, o.Container, o.Kind, fmt.Sprint(o.OOMScoreAdj))
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+	}
+	if len(r.AdmissionRejections) > 0 {
+		t = newTable(w, "Admission rejections", "TIME", "POD", "REASON", "MESSAGE")
+		for _, a := range r.AdmissionRejections {
+			_ = t.Append(f3(a.Time), a.Pod, a.Reason, a.Message)
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+	}
+	t = newTable(w, "Node conditions", "TIME", "CONDITION", "STATUS", "REASON")
+	for _, c := range r.NodeConditions {
+		_ = t.Append(f3(c.Time), c.Type, c.Status, c.Reason)
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+
+	t = newTable(w, "Latencies (seconds)", "METRIC", "COUNT", "MEAN", "P50", "P90", "P99", "MAX")
+	metrics := make([]string, 0, len(r.Latency))
+	for m := range r.Latency {
+		metrics = append(metrics, m)
+	}
+	sort.Strings(metrics)
+	for _, m := range metrics {
+		s := r.Latency[m]
+		_ = t.Append(m, fmt.Sprint(s.Count), fmt.Sprintf("%.3f", s.Mean), fmt.Sprintf("%.3f", s.P50), fmt.Sprintf("%.3f", s.P90), fmt.Sprintf("%.3f", s.P99), fmt.Sprintf("%.3f", s.Max))
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+
+	sl := r.SyncLoop
+	t = newTable(w, "syncLoop iterations by channel", "configCh", "plegCh", "syncCh", "housekeepingCh", "livenessCh", "readinessCh", "startupCh")
+	_ = t.Append(fmt.Sprint(sl.ConfigCh), fmt.Sprint(sl.PlegCh), fmt.Sprint(sl.SyncCh), fmt.Sprint(sl.HousekeepingCh), fmt.Sprint(sl.LivenessCh), fmt.Sprint(sl.ReadinessCh), fmt.Sprint(sl.StartupCh))
+	if err := t.Render(); err != nil {
+		return err
+	}
+
+	if len(r.Expectations) > 0 {
+		t = newTable(w, "Expectations", "RESULT", "EXPECTATION", "DETAIL")
+		for _, e := range r.Expectations {
+			res := "PASS"
+			if !e.Pass {
+				res = "FAIL"
+			}
+			_ = t.Append(res, e.Expect, e.Detail)
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+	}
+	if len(r.NotModelled) > 0 {
+		fmt.Fprintf(w, "\nKubelet settings given but not modelled (no effect on this run): %s\n", strings.Join(r.NotModelled, ", "))
+	}
+	fmt.Fprintf(w, "\n%s\n", r.Reproduce)
+	return nil
+}

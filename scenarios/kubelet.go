@@ -1,0 +1,193 @@
+package scenarios
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+	kubeletconfigv1beta1 "k8s.io/kubelet/config/v1beta1"
+
+	api "nodesim/api/v1alpha1"
+	"nodesim/internal/strictyaml"
+	"nodesim/model/kubeletconfig"
+)
+
+const (
+	kubeletAPIVersion = "kubelet.config.k8s.io/v1beta1"
+	kubeletKind       = "KubeletConfiguration"
+)
+
+// loadKubelet builds the kubelet configuration from kubeletConfigFile and the inline
+// spec.kubelet (inline wins field by field), then fills upstream's defaults.
+func (l *loader) loadKubelet() {
+	cfg := &kubeletconfigv1beta1.KubeletConfiguration{}
+	set := map[string]bool{}
+
+	if name := l.sc.Spec.KubeletConfigFile; name != "" {
+		if fileCfg, keys, ok := l.loadKubeletFile(name); ok {
+			cfg = fileCfg
+			for _, k := range keys {
+				set[k] = true
+			}
+		}
+	}
+	if inline := l.sc.Spec.Kubelet; inline != nil {
+		n := l.node("spec", "kubelet")
+		for _, k := range mappingKeys(n) {
+			set[k] = true
+			copyJSONField(cfg, inline, k)
+		}
+		if inline.APIVersion != "" && inline.APIVersion != kubeletAPIVersion {
+			l.d.ErrorAt("spec.kubelet.apiVersion", "apiVersion %q is not supported (want %q)", inline.APIVersion, kubeletAPIVersion)
+		}
+		if inline.Kind != "" && inline.Kind != kubeletKind {
+			l.d.ErrorAt("spec.kubelet.kind", "kind %q is not supported (want %q)", inline.Kind, kubeletKind)
+		}
+	}
+	cgroupV1 := l.sc.Spec.Node.CgroupVersion == api.CgroupV1
+	kubeletconfig.SetDefaults(cfg, cgroupV1)
+	l.checkKubelet(cfg)
+	l.out.Kubelet = cfg
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	l.out.NotModelled = kubeletconfig.NotModelled(keys)
+}
+
+func (l *loader) loadKubeletFile(name string) (*kubeletconfigv1beta1.KubeletConfiguration, []string, bool) {
+	if l.read == nil {
+		l.d.ErrorAt("spec.kubeletConfigFile", "cannot read %q: this scenario has no directory to read files from", name)
+		return nil, nil, false
+	}
+	data, err := l.read(name)
+	if err != nil {
+		l.d.ErrorAt("spec.kubeletConfigFile", "cannot read kubelet config file %q: %v", name, unwrapPathError(err))
+		return nil, nil, false
+	}
+	root, err := strictyaml.ParseDocument(name, data)
+	if err != nil {
+		l.extraErr(err)
+		return nil, nil, false
+	}
+	d := strictyaml.NewDecoder(name)
+	cfg := &kubeletconfigv1beta1.KubeletConfiguration{}
+	d.Decode(root, "", cfg)
+	if lookup(root, "apiVersion") == nil {
+		d.ErrorAt("", "missing required field \"apiVersion\" (apiVersion: %s)", kubeletAPIVersion)
+	} else if cfg.APIVersion != kubeletAPIVersion {
+		d.ErrorAt("apiVersion", "apiVersion %q is not supported (want %q)", cfg.APIVersion, kubeletAPIVersion)
+	}
+	if lookup(root, "kind") == nil {
+		d.ErrorAt("", "missing required field \"kind\" (kind: %s)", kubeletKind)
+	} else if cfg.Kind != kubeletKind {
+		d.ErrorAt("kind", "kind %q is not supported (want %q)", cfg.Kind, kubeletKind)
+	}
+	l.extra = append(l.extra, d.Errors...)
+	return cfg, mappingKeys(root), len(d.Errors) == 0
+}
+
+func (l *loader) extraErr(err error) {
+	switch e := err.(type) {
+	case strictyaml.ErrorList:
+		l.extra = append(l.extra, e...)
+	case *strictyaml.Error:
+		l.extra = append(l.extra, e)
+	default:
+		l.extra = append(l.extra, &strictyaml.Error{Msg: err.Error()})
+	}
+}
+
+// checkKubelet checks the values the simulation reads for ranges upstream enforces.
+func (l *loader) checkKubelet(cfg *kubeletconfigv1beta1.KubeletConfiguration) {
+	p := "spec.kubelet"
+	if cfg.SyncFrequency.Duration <= 0 {
+		l.d.ErrorAt(p+".syncFrequency", "syncFrequency must be positive")
+	}
+	if cfg.MaxPods < 0 {
+		l.d.ErrorAt(p+".maxPods", "maxPods must not be negative")
+	}
+	if m := cfg.MaxParallelImagePulls; m != nil {
+		if *m < 1 {
+			l.d.ErrorAt(p+".maxParallelImagePulls", "maxParallelImagePulls must be at least 1")
+		} else if *m > 1 && cfg.SerializeImagePulls != nil && *cfg.SerializeImagePulls {
+			l.d.ErrorAt(p+".maxParallelImagePulls", "maxParallelImagePulls %d needs serializeImagePulls: false (the kubelet refuses this combination)", *m)
+		}
+	}
+	if d := cfg.CrashLoopBackOff.MaxContainerRestartPeriod; d != nil {
+		if d.Duration < 1e9 || d.Duration > 300e9 {
+			l.d.ErrorAt(p+".crashLoopBackOff.maxContainerRestartPeriod", "maxContainerRestartPeriod must be between 1s and 300s, got %s", d.Duration)
+		}
+	}
+	for _, gate := range sortedKeys(cfg.FeatureGates) {
+		if !knownGate(gate) {
+			l.d.ErrorAt(strictyaml.Join(p+".featureGates", gate), "unknown feature gate %q%s", gate, suggestion(gate, knownGates()))
+		}
+	}
+}
+
+// knownGates are the kubelet feature gates a scenario may set. The simulation acts on the
+// ones that change what it models; the others are accepted and have no effect here.
+func knownGates() []string {
+	return []string{
+		"EventedPLEG", "PLEGOnDemandRelist", "KubeletCrashLoopBackOffMax",
+		"ReduceDefaultCrashLoopBackOffDecay", "SidecarContainers", "ContainerRestartRules",
+		"PodReadyToStartContainersCondition", "InPlacePodVerticalScaling", "MemoryQoS",
+		"KubeletPodResourcesGet", "GracefulNodeShutdown", "NodeSwap",
+	}
+}
+
+func knownGate(g string) bool {
+	for _, k := range knownGates() {
+		if k == g {
+			return true
+		}
+	}
+	return false
+}
+
+func suggestion(got string, allowed []string) string {
+	if s := strictyaml.Suggest(got, allowed); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
+}
+
+// mappingKeys lists a mapping node's keys in order.
+func mappingKeys(n *yaml.Node) []string {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	var keys []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		keys = append(keys, n.Content[i].Value)
+	}
+	return keys
+}
+
+// copyJSONField copies the field whose JSON name is name from src to dst (same struct type),
+// looking through inline embedded structs.
+func copyJSONField(dst, src any, name string) {
+	dv, sv := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem()
+	copyField(dv, sv, name)
+}
+
+func copyField(dv, sv reflect.Value, name string) bool {
+	t := dv.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := strings.Split(f.Tag.Get("json"), ",")
+		if f.Anonymous && (tag[0] == "" || len(tag) > 1 && tag[1] == "inline") {
+			if copyField(dv.Field(i), sv.Field(i), name) {
+				return true
+			}
+			continue
+		}
+		if tag[0] == name {
+			dv.Field(i).Set(sv.Field(i))
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,58 @@
+package scenarios
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
+
+// library is the built-in scenario library: the YAML files beside this source.
+//
+//go:embed *.yaml
+var library embed.FS
+
+// Builtin is one shipped scenario.
+type Builtin struct {
+	Name        string
+	File        string
+	Description string
+}
+
+// Builtins lists the shipped scenarios by name.
+func Builtins() ([]Builtin, error) {
+	entries, err := fs.ReadDir(library, ".")
+	if err != nil {
+		return nil, err
+	}
+	var out []Builtin
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
+			continue
+		}
+		l, err := LoadBuiltin(strings.TrimSuffix(e.Name(), ".yaml"))
+		if err != nil {
+			return nil, fmt.Errorf("built-in scenario %s: %w", e.Name(), err)
+		}
+		out = append(out, Builtin{Name: strings.TrimSuffix(e.Name(), ".yaml"), File: e.Name(), Description: strings.TrimSpace(l.Scenario.Metadata.Description)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// LoadBuiltin loads a shipped scenario by name (its file name without .yaml).
+func LoadBuiltin(name string) (*Loaded, error) {
+	file := name + ".yaml"
+	data, err := library.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("no built-in scenario %q (nodesim scenarios lists them)", name)
+	}
+	read := func(n string) ([]byte, error) { return library.ReadFile(path.Clean(n)) }
+	glob := func(p string) ([]string, error) { return fs.Glob(library, p) }
+	return Parse("scenarios/"+file, data, read, glob)
+}
+
+// BuiltinSource returns a shipped scenario's YAML.
+func BuiltinSource(name string) ([]byte, error) { return library.ReadFile(name + ".yaml") }

@@ -1,0 +1,243 @@
+// Package scenarios loads and validates nodesim scenario files and holds the library of
+// built-in scenarios.
+//
+// Loading is strict: every unknown field, wrong type, bad quantity or duration, missing
+// required field, duplicate pod, dangling reference and out-of-range value is reported with
+// its file, line and column, and all of a file's problems are reported at once.
+package scenarios
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	yaml "go.yaml.in/yaml/v3"
+	corev1 "k8s.io/api/core/v1"
+	kubeletconfigv1beta1 "k8s.io/kubelet/config/v1beta1"
+
+	api "nodesim/api/v1alpha1"
+	"nodesim/internal/strictyaml"
+)
+
+// Loaded is a validated scenario, ready to run.
+type Loaded struct {
+	// File is the path the scenario was read from (or its built-in name).
+	File string
+	// Hash identifies the scenario's bytes (sha256, hex), for reproduce lines.
+	Hash     string
+	Scenario *api.Scenario
+	// Kubelet is the kubelet configuration with upstream's defaults filled in.
+	Kubelet *kubeletconfigv1beta1.KubeletConfiguration
+	// NotModelled lists the KubeletConfiguration fields the scenario sets that the simulation
+	// does not read.
+	NotModelled []string
+	// Pods are the pods the scenario brings, replicas expanded and defaults applied, in the
+	// order they are delivered.
+	Pods []Pod
+}
+
+// Pod is one pod the scenario brings to the node.
+type Pod struct {
+	At       time.Duration
+	Source   string
+	Pod      *corev1.Pod
+	Behavior map[string]api.Behavior
+}
+
+// Key is the pod's namespace/name.
+func (p Pod) Key() string { return p.Pod.Namespace + "/" + p.Pod.Name }
+
+// ReadFile reads a file a scenario refers to (a kubelet config file, pod manifests),
+// relative to the scenario's own directory.
+type ReadFile func(name string) ([]byte, error)
+
+// LoadFile reads and validates the scenario at path.
+func LoadFile(path string) (*Loaded, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, unwrapPathError(err))
+	}
+	dir := filepath.Dir(path)
+	read := func(name string) ([]byte, error) {
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(dir, name)
+		}
+		return os.ReadFile(name)
+	}
+	glob := func(pattern string) ([]string, error) {
+		if !filepath.IsAbs(pattern) {
+			pattern = filepath.Join(dir, pattern)
+		}
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			return nil, err
+		}
+		for i := range m {
+			if r, err := filepath.Rel(dir, m[i]); err == nil {
+				m[i] = r
+			}
+		}
+		return m, nil
+	}
+	return Parse(path, data, read, glob)
+}
+
+func unwrapPathError(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// Parse validates a scenario given as bytes. read and glob resolve the files it refers to;
+// either may be nil when the scenario refers to none.
+func Parse(file string, data []byte, read ReadFile, glob func(string) ([]string, error)) (*Loaded, error) {
+	root, err := strictyaml.ParseDocument(file, data)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	l := &loader{
+		d:    strictyaml.NewDecoder(file),
+		root: root,
+		read: read,
+		glob: glob,
+		out:  &Loaded{File: file, Hash: hex.EncodeToString(sum[:])},
+	}
+	l.load()
+	var all strictyaml.ErrorList
+	all = append(all, l.d.Errors...)
+	all = append(all, l.extra...)
+	if len(all) > 0 {
+		all.Sort()
+		return nil, all
+	}
+	return l.out, nil
+}
+
+type loader struct {
+	d     *strictyaml.Decoder
+	root  *yaml.Node
+	read  ReadFile
+	glob  func(string) ([]string, error)
+	out   *Loaded
+	extra strictyaml.ErrorList // errors found in other files
+	sc    api.Scenario
+
+	pods map[string]*Pod // by namespace/name
+}
+
+func (l *loader) load() {
+	l.d.Decode(l.root, "", &l.sc)
+	l.out.Scenario = &l.sc
+	l.checkTop()
+	l.loadKubelet()
+	l.checkNode()
+	l.checkRuntime()
+	l.loadPods()
+	l.checkEvents()
+	l.checkExpectations()
+	l.refuseUnsupported()
+}
+
+// node returns the value node at a path of mapping keys from the root, or nil.
+func (l *loader) node(keys ...string) *yaml.Node {
+	return lookup(l.root, keys...)
+}
+
+func lookup(n *yaml.Node, keys ...string) *yaml.Node {
+	for _, k := range keys {
+		if n == nil || n.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				next = n.Content[i+1]
+			}
+		}
+		n = next
+	}
+	return n
+}
+
+// required reports a missing field at its parent's position.
+func (l *loader) required(parentPath, field, hint string) {
+	l.d.ErrorAt(parentPath, "missing required field %q%s", field, hint)
+}
+
+func (l *loader) checkTop() {
+	sc := &l.sc
+	switch {
+	case l.node("apiVersion") == nil:
+		l.required("", "apiVersion", " (apiVersion: "+api.APIVersion+")")
+	case sc.APIVersion != api.APIVersion:
+		l.d.ErrorAt("apiVersion", "apiVersion %q is not supported (want %q)", sc.APIVersion, api.APIVersion)
+	}
+	switch {
+	case l.node("kind") == nil:
+		l.required("", "kind", " (kind: "+api.Kind+")")
+	case sc.Kind != api.Kind:
+		l.d.ErrorAt("kind", "kind %q is not supported (want %q)", sc.Kind, api.Kind)
+	}
+	switch {
+	case l.node("metadata") == nil:
+		l.required("", "metadata", " (metadata: {name: ...})")
+	case l.node("metadata", "name") == nil:
+		l.required("metadata", "name", "")
+	default:
+		if msgs := isDNSLabel(sc.Metadata.Name); msgs != "" {
+			l.d.ErrorAt("metadata.name", "invalid name %q: %s", sc.Metadata.Name, msgs)
+		}
+	}
+	if l.node("spec") == nil {
+		l.required("", "spec", "")
+		return
+	}
+	if l.node("spec", "duration") == nil {
+		l.required("spec", "duration", " (how much simulated time to run, e.g. 20m)")
+	} else if sc.Spec.Duration.Duration <= 0 {
+		l.d.ErrorAt("spec.duration", "duration must be positive")
+	} else if sc.Spec.Duration.Duration > 30*24*time.Hour {
+		l.d.ErrorAt("spec.duration", "duration %s is longer than the 30-day limit", sc.Spec.Duration.Duration)
+	}
+	if sc.Spec.Seed != nil && *sc.Spec.Seed < 0 {
+		l.d.ErrorAt("spec.seed", "seed must not be negative")
+	}
+	switch sc.Spec.StopWhen {
+	case "", api.StopNever, api.StopAllPodsTerminal:
+	default:
+		l.oneOf("spec.stopWhen", sc.Spec.StopWhen, api.StopNever, api.StopAllPodsTerminal)
+	}
+}
+
+// oneOf reports a value that is not among the allowed ones, with a suggestion.
+func (l *loader) oneOf(path, got string, allowed ...string) {
+	msg := fmt.Sprintf("%q is not one of %v", got, allowed)
+	if s := strictyaml.Suggest(got, allowed); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	l.d.ErrorAt(path, "%s", msg)
+}
+
+// Seed is the scenario's seed (1 when unset).
+func (l *Loaded) Seed() uint64 {
+	if s := l.Scenario.Spec.Seed; s != nil {
+		return uint64(*s)
+	}
+	return 1
+}
+
+// sortedKeys returns a map's keys in order.
+func sortedKeys[K ~string, V any](m map[K]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, string(k))
+	}
+	sort.Strings(keys)
+	return keys
+}

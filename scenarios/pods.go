@@ -1,0 +1,362 @@
+package scenarios
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	api "nodesim/api/v1alpha1"
+	"nodesim/internal/strictyaml"
+	"nodesim/sim"
+)
+
+func isDNSLabel(s string) string {
+	return strings.Join(validation.IsDNS1123Label(s), "; ")
+}
+
+func isDNSSubdomain(s string) string {
+	return strings.Join(validation.IsDNS1123Subdomain(s), "; ")
+}
+
+// loadPods expands replicas, applies the API server's defaults and checks each pod.
+func (l *loader) loadPods() {
+	l.pods = map[string]*Pod{}
+	for i := range l.sc.Spec.Pods {
+		e := &l.sc.Spec.Pods[i]
+		path := strictyaml.Index("spec.pods", i)
+		switch e.Source {
+		case "", api.SourceAPI, api.SourceFile:
+		default:
+			l.oneOf(path+".source", e.Source, api.SourceAPI, api.SourceFile)
+		}
+		if lookup(l.node("spec"), "pods") != nil && lookup(l.node("spec", "pods").Content[i], "pod") == nil {
+			l.required(path, "pod", " (a v1.Pod manifest)")
+			continue
+		}
+		replicas := 1
+		if e.Replicas != nil {
+			if *e.Replicas < 1 || *e.Replicas > 1000 {
+				l.d.ErrorAt(path+".replicas", "replicas must be between 1 and 1000, got %d", *e.Replicas)
+				continue
+			}
+			replicas = int(*e.Replicas)
+		}
+		if !l.checkPodSpec(&e.Pod, path+".pod") {
+			continue
+		}
+		l.checkBehavior(e, path)
+		for r := 0; r < replicas; r++ {
+			pod := e.Pod.DeepCopy()
+			if e.Replicas != nil {
+				pod.Name = fmt.Sprintf("%s-%d", e.Pod.Name, r)
+			}
+			source := e.Source
+			if source == "" {
+				source = api.SourceAPI
+			}
+			p := Pod{At: e.At.Duration, Source: source, Pod: pod, Behavior: e.Behavior}
+			l.addPod(p, path+".pod.metadata.name")
+		}
+	}
+	l.loadPodFiles()
+}
+
+// addPod defaults a pod and records it, refusing a duplicate name.
+func (l *loader) addPod(p Pod, namePath string) {
+	DefaultPod(p.Pod, p.At)
+	key := p.Key()
+	if _, dup := l.pods[key]; dup {
+		l.d.ErrorAt(namePath, "duplicate pod %s", key)
+		return
+	}
+	if len(p.Pod.Name) > 253 {
+		l.d.ErrorAt(namePath, "pod name %q is too long", p.Pod.Name)
+	}
+	l.out.Pods = append(l.out.Pods, p)
+	l.pods[key] = &l.out.Pods[len(l.out.Pods)-1]
+}
+
+// checkPodSpec checks what the kubelet needs of a manifest; it reports whether the pod is
+// usable at all.
+func (l *loader) checkPodSpec(pod *corev1.Pod, path string) bool {
+	ok := true
+	if pod.Name == "" {
+		l.d.ErrorAt(path+".metadata", "missing required field \"name\"")
+		ok = false
+	} else if msg := isDNSSubdomain(pod.Name); msg != "" {
+		l.d.ErrorAt(path+".metadata.name", "invalid pod name %q: %s", pod.Name, msg)
+		ok = false
+	}
+	if pod.Namespace != "" {
+		if msg := isDNSLabel(pod.Namespace); msg != "" {
+			l.d.ErrorAt(path+".metadata.namespace", "invalid namespace %q: %s", pod.Namespace, msg)
+		}
+	}
+	if len(pod.Spec.Containers) == 0 {
+		l.d.ErrorAt(path+".spec", "a pod needs at least one container in spec.containers")
+		return false
+	}
+	names := map[string]bool{}
+	check := func(list []corev1.Container, field string) {
+		for i := range list {
+			c := &list[i]
+			cp := strictyaml.Index(path+".spec."+field, i)
+			if c.Name == "" {
+				l.d.ErrorAt(cp, "missing required field \"name\"")
+				ok = false
+				continue
+			}
+			if msg := isDNSLabel(c.Name); msg != "" {
+				l.d.ErrorAt(cp+".name", "invalid container name %q: %s", c.Name, msg)
+			}
+			if names[c.Name] {
+				l.d.ErrorAt(cp+".name", "duplicate container name %q", c.Name)
+			}
+			names[c.Name] = true
+			if c.Image == "" {
+				l.d.ErrorAt(cp, "missing required field \"image\"")
+			}
+			switch c.ImagePullPolicy {
+			case "", corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
+			default:
+				l.oneOf(cp+".imagePullPolicy", string(c.ImagePullPolicy), string(corev1.PullAlways), string(corev1.PullIfNotPresent), string(corev1.PullNever))
+			}
+			for name, lim := range c.Resources.Limits {
+				if req, has := c.Resources.Requests[name]; has && req.Cmp(lim) > 0 {
+					l.d.ErrorAt(cp+".resources.requests."+string(name), "request %s is above the limit %s", req.String(), lim.String())
+				}
+			}
+			for _, list := range []corev1.ResourceList{c.Resources.Limits, c.Resources.Requests} {
+				for name, q := range list {
+					if q.Sign() < 0 {
+						l.d.ErrorAt(cp+".resources", "%s must not be negative", name)
+					}
+				}
+			}
+			l.checkProbe(c.LivenessProbe, cp+".livenessProbe", true)
+			l.checkProbe(c.ReadinessProbe, cp+".readinessProbe", false)
+			l.checkProbe(c.StartupProbe, cp+".startupProbe", true)
+		}
+	}
+	check(pod.Spec.InitContainers, "initContainers")
+	check(pod.Spec.Containers, "containers")
+	switch pod.Spec.RestartPolicy {
+	case "", corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever:
+	default:
+		l.oneOf(path+".spec.restartPolicy", string(pod.Spec.RestartPolicy), string(corev1.RestartPolicyAlways), string(corev1.RestartPolicyOnFailure), string(corev1.RestartPolicyNever))
+	}
+	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil && *g < 0 {
+		l.d.ErrorAt(path+".spec.terminationGracePeriodSeconds", "must not be negative")
+	}
+	return ok
+}
+
+func (l *loader) checkProbe(p *corev1.Probe, path string, successMustBeOne bool) {
+	if p == nil {
+		return
+	}
+	for _, f := range []struct {
+		name string
+		v    int32
+		min  int32
+	}{{"initialDelaySeconds", p.InitialDelaySeconds, 0}, {"timeoutSeconds", p.TimeoutSeconds, 0},
+		{"periodSeconds", p.PeriodSeconds, 0}, {"successThreshold", p.SuccessThreshold, 0},
+		{"failureThreshold", p.FailureThreshold, 0}} {
+		if f.v < f.min {
+			l.d.ErrorAt(path+"."+f.name, "%s must not be negative", f.name)
+		}
+	}
+	if successMustBeOne && p.SuccessThreshold > 1 {
+		l.d.ErrorAt(path+".successThreshold", "successThreshold must be 1 for liveness and startup probes")
+	}
+}
+
+// checkBehavior checks that behaviour keys name containers and volumes of the pod.
+func (l *loader) checkBehavior(e *api.PodEntry, path string) {
+	containers := map[string]bool{}
+	var names []string
+	for _, list := range [][]corev1.Container{e.Pod.Spec.InitContainers, e.Pod.Spec.Containers} {
+		for _, c := range list {
+			containers[c.Name] = true
+			names = append(names, c.Name)
+		}
+	}
+	volumes := map[string]bool{}
+	var volNames []string
+	for _, v := range e.Pod.Spec.Volumes {
+		if v.EmptyDir != nil {
+			volumes[v.Name] = true
+			volNames = append(volNames, v.Name)
+		}
+	}
+	for _, name := range sortedKeys(e.Behavior) {
+		bp := strictyaml.Join(path+".behavior", name)
+		if name != "*" && !containers[name] {
+			l.d.ErrorAt(bp, "behavior for %q names no container of pod %s%s", name, e.Pod.Name, suggestion(name, names))
+			continue
+		}
+		b := e.Behavior[name]
+		check := func(b api.Behavior, bp string) {
+			for _, v := range sortedKeys(b.Volumes) {
+				if !volumes[v] {
+					l.d.ErrorAt(strictyaml.Join(bp+".volumes", v), "volumes: %q is not an emptyDir volume of pod %s%s", v, e.Pod.Name, suggestion(v, volNames))
+				}
+			}
+			if b.Exit != nil && b.Exit.Code < 0 || b.Exit != nil && b.Exit.Code > 255 {
+				l.d.ErrorAt(bp+".exit.code", "exit code must be between 0 and 255, got %d", b.Exit.Code)
+			}
+		}
+		check(b, bp)
+		for i, r := range b.Runs {
+			if len(r.Runs) > 0 {
+				l.d.ErrorAt(strictyaml.Index(bp+".runs", i)+".runs", "runs cannot be nested")
+			}
+			check(r, strictyaml.Index(bp+".runs", i))
+		}
+	}
+}
+
+// loadPodFiles brings in the pod manifests named by spec.podFiles, each delivered at 0s with
+// no behaviour.
+func (l *loader) loadPodFiles() {
+	for i, pattern := range l.sc.Spec.PodFiles {
+		path := strictyaml.Index("spec.podFiles", i)
+		if l.glob == nil || l.read == nil {
+			l.d.ErrorAt(path, "cannot read %q: this scenario has no directory to read files from", pattern)
+			continue
+		}
+		files, err := l.glob(pattern)
+		if err != nil {
+			l.d.ErrorAt(path, "bad pattern %q: %v", pattern, err)
+			continue
+		}
+		if len(files) == 0 {
+			l.d.ErrorAt(path, "%q matches no file", pattern)
+			continue
+		}
+		for _, f := range files {
+			data, err := l.read(f)
+			if err != nil {
+				l.d.ErrorAt(path, "cannot read %s: %v", f, unwrapPathError(err))
+				continue
+			}
+			root, err := strictyaml.ParseDocument(f, data)
+			if err != nil {
+				l.extraErr(err)
+				continue
+			}
+			d := strictyaml.NewDecoder(f)
+			pod := &corev1.Pod{}
+			d.Decode(root, "", pod)
+			if pod.Kind != "" && pod.Kind != "Pod" {
+				d.ErrorAt("kind", "kind %q is not a Pod", pod.Kind)
+			}
+			sub := &loader{d: d, root: root, out: &Loaded{}, pods: map[string]*Pod{}}
+			if len(d.Errors) == 0 && sub.checkPodSpec(pod, "") {
+				l.addPod(Pod{Source: api.SourceAPI, Pod: pod}, path)
+			}
+			l.extra = append(l.extra, d.Errors...)
+		}
+	}
+}
+
+// DefaultPod applies the API server's defaults that the kubelet relies on (namespace,
+// restart policy, grace period, pull policy, probe settings), a UID derived from the pod's
+// name so that runs are reproducible, and a creation time at its delivery.
+func DefaultPod(p *corev1.Pod, at time.Duration) {
+	if p.Namespace == "" {
+		p.Namespace = "default"
+	}
+	if p.UID == "" {
+		sum := sha256.Sum256([]byte(p.Namespace + "/" + p.Name))
+		h := fmt.Sprintf("%x", sum[:16])
+		p.UID = types.UID(h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32])
+	}
+	if p.CreationTimestamp.IsZero() {
+		p.CreationTimestamp = metav1.NewTime(sim.Epoch.Add(at))
+	}
+	s := &p.Spec
+	if s.RestartPolicy == "" {
+		s.RestartPolicy = corev1.RestartPolicyAlways
+	}
+	if s.TerminationGracePeriodSeconds == nil {
+		g := int64(corev1.DefaultTerminationGracePeriodSeconds)
+		s.TerminationGracePeriodSeconds = &g
+	}
+	if s.DNSPolicy == "" {
+		s.DNSPolicy = corev1.DNSClusterFirst
+	}
+	if s.SchedulerName == "" {
+		s.SchedulerName = corev1.DefaultSchedulerName
+	}
+	for _, list := range [][]corev1.Container{s.InitContainers, s.Containers} {
+		for i := range list {
+			defaultContainer(&list[i])
+		}
+	}
+}
+
+func defaultContainer(c *corev1.Container) {
+	if c.ImagePullPolicy == "" {
+		// The API server pulls :latest and untagged images always, others if not present.
+		if _, tag := SplitImage(c.Image); tag == "latest" {
+			c.ImagePullPolicy = corev1.PullAlways
+		} else {
+			c.ImagePullPolicy = corev1.PullIfNotPresent
+		}
+	}
+	if c.TerminationMessagePath == "" {
+		c.TerminationMessagePath = corev1.TerminationMessagePathDefault
+	}
+	if c.TerminationMessagePolicy == "" {
+		c.TerminationMessagePolicy = corev1.TerminationMessageReadFile
+	}
+	// Limits without requests: requests default to the limits.
+	for name, lim := range c.Resources.Limits {
+		if _, ok := c.Resources.Requests[name]; !ok {
+			if c.Resources.Requests == nil {
+				c.Resources.Requests = corev1.ResourceList{}
+			}
+			c.Resources.Requests[name] = lim.DeepCopy()
+		}
+	}
+	for _, p := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
+		if p == nil {
+			continue
+		}
+		if p.TimeoutSeconds == 0 {
+			p.TimeoutSeconds = 1
+		}
+		if p.PeriodSeconds == 0 {
+			p.PeriodSeconds = 10
+		}
+		if p.SuccessThreshold == 0 {
+			p.SuccessThreshold = 1
+		}
+		if p.FailureThreshold == 0 {
+			p.FailureThreshold = 3
+		}
+	}
+}
+
+// SplitImage splits an image reference into its repository and tag ("latest" when none; a
+// digest reference has no tag).
+func SplitImage(image string) (repo, tag string) {
+	if i := strings.Index(image, "@"); i >= 0 {
+		return image[:i], ""
+	}
+	slash := strings.LastIndex(image, "/")
+	if i := strings.LastIndex(image, ":"); i > slash {
+		return image[:i], image[i+1:]
+	}
+	return image, "latest"
+}
+
+var _ = resource.Quantity{}
