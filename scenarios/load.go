@@ -165,6 +165,16 @@ func lookup(n *yaml.Node, keys ...string) *yaml.Node {
 	return n
 }
 
+// failed reports whether decoding already found a problem at path.
+func (l *loader) failed(path string) bool {
+	for _, e := range l.d.Errors {
+		if e.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
 // required reports a missing field at its parent's position.
 func (l *loader) required(parentPath, field, hint string) {
 	l.d.ErrorAt(parentPath, "missing required field %q%s", field, hint)
@@ -200,6 +210,8 @@ func (l *loader) checkTop() {
 	}
 	if l.node("spec", "duration") == nil {
 		l.required("spec", "duration", " (how much simulated time to run, e.g. 20m)")
+	} else if l.failed("spec.duration") {
+		// already reported
 	} else if sc.Spec.Duration.Duration <= 0 {
 		l.d.ErrorAt("spec.duration", "duration must be positive")
 	} else if sc.Spec.Duration.Duration > 30*24*time.Hour {

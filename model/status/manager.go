@@ -96,29 +96,21 @@ func (m *Manager) SetPodStatus(pod *corev1.Pod, status corev1.PodStatus) {
 }
 
 // SetContainerReadiness flips a container's ready flag in the cached status (readiness
-// probe results) and recomputes the Ready conditions.
+// probe results, regular containers and sidecars alike) and recomputes the Ready conditions.
 func (m *Manager) SetContainerReadiness(pod *corev1.Pod, containerID string, ready bool) {
 	old, ok := m.podStatuses[pod.UID]
 	if !ok {
 		return
 	}
 	st := old.status.DeepCopy()
-	found := false
-	for i := range st.ContainerStatuses {
-		if st.ContainerStatuses[i].ContainerID == containerID || st.ContainerStatuses[i].ContainerID == "containerd://"+containerID {
-			if st.ContainerStatuses[i].Ready == ready {
-				return
-			}
-			st.ContainerStatuses[i].Ready = ready
-			found = true
-		}
-	}
-	if !found {
+	cs := findContainerStatus(st, containerID)
+	if cs == nil || cs.Ready == ready {
 		return
 	}
-	containersReady := GenerateContainersReadyCondition(pod, st, st.ContainerStatuses, st.Phase)
-	replaceCondition(st, containersReady)
-	replaceCondition(st, GeneratePodReadyCondition(pod, st, st.Conditions, st.ContainerStatuses, st.Phase))
+	cs.Ready = ready
+	all := append(append([]corev1.ContainerStatus{}, st.InitContainerStatuses...), st.ContainerStatuses...)
+	replaceCondition(st, GenerateContainersReadyCondition(pod, st, all, st.Phase))
+	replaceCondition(st, GeneratePodReadyCondition(pod, st, st.Conditions, all, st.Phase))
 	m.updateStatusInternal(pod, *st, false, false)
 }
 
@@ -129,17 +121,24 @@ func (m *Manager) SetContainerStartup(pod *corev1.Pod, containerID string, start
 		return
 	}
 	st := old.status.DeepCopy()
-	for i := range st.ContainerStatuses {
-		if st.ContainerStatuses[i].ContainerID == containerID || st.ContainerStatuses[i].ContainerID == "containerd://"+containerID {
-			if st.ContainerStatuses[i].Started != nil && *st.ContainerStatuses[i].Started == started {
-				return
+	cs := findContainerStatus(st, containerID)
+	if cs == nil || (cs.Started != nil && *cs.Started == started) {
+		return
+	}
+	cs.Started = &started
+	m.updateStatusInternal(pod, *st, false, false)
+}
+
+// findContainerStatus finds a container, regular or init, by its runtime ID.
+func findContainerStatus(st *corev1.PodStatus, containerID string) *corev1.ContainerStatus {
+	for _, list := range [][]corev1.ContainerStatus{st.ContainerStatuses, st.InitContainerStatuses} {
+		for i := range list {
+			if id := list[i].ContainerID; id == containerID || id == ContainerIDScheme+containerID {
+				return &list[i]
 			}
-			v := started
-			st.ContainerStatuses[i].Started = &v
-			m.updateStatusInternal(pod, *st, false, false)
-			return
 		}
 	}
+	return nil
 }
 
 func replaceCondition(st *corev1.PodStatus, c corev1.PodCondition) {
