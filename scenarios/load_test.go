@@ -159,7 +159,7 @@ registryPullQPS: 3
 	if l.Kubelet.SyncFrequency.Duration != 30*time.Second || l.Kubelet.MaxPods != 20 {
 		t.Errorf("syncFrequency %s maxPods %d: want 30s from the file and 20 from inline", l.Kubelet.SyncFrequency.Duration, l.Kubelet.MaxPods)
 	}
-	if strings.Join(l.NotModelled, ",") != "maxPods,registryPullQPS" {
+	if strings.Join(l.NotModelled, ",") != "registryPullQPS" {
 		t.Errorf("not modelled = %v", l.NotModelled)
 	}
 

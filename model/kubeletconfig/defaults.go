@@ -95,9 +95,12 @@ func modelled() map[string]bool {
 		"syncFrequency":             true,
 		"serializeImagePulls":       true,
 		"maxParallelImagePulls":     true,
+		"maxPods":                   true,
+		"systemReserved":            true,
+		"kubeReserved":              true,
+		"nodeStatusUpdateFrequency": true,
 		"crashLoopBackOff":          true,
 		"featureGates":              true,
-		"nodeStatusUpdateFrequency": false,
 	}
 }
 

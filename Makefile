@@ -1,0 +1,36 @@
+# nodesim's two everyday commands: `make run` simulates a shipped scenario, `make test`
+# passes the tests. Both need only Go (1.26+); modules download on first use.
+
+GO       ?= go
+BIN      := bin/nodesim
+SCENARIO ?= scenarios/crashloop.yaml
+ARGS     ?=
+
+.PHONY: all build run test bench fuzz check-go clean
+
+all: build
+
+check-go:
+	@command -v $(GO) >/dev/null 2>&1 || { echo "nodesim needs Go 1.26 or newer on PATH (https://go.dev/doc/install)"; exit 2; }
+
+build: check-go
+	$(GO) build -o $(BIN) ./cmd/nodesim
+
+# Simulate a shipped scenario: make run SCENARIO=scenarios/startup.yaml ARGS="-o json"
+run: build
+	./$(BIN) run $(SCENARIO) $(ARGS)
+
+test: check-go
+	$(GO) test ./...
+
+# Speed and memory targets live here, never in timed test assertions.
+bench: check-go
+	$(GO) test -run '^$$' -bench . -benchmem ./sim/ ./engine/ ./internal/strictyaml/
+
+# Fuzz the scenario loader (FUZZTIME=10m by default).
+FUZZTIME ?= 10m
+fuzz: check-go
+	$(GO) test ./scenarios -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
+
+clean:
+	rm -rf bin
