@@ -21,7 +21,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("a: &a [*a]\n"))
 	f.Add([]byte("spec:\n  pods:\n    - replicas: 99999999999999999999\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		read := func(string) ([]byte, error) { return []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"), nil }
+		read := func(string) ([]byte, error) {
+			return []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"), nil
+		}
 		glob := func(string) ([]string, error) { return []string{"m.yaml"}, nil }
 		l, err := Parse("f.yaml", data, read, glob)
 		if err == nil && l == nil {
