@@ -65,22 +65,27 @@ func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 
 	rt := cri.New(s, runtimeConfig(l))
 	apiServer := apiserver.New(s)
-	node := kubelet.Node{Name: nodeName(spec), Capacity: capacity(spec)}
-	deps := kubelet.Dependencies{Runtime: rt, API: apiServer, Node: node, Config: l.Kubelet}
-	kl := kubelet.New(s, deps)
+	machine := kubelet.Node{Name: nodeName(spec), Capacity: capacity(spec)}
+	n := &node{s: s, deps: kubelet.Dependencies{Runtime: rt, API: apiServer, Node: machine, Config: l.Kubelet}}
 
 	driver := s.Clock("scenario", sim.PriorityConfig)
 	driver.Record(&trace.Event{Kind: KindRunStart, Attrs: []trace.Attr{
 		{Key: "scenario", Value: l.Scenario.Metadata.Name}, {Key: "seed", Value: fmt.Sprint(seed)}}})
-	kl.Run()
+	n.startKubelet()
 
 	for i := range l.Pods {
 		p := l.Pods[i]
-		driver.Schedule(p.At, func() { apiServer.Create(p.Pod) })
+		driver.Schedule(p.At, func() {
+			if p.Source == api.SourceFile {
+				n.addStaticPod(p.Pod)
+				return
+			}
+			apiServer.Create(p.Pod)
+		})
 	}
 	for i := range spec.Events {
 		e := spec.Events[i]
-		driver.Schedule(e.At.Duration, func() { playEvent(driver, apiServer, rt, &e) })
+		driver.Schedule(e.At.Duration, func() { n.playEvent(driver, l, &e) })
 	}
 	if spec.StopWhen == api.StopAllPodsTerminal && len(l.Pods) > 0 {
 		var check func()
@@ -101,7 +106,44 @@ func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 	return &Result{Scenario: l, Seed: seed, End: s.Elapsed(), Trace: log, Fired: s.Fired()}, nil
 }
 
-func playEvent(c *sim.Clock, apiServer *apiserver.Server, rt *cri.Runtime, e *api.Event) {
+// node is the machine: the runtime and API server that outlive kubelet restarts, the
+// static pod directory, and the kubelet process running now.
+type node struct {
+	s          *sim.Sim
+	deps       kubelet.Dependencies
+	kl         *kubelet.Kubelet
+	life       *sim.Lifetime
+	staticPods []*corev1.Pod
+	restarts   int
+}
+
+// startKubelet starts a kubelet process; every goroutine it has belongs to its lifetime.
+func (n *node) startKubelet() {
+	n.life = sim.NewLifetime(fmt.Sprintf("kubelet-%d", n.restarts))
+	n.s.Within(n.life, func() {
+		n.deps.StaticPods = func() []*corev1.Pod { return n.staticPods }
+		n.kl = kubelet.New(n.s, n.deps)
+		n.kl.Run()
+	})
+}
+
+// restartKubelet ends the kubelet process (every pending step of it is dropped) and starts
+// a new one over the same runtime and API server.
+func (n *node) restartKubelet() {
+	n.kl.Stop()
+	n.life.End()
+	n.restarts++
+	n.startKubelet()
+}
+
+// addStaticPod writes a static pod manifest into the kubelet's pod directory.
+func (n *node) addStaticPod(p *corev1.Pod) {
+	n.staticPods = append(n.staticPods, p)
+	n.kl.StaticPodsChanged()
+}
+
+func (n *node) playEvent(c *sim.Clock, l *scenarios.Loaded, e *api.Event) {
+	apiServer := n.deps.API
 	switch {
 	case e.DeletePod != "":
 		ns, name := splitKey(e.DeletePod)
@@ -109,9 +151,21 @@ func playEvent(c *sim.Clock, apiServer *apiserver.Server, rt *cri.Runtime, e *ap
 		if p := apiServer.GetByName(ns, name); p != nil {
 			apiServer.Delete(p.UID, e.GracePeriodSeconds)
 		}
+	case e.UpdatePod != "":
+		ns, name := splitKey(e.UpdatePod)
+		c.Record(&trace.Event{Kind: KindScenarioEvent, Name: "updatePod", Pod: ns + "/" + name})
+		if cur := apiServer.GetByName(ns, name); cur != nil {
+			p := e.Pod.DeepCopy()
+			p.UID = cur.UID
+			p.Namespace, p.Name = ns, name
+			apiServer.Update(p)
+		}
+	case e.RestartKubelet != nil:
+		c.Record(&trace.Event{Kind: KindScenarioEvent, Name: "restartKubelet"})
+		n.restartKubelet()
 	case e.RuntimeDown != nil:
 		c.Record(&trace.Event{Kind: KindScenarioEvent, Name: "runtimeDown", Dur: e.RuntimeDown.Duration})
-		rt.SetDown(e.RuntimeDown.Duration)
+		n.deps.Runtime.SetDown(e.RuntimeDown.Duration)
 	}
 }
 

@@ -30,8 +30,7 @@ type slot[T any] struct {
 
 type parked[T any] struct {
 	v      T
-	track  string
-	prio   Priority
+	self   Process
 	resume func()
 }
 
@@ -108,7 +107,7 @@ func (c *Chan[T]) Send(v T, resume func()) {
 		return
 	}
 	c.s.Record(&trace.Event{Kind: trace.Block, Name: c.name})
-	c.parked = append(c.parked, parked[T]{v: v, track: c.s.track, prio: c.s.prio, resume: resume})
+	c.parked = append(c.parked, parked[T]{v: v, self: c.s.Self(), resume: resume})
 }
 
 // TryRecv takes the oldest value, if any.
@@ -131,7 +130,7 @@ func (c *Chan[T]) TryRecv() (T, bool) {
 		c.parked = c.parked[1:]
 		c.put(p.v)
 		if p.resume != nil {
-			c.s.schedule(0, p.prio, p.track, p.resume)
+			p.self.Resume(0, p.resume)
 		}
 	}
 	return sl.v, true
@@ -187,7 +186,7 @@ func (sel *Select) poke() {
 		return
 	}
 	sel.scheduled = true
-	sel.c.s.schedule(0, sel.c.prio, sel.c.track, sel.wake)
+	sel.c.s.schedule(0, sel.c.prio, sel.c.track, sel.c.life, sel.wake)
 }
 
 func (sel *Select) wake() {
@@ -232,7 +231,7 @@ type Tick struct{}
 func (c *Clock) NewTickerChan(name string, period time.Duration) *Ticker {
 	t := &Ticker{C: NewChan[Tick](c.s, name, 1).Quiet()}
 	t.timer = &Timer{c: c, period: period, fn: func() { t.C.TrySend(Tick{}) }}
-	t.timer.ev = c.s.schedule(period, c.prio, c.track, t.timer.fire)
+	t.timer.ev = c.s.schedule(period, c.prio, c.track, c.life, t.timer.fire)
 	return t
 }
 

@@ -15,6 +15,7 @@ type Clock struct {
 	s     *Sim
 	track string
 	prio  Priority
+	life  *Lifetime
 }
 
 var (
@@ -22,9 +23,24 @@ var (
 	_ clock.WithDelayedExecution = (*Clock)(nil)
 )
 
-// Clock returns a process clock: events it schedules run on track at prio.
+// Clock returns a process clock: events it schedules run on track at prio. The process
+// belongs to the lifetime of whoever creates it (see Within).
 func (s *Sim) Clock(track string, prio Priority) *Clock {
-	return &Clock{s: s, track: track, prio: prio}
+	return &Clock{s: s, track: track, prio: prio, life: s.life}
+}
+
+// Within runs fn as part of life: processes created and events scheduled during fn belong
+// to it (building a kubelet process, say).
+func (s *Sim) Within(life *Lifetime, fn func()) {
+	prev := s.life
+	s.life = life
+	defer func() { s.life = prev }()
+	fn()
+}
+
+// In returns a clock for the same process that lives and dies with life.
+func (c *Clock) In(life *Lifetime) *Clock {
+	return &Clock{s: c.s, track: c.track, prio: c.prio, life: life}
 }
 
 // Sim is the simulation the clock belongs to.
@@ -45,7 +61,7 @@ func (c *Clock) Elapsed() time.Duration { return c.s.now }
 // Schedule runs fn d from now on this process.
 func (c *Clock) Schedule(d time.Duration, fn func()) *Timer {
 	t := &Timer{c: c, fn: fn}
-	t.ev = c.s.schedule(d, c.prio, c.track, t.fire)
+	t.ev = c.s.schedule(d, c.prio, c.track, c.life, t.fire)
 	return t
 }
 
@@ -64,7 +80,7 @@ func (c *Clock) AfterFunc(d time.Duration, f func()) clock.Timer { return c.Sche
 // NewTimer returns a timer whose channel receives the time after d.
 func (c *Clock) NewTimer(d time.Duration) clock.Timer {
 	t := &Timer{c: c, ch: make(chan time.Time, 1)}
-	t.ev = c.s.schedule(d, c.prio, c.track, t.fire)
+	t.ev = c.s.schedule(d, c.prio, c.track, c.life, t.fire)
 	return t
 }
 
@@ -78,7 +94,7 @@ func (c *Clock) NewTicker(d time.Duration) clock.Ticker {
 		panic("sim: non-positive ticker period")
 	}
 	t := &Timer{c: c, ch: make(chan time.Time, 1), period: d}
-	t.ev = c.s.schedule(d, c.prio, c.track, t.fire)
+	t.ev = c.s.schedule(d, c.prio, c.track, c.life, t.fire)
 	return goTicker{t}
 }
 
@@ -108,7 +124,7 @@ type Timer struct {
 
 func (t *Timer) fire() {
 	if t.period > 0 {
-		t.ev = t.c.s.schedule(t.period, t.c.prio, t.c.track, t.fire)
+		t.ev = t.c.s.schedule(t.period, t.c.prio, t.c.track, t.c.life, t.fire)
 	} else {
 		t.ev = nil
 	}
@@ -136,7 +152,7 @@ func (t *Timer) Stop() bool {
 // Reset reschedules the timer d from now; it reports whether it was still pending.
 func (t *Timer) Reset(d time.Duration) bool {
 	ok := t.Stop()
-	t.ev = t.c.s.schedule(d, t.c.prio, t.c.track, t.fire)
+	t.ev = t.c.s.schedule(d, t.c.prio, t.c.track, t.c.life, t.fire)
 	return ok
 }
 

@@ -43,8 +43,30 @@ type event struct {
 	seq   uint64
 	fn    func()
 	track string
+	life  *Lifetime
 	idx   int // position in the queue, -1 when not queued
 }
+
+// Lifetime is the life of a group of processes, such as every goroutine of one kubelet
+// process. Ending it drops every event its processes have scheduled, including the
+// continuations of calls they were waiting on, as the death of an OS process would.
+type Lifetime struct {
+	name  string
+	ended bool
+}
+
+// NewLifetime returns a live lifetime.
+func NewLifetime(name string) *Lifetime { return &Lifetime{name: name} }
+
+// End ends the lifetime.
+func (l *Lifetime) End() {
+	if l != nil {
+		l.ended = true
+	}
+}
+
+// Ended reports whether the lifetime has ended.
+func (l *Lifetime) Ended() bool { return l != nil && l.ended }
 
 func (a *event) before(b *event) bool {
 	if a.at != b.at {
@@ -65,6 +87,7 @@ type Sim struct {
 	seed    uint64
 	track   string
 	prio    Priority
+	life    *Lifetime
 	sink    trace.Sink
 	traceN  uint64
 	stopped bool
@@ -104,22 +127,41 @@ func (s *Sim) Stop() { s.stopped = true }
 // Stopped reports whether Stop was called.
 func (s *Sim) Stopped() bool { return s.stopped }
 
-// schedule queues fn to run d from now on the given track and priority.
-func (s *Sim) schedule(d time.Duration, prio Priority, track string, fn func()) *event {
+// schedule queues fn to run d from now on the given track, priority and lifetime.
+func (s *Sim) schedule(d time.Duration, prio Priority, track string, life *Lifetime, fn func()) *event {
 	if d < 0 {
 		d = 0
 	}
 	s.seq++
-	ev := &event{at: s.now + d, prio: prio, seq: s.seq, fn: fn, track: track}
+	ev := &event{at: s.now + d, prio: prio, seq: s.seq, fn: fn, track: track, life: life}
 	s.push(ev)
 	return ev
 }
 
 // Continue schedules fn d from now as a continuation of the running process: same track,
-// same priority. This is how a call that takes time (a CRI call, say) returns to its caller.
+// priority and lifetime. This is how a call that takes time (a CRI call, say) returns to
+// its caller.
 func (s *Sim) Continue(d time.Duration, fn func()) {
-	s.schedule(d, s.prio, s.track, fn)
+	s.schedule(d, s.prio, s.track, s.life, fn)
 }
+
+// Process identifies a running process so that another one can resume it later: a waiter
+// captures Self() when it starts waiting, and whoever ends the wait calls Resume.
+type Process struct {
+	s     *Sim
+	track string
+	prio  Priority
+	life  *Lifetime
+}
+
+// Self is the process whose event is running now.
+func (s *Sim) Self() Process { return Process{s: s, track: s.track, prio: s.prio, life: s.life} }
+
+// Resume runs fn d from now as that process.
+func (p Process) Resume(d time.Duration, fn func()) { p.s.schedule(d, p.prio, p.track, p.life, fn) }
+
+// Track is the process's track.
+func (p Process) Track() string { return p.track }
 
 // RunUntil runs events until the queue is empty, Stop is called, or the next event is
 // after end; the clock then stands at end (or where Stop left it).
@@ -131,14 +173,17 @@ func (s *Sim) RunUntil(end time.Duration) {
 		}
 		s.pop()
 		s.now = ev.at
-		s.track, s.prio = ev.track, ev.prio
+		if ev.life.Ended() {
+			continue
+		}
+		s.track, s.prio, s.life = ev.track, ev.prio, ev.life
 		s.fired++
 		ev.fn()
 	}
 	if !s.stopped && s.now < end {
 		s.now = end
 	}
-	s.track, s.prio = "", PriorityDefault
+	s.track, s.prio, s.life = "", PriorityDefault, nil
 }
 
 // Step runs the events due within d from now, then leaves the clock at now+d.
@@ -238,9 +283,3 @@ func (s *Sim) cancel(ev *event) bool {
 }
 
 func (ev *event) String() string { return fmt.Sprintf("%s@%s/%d", ev.track, ev.at, ev.prio) }
-
-// ScheduleOn runs fn d from now on the named track at prio: how one process hands a result
-// back to another that is waiting for it.
-func (s *Sim) ScheduleOn(track string, prio Priority, d time.Duration, fn func()) {
-	s.schedule(d, prio, track, fn)
-}

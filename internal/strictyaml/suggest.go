@@ -57,9 +57,12 @@ func isPrefixMatch(a, b string) bool {
 	return utf8.RuneCountInString(a) >= 4 && strings.HasPrefix(b, a)
 }
 
-// levenshtein returns the edit distance between a and b counted in runes.
+// levenshtein returns the edit distance between a and b counted in runes, where swapping
+// two adjacent runes counts as one edit (optimal string alignment): "sepc" is one typo away
+// from "spec", as a person would judge it.
 func levenshtein(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
+	prev2 := make([]int, len(rb)+1)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
@@ -73,12 +76,14 @@ func levenshtein(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
 }
-
 func abs(x int) int {
 	if x < 0 {
 		return -x

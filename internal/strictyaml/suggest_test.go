@@ -22,8 +22,10 @@ func TestSuggest(t *testing.T) {
 		{"requestsPerSecond", fields, "requests"}, // prefix, long extra part
 		{"evic", fields, "evictionHard"},          // prefix of 4; first of equals wins
 		{"evi", fields, ""},                       // prefix too short
-		{"spce", fields, ""},                      // transposition is distance 2 > limit 1
-		{"evictoinHrad", fields, ""},              // distance 4 > limit 3
+		{"spce", fields, "spec"},                  // an adjacent swap is one edit
+		{"kidn", []string{"apiVersion", "kind"}, "kind"},
+		{"evictoinHrad", fields, "evictionHard"},  // two swaps: distance 2
+		{"exictxonHxrx", fields, ""},              // distance 4 > limit 3
 		{"evictionHardX", fields, "evictionHard"}, // insertion
 		{"zzz", fields, ""},
 		{"", fields, ""},
@@ -52,6 +54,8 @@ func TestLevenshtein(t *testing.T) {
 		{"kitten", "sitting", 3},
 		{"flaw", "lawn", 2},
 		{"héllo", "hello", 1},
+		{"spec", "sepc", 1},
+		{"ca", "abc", 3},
 	}
 	for _, tt := range tests {
 		if got := levenshtein(tt.a, tt.b); got != tt.want {

@@ -29,8 +29,7 @@ type cacheEntry struct {
 
 type subscriber struct {
 	minTime time.Time
-	track   string
-	prio    sim.Priority
+	waiter  sim.Process
 	cb      func(*PodStatus, error)
 }
 
@@ -110,7 +109,7 @@ func (c *Cache) GetNewerThan(uid types.UID, minTime time.Time, cb func(*PodStatu
 		cb(st, err)
 		return
 	}
-	c.subs[uid] = append(c.subs[uid], &subscriber{minTime: minTime, track: c.s.Track(), prio: sim.PriorityPodWorker, cb: cb})
+	c.subs[uid] = append(c.subs[uid], &subscriber{minTime: minTime, waiter: c.s.Self(), cb: cb})
 }
 
 // Waiting reports whether a worker is waiting for a newer status of the pod.
@@ -129,7 +128,7 @@ func (c *Cache) notify(uid types.UID) {
 			continue
 		}
 		sub := sub
-		c.s.ScheduleOn(sub.track, sub.prio, 0, func() { sub.cb(st, err) })
+		sub.waiter.Resume(0, func() { sub.cb(st, err) })
 	}
 	if len(keep) == 0 {
 		delete(c.subs, uid)

@@ -29,13 +29,13 @@ func (r *Runtime) PullImage(name, pod string, done func(err error)) {
 		r.s.Continue(0, func() { done(err) })
 		return
 	}
-	r.pulls.add(&pull{image: name, pod: pod, remaining: float64(r.ImageSize(name)), track: r.s.Track(), done: done})
+	r.pulls.add(&pull{image: name, pod: pod, remaining: float64(r.ImageSize(name)), caller: r.s.Self(), done: done})
 }
 
 type pull struct {
 	image, pod string
 	remaining  float64 // bytes
-	track      string
+	caller     sim.Process
 	done       func(err error)
 }
 
@@ -66,7 +66,7 @@ func (ps *pullScheduler) advance() {
 func (ps *pullScheduler) add(p *pull) {
 	ps.advance()
 	ps.active = append(ps.active, p)
-	ps.r.s.Record(&trace.Event{Kind: KindPullStart, Pod: p.pod, Track: p.track, Attrs: []trace.Attr{{Key: "image", Value: p.image}}})
+	ps.r.s.Record(&trace.Event{Kind: KindPullStart, Pod: p.pod, Track: p.caller.Track(), Attrs: []trace.Attr{{Key: "image", Value: p.image}}})
 	ps.reschedule()
 }
 
@@ -107,9 +107,9 @@ func (ps *pullScheduler) finish() {
 			ps.r.images[p.image] = img
 		}
 		img.Present = true
-		ps.r.s.Record(&trace.Event{Kind: KindPullEnd, Pod: p.pod, Track: p.track, Attrs: []trace.Attr{{Key: "image", Value: p.image}}})
+		ps.r.s.Record(&trace.Event{Kind: KindPullEnd, Pod: p.pod, Track: p.caller.Track(), Attrs: []trace.Attr{{Key: "image", Value: p.image}}})
 		p := p
-		ps.r.s.ScheduleOn(p.track, sim.PriorityPodWorker, 0, func() { p.done(nil) })
+		p.caller.Resume(0, func() { p.done(nil) })
 	}
 	ps.reschedule()
 }

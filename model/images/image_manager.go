@@ -104,7 +104,7 @@ func (m *ImageManager) EnsureImageExists(pod *corev1.Pod, c *corev1.Container, d
 
 // pull runs the pull when a slot is free; the caller's continuation resumes on its track.
 func (m *ImageManager) pull(image, pod string, done func(error)) {
-	track := m.s.Track()
+	self := m.s.Self()
 	// start runs with a slot already taken; when the pull ends the slot passes to the
 	// oldest waiter, if any.
 	start := func() {
@@ -125,7 +125,7 @@ func (m *ImageManager) pull(image, pod string, done func(error)) {
 		return
 	}
 	// Waiting for a slot: the pull starts on this worker's track when one frees up.
-	m.queue = append(m.queue, func() { m.s.ScheduleOn(track, sim.PriorityPodWorker, 0, start) })
+	m.queue = append(m.queue, func() { self.Resume(0, start) })
 }
 
 // GC drops expired back-off entries.

@@ -58,6 +58,8 @@ type Dependencies struct {
 	API     *apiserver.Server
 	Node    Node
 	Config  *kubeletconfigv1beta1.KubeletConfiguration
+	// StaticPods reads the static pod directory (the file source).
+	StaticPods func() []*corev1.Pod
 }
 
 // Kubelet is one kubelet process.
@@ -116,7 +118,7 @@ func New(s *sim.Sim, deps Dependencies) *Kubelet {
 		s: s, clk: s.Clock("syncLoop", sim.PrioritySyncLoop), deps: deps, cfg: cfg,
 		runtime: deps.Runtime, runtimeBackoff: runtimeErrorBackoffBase,
 	}
-	kl.podConfig = podconfig.New(s, podconfig.ApiserverSource)
+	kl.podConfig = podconfig.New(s, podconfig.FileSource, podconfig.ApiserverSource)
 	kl.sourcesReady = podconfig.NewSourcesReady(kl.podConfig.Sources())
 	kl.podManager = newPodManager()
 	kl.podCache = container.NewCache(s)
@@ -171,6 +173,7 @@ func (kl *Kubelet) Run() {
 	kl.statusManager.Start()
 	kl.gcTimer = kl.s.Clock("gc", sim.PriorityDefault).Schedule(containerGCPeriod, kl.containerGC)
 	kl.nodeStatus.start()
+	kl.StaticPodsChanged()
 	kl.unsubscribeAPI = kl.watchAPI()
 	kl.syncTicker = kl.s.Clock("syncLoop", sim.PriorityTicker).NewTickerChan("syncCh", syncLoopTickPeriod)
 	kl.housekeepingTicker = kl.s.Clock("syncLoop", sim.PriorityTicker).NewTickerChan("housekeepingCh", housekeepingPeriod)
@@ -191,6 +194,27 @@ func (kl *Kubelet) watchAPI() func() {
 		kl.podConfig.Merge(podconfig.ApiserverSource, pods)
 	})
 	return func() { active = false }
+}
+
+// StaticPodsChanged is the file source noticing a change in the static pod directory: it
+// pushes the directory's pods as a snapshot.
+func (kl *Kubelet) StaticPodsChanged() {
+	if kl.stopped {
+		return
+	}
+	var pods []*corev1.Pod
+	if kl.deps.StaticPods != nil {
+		for _, p := range kl.deps.StaticPods() {
+			sp := p.DeepCopy()
+			if sp.Annotations == nil {
+				sp.Annotations = map[string]string{}
+			}
+			sp.Annotations[podconfig.ConfigHashAnnotationKey] = string(sp.UID)
+			sp.Spec.NodeName = kl.deps.Node.Name
+			pods = append(pods, sp)
+		}
+	}
+	kl.podConfig.Merge(podconfig.FileSource, pods)
 }
 
 // updateRuntimeUp checks the runtime's status every 5s (upstream updateRuntimeUp).

@@ -9,6 +9,7 @@ import (
 
 	"nodesim/model/container"
 	"nodesim/model/kuberuntime"
+	"nodesim/model/podconfig"
 	"nodesim/model/podworkers"
 	"nodesim/model/prober/results"
 	"nodesim/model/status"
@@ -25,6 +26,9 @@ func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *cor
 		return
 	}
 	kl.statusManager.SetPodStatus(pod, apiStatus)
+	if podconfig.IsStaticPod(pod) {
+		kl.reconcileMirrorPod(pod, mirrorPod)
+	}
 	if kl.probeManager != nil {
 		kl.probeManager.AddPod(pod)
 	}
@@ -37,6 +41,31 @@ func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *cor
 		}
 		done(false, err)
 	})
+}
+
+// reconcileMirrorPod makes sure a static pod has a mirror pod in the API server, so that
+// the cluster can see it (upstream: the mirror pod client in SyncPod).
+func (kl *Kubelet) reconcileMirrorPod(pod, mirrorPod *corev1.Pod) {
+	hash := pod.Annotations[podconfig.ConfigHashAnnotationKey]
+	if mirrorPod != nil && mirrorPod.DeletionTimestamp == nil && mirrorPod.Annotations[podconfig.ConfigMirrorAnnotationKey] == hash {
+		return
+	}
+	if existing := kl.deps.API.GetByName(pod.Namespace, pod.Name); existing != nil {
+		if existing.Annotations[podconfig.ConfigMirrorAnnotationKey] == hash && existing.DeletionTimestamp == nil {
+			return
+		}
+		kl.deps.API.ForceDelete(existing.UID)
+	}
+	mirror := pod.DeepCopy()
+	mirror.UID = types.UID("mirror-" + string(pod.UID))
+	mirror.Annotations = map[string]string{podconfig.ConfigMirrorAnnotationKey: hash}
+	for k, v := range pod.Annotations {
+		if k != podconfig.ConfigSourceAnnotationKey && k != podconfig.ConfigFirstSeenAnnotationKey {
+			mirror.Annotations[k] = v
+		}
+	}
+	mirror.Status = corev1.PodStatus{}
+	kl.deps.API.Create(mirror)
 }
 
 // SyncTerminatingPod stops every container of a pod being terminated, within the grace

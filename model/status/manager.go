@@ -39,6 +39,7 @@ type PodDeletionSafetyProvider interface {
 }
 
 type versionedPodStatus struct {
+	static        bool
 	status        corev1.PodStatus
 	version       uint64
 	podName       string
@@ -214,7 +215,8 @@ func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus,
 	if isCached && cached.podIsFinished && !finished {
 		finished = true
 	}
-	ns := &versionedPodStatus{status: status, podName: pod.Name, podNamespace: pod.Namespace, podIsFinished: finished}
+	ns := &versionedPodStatus{status: status, podName: pod.Name, podNamespace: pod.Namespace, podIsFinished: finished,
+		static: pod.Annotations["kubernetes.io/config.source"] == "file"}
 	if isCached {
 		ns.version = cached.version + 1
 		ns.at = cached.at
@@ -291,12 +293,27 @@ func (m *Manager) syncBatch(all bool) {
 	}
 }
 
+// apiPod is the API object a status goes to: the pod itself, or a static pod's mirror pod.
+func (m *Manager) apiPod(uid types.UID, st *versionedPodStatus) *corev1.Pod {
+	if !st.static {
+		return m.api.Get(uid)
+	}
+	p := m.api.GetByName(st.podNamespace, st.podName)
+	if p == nil || p.Annotations["kubernetes.io/config.mirror"] == "" {
+		return nil
+	}
+	return p
+}
+
 func (m *Manager) needsReconcile(uid types.UID, st *versionedPodStatus) bool {
-	p := m.api.Get(uid)
+	p := m.apiPod(uid, st)
 	return p != nil && !apiequality.Semantic.DeepEqual(p.Status, st.status)
 }
 
 func (m *Manager) canBeDeleted(uid types.UID, st *versionedPodStatus) bool {
+	if st.static {
+		return false
+	}
 	p := m.api.Get(uid)
 	if p == nil || p.DeletionTimestamp == nil || !st.podIsFinished {
 		return false
@@ -308,13 +325,13 @@ func (m *Manager) canBeDeleted(uid types.UID, st *versionedPodStatus) bool {
 }
 
 func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus) {
-	p := m.api.Get(uid)
+	p := m.apiPod(uid, st)
 	if p == nil {
 		return
 	}
 	merged := mergePodStatus(&p.Status, &st.status, m.safety == nil || m.safety.CouldHaveRunningContainers(uid))
 	if !apiequality.Semantic.DeepEqual(p.Status, merged) {
-		m.api.PatchStatus(uid, merged)
+		m.api.PatchStatus(p.UID, merged)
 	}
 	m.apiVersions[uid] = st.version
 	if m.canBeDeleted(uid, st) {
