@@ -27,6 +27,10 @@ const (
 	KindScenarioEvent trace.Kind = "scenarioEvent"
 )
 
+// BootTime is how long the kubelet runs before the scenario's time zero, so that the
+// scenario starts on a node that is up: its first relist done, its node Ready.
+const BootTime = time.Second
+
 // Result is one finished run.
 type Result struct {
 	Scenario *scenarios.Loaded
@@ -61,6 +65,7 @@ func (t tee) Record(e *trace.Event) {
 func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 	log := &trace.Log{}
 	s := sim.New(seed, tee{log: log, extra: opts.Sink})
+	s.StartAt(-BootTime)
 	spec := &l.Scenario.Spec
 
 	rt := cri.New(s, runtimeConfig(l))
@@ -69,9 +74,10 @@ func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 	n := &node{s: s, deps: kubelet.Dependencies{Runtime: rt, API: apiServer, Node: machine, Config: l.Kubelet}}
 
 	driver := s.Clock("scenario", sim.PriorityConfig)
+	n.startKubelet()
+	s.RunUntil(0)
 	driver.Record(&trace.Event{Kind: KindRunStart, Attrs: []trace.Attr{
 		{Key: "scenario", Value: l.Scenario.Metadata.Name}, {Key: "seed", Value: fmt.Sprint(seed)}}})
-	n.startKubelet()
 
 	for i := range l.Pods {
 		p := l.Pods[i]

@@ -199,8 +199,27 @@ func Build(in Input) *Report {
 	lastExit := map[string]time.Duration{} // pod/container -> last exit
 	var lastRelist time.Duration
 	relists := 0
+	initial := map[string]NodeCondition{}
+	var conditionOrder []string
 	for i := range in.Trace {
 		e := &in.Trace[i]
+		if e.At < 0 {
+			// The kubelet's boot before the scenario: only the node's state at time zero
+			// matters.
+			if e.Kind == kindNodeCondition {
+				if _, ok := initial[e.Attr("type")]; !ok {
+					conditionOrder = append(conditionOrder, e.Attr("type"))
+				}
+				initial[e.Attr("type")] = NodeCondition{Time: 0, Type: e.Attr("type"), Status: e.Attr("status"), Reason: e.Attr("reason")}
+			}
+			continue
+		}
+		if len(conditionOrder) > 0 {
+			for _, t := range conditionOrder {
+				r.NodeConditions = append(r.NodeConditions, initial[t])
+			}
+			conditionOrder = nil
+		}
 		switch e.Kind {
 		case kindPodSeen:
 			p := get(e.Pod)

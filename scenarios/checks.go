@@ -192,7 +192,11 @@ func (l *loader) checkEvents() {
 				if e.Pod.Name != target.Pod.Name || e.Pod.Namespace != target.Pod.Namespace {
 					l.d.ErrorAt(p+".pod.metadata", "the updated pod must keep the name %s", target.Key())
 				}
-				l.checkPodSpec(e.Pod, p+".pod")
+				if l.checkPodSpec(e.Pod, p+".pod") {
+					DefaultPod(e.Pod, e.At.Duration)
+					e.Pod.UID = target.Pod.UID
+					e.Pod.CreationTimestamp = target.Pod.CreationTimestamp
+				}
 			}
 		case "setUsage":
 			target := l.podRef(p+".setUsage.pod", e.SetUsage.Pod)

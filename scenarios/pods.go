@@ -61,11 +61,22 @@ func (l *loader) loadPods() {
 			if source == "" {
 				source = api.SourceAPI
 			}
+			if source == api.SourceFile {
+				// The kubelet's file source names a static pod after its node.
+				pod.Name += "-" + l.nodeName()
+			}
 			p := Pod{At: e.At.Duration, Source: source, Pod: pod, Behavior: e.Behavior}
 			l.addPod(p, path+".pod.metadata.name")
 		}
 	}
 	l.loadPodFiles()
+}
+
+func (l *loader) nodeName() string {
+	if n := l.sc.Spec.Node.Name; n != "" {
+		return n
+	}
+	return api.DefaultNodeName
 }
 
 // addPod defaults a pod and records it, refusing a duplicate name.

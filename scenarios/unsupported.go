@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	corev1 "k8s.io/api/core/v1"
+
 	"nodesim/internal/strictyaml"
 )
 
@@ -16,20 +18,14 @@ func (l *loader) refuseUnsupported() {
 	if s.Node.SystemUsage != nil {
 		no("spec.node.systemUsage", "systemUsage (node memory and disk accounting)")
 	}
-	if len(s.Runtime.Failures) > 0 {
-		no("spec.runtime.failures", "injected CRI failures")
-	}
 	for i := range s.Pods {
 		e := &s.Pods[i]
 		p := strictyaml.Index("spec.pods", i)
-		if e.Source == "file" {
-			no(p+".source", "static pods (source: file)")
-		}
-		if len(e.Pod.Spec.InitContainers) > 0 {
-			no(p+".pod.spec.initContainers", "init containers")
-		}
-		for j, c := range e.Pod.Spec.Containers {
-			cp := strictyaml.Index(p+".pod.spec.containers", j)
+		for j, c := range append(append([]corev1.Container{}, e.Pod.Spec.InitContainers...), e.Pod.Spec.Containers...) {
+			cp := strictyaml.Index(p+".pod.spec.containers", j-len(e.Pod.Spec.InitContainers))
+			if j < len(e.Pod.Spec.InitContainers) {
+				cp = strictyaml.Index(p+".pod.spec.initContainers", j)
+			}
 			if c.LivenessProbe != nil {
 				no(cp+".livenessProbe", "liveness probes")
 			}
@@ -72,16 +68,10 @@ func (l *loader) refuseUnsupported() {
 	for i, e := range s.Events {
 		p := strictyaml.Index("spec.events", i)
 		switch {
-		case e.UpdatePod != "":
-			no(p+".updatePod", "updatePod events")
 		case e.SetUsage != nil:
 			no(p+".setUsage", "setUsage events")
 		case e.SetSystemUsage != nil:
 			no(p+".setSystemUsage", "setSystemUsage events")
-		case e.RestartKubelet != nil:
-			no(p+".restartKubelet", "restartKubelet events")
-		case e.RuntimeDown != nil:
-			no(p+".runtimeDown", "runtimeDown events")
 		}
 	}
 	for i, x := range s.Expect {
@@ -93,10 +83,6 @@ func (l *loader) refuseUnsupported() {
 			no(p+".notEvicted", "eviction expectations")
 		case x.OOMKilled != nil:
 			no(p+".oomKilled", "OOM-kill expectations")
-		case x.AdmissionRejected != nil:
-			no(p+".admissionRejected", "admission expectations")
-		case x.NodeCondition != nil:
-			no(p+".nodeCondition", "node condition expectations")
 		}
 	}
 }

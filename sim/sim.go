@@ -103,6 +103,15 @@ func New(seed uint64, sink trace.Sink) *Sim {
 	return &Sim{seed: seed, sink: sink, prio: PriorityDefault}
 }
 
+// StartAt sets the clock before anything is scheduled, for a run that has a prologue before
+// its time zero (a kubelet that boots before the scenario begins).
+func (s *Sim) StartAt(t time.Duration) {
+	if s.seq > 0 {
+		panic("sim: StartAt after events were scheduled")
+	}
+	s.now = t
+}
+
 // Elapsed is the simulated time since the run started.
 func (s *Sim) Elapsed() time.Duration { return s.now }
 

@@ -25,18 +25,23 @@ const (
 	KindRemoved     trace.Kind = "apiRemoved"
 )
 
-// Server holds the node's pods.
+// KindNodeCondition records a change of a node condition's status in the Node object.
+const KindNodeCondition trace.Kind = "nodeCondition"
+
+// Server holds the node's pods and its Node object's conditions.
 type Server struct {
-	s        *sim.Sim
-	clk      *sim.Clock
-	pods     map[types.UID]*corev1.Pod
+	s          *sim.Sim
+	clk        *sim.Clock
+	conditions map[corev1.NodeConditionType]corev1.NodeCondition
+	pods       map[types.UID]*corev1.Pod
 	watchers []func([]*corev1.Pod)
 	rv       int
 }
 
 // New returns an empty API server.
 func New(s *sim.Sim) *Server {
-	return &Server{s: s, clk: s.Clock("apiserver", sim.PriorityConfig), pods: map[types.UID]*corev1.Pod{}}
+	return &Server{s: s, clk: s.Clock("apiserver", sim.PriorityConfig), pods: map[types.UID]*corev1.Pod{},
+		conditions: map[corev1.NodeConditionType]corev1.NodeCondition{}}
 }
 
 // Watch registers fn to receive the full list of the node's pods after every change.
@@ -204,4 +209,24 @@ func itoa(i int) string {
 		b[n] = '-'
 	}
 	return string(b[n:])
+}
+
+// SetNodeCondition stores a condition the kubelet posts; a change of status is recorded.
+func (a *Server) SetNodeCondition(c corev1.NodeCondition) {
+	if cur, ok := a.conditions[c.Type]; ok && cur.Status == c.Status {
+		a.conditions[c.Type] = c
+		return
+	}
+	a.conditions[c.Type] = c
+	attrs := []trace.Attr{{Key: "type", Value: string(c.Type)}, {Key: "status", Value: string(c.Status)}}
+	if c.Reason != "" {
+		attrs = append(attrs, trace.Attr{Key: "reason", Value: c.Reason}, trace.Attr{Key: "message", Value: c.Message})
+	}
+	a.s.Record(&trace.Event{Kind: KindNodeCondition, Name: string(c.Type), Attrs: attrs})
+}
+
+// NodeCondition returns the node's condition of a type.
+func (a *Server) NodeCondition(t corev1.NodeConditionType) (corev1.NodeCondition, bool) {
+	c, ok := a.conditions[t]
+	return c, ok
 }

@@ -6,12 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"nodesim/sim"
-	"nodesim/trace"
 )
-
-// KindNodeCondition records a node condition's status, first at start and then at every
-// change.
-const KindNodeCondition trace.Kind = "nodeCondition"
 
 // fastStatusUpdatePeriod is how often the kubelet updates the node's status at start-up
 // until the node is first Ready (upstream fastStatusUpdateOnce).
@@ -29,14 +24,13 @@ type PressureSource interface {
 type nodeStatus struct {
 	kl       *Kubelet
 	clk      *sim.Clock
-	current  map[corev1.NodeConditionType]corev1.ConditionStatus
 	timer    *sim.Timer
 	everUp   bool
 	pressure PressureSource
 }
 
 func newNodeStatus(kl *Kubelet) *nodeStatus {
-	return &nodeStatus{kl: kl, clk: kl.s.Clock("nodeStatus", sim.PriorityEviction), current: map[corev1.NodeConditionType]corev1.ConditionStatus{}}
+	return &nodeStatus{kl: kl, clk: kl.s.Clock("nodeStatus", sim.PriorityEviction)}
 }
 
 func (n *nodeStatus) start() { n.timer = n.clk.Schedule(0, n.update) }
@@ -78,14 +72,7 @@ func boolStatus(b bool) corev1.ConditionStatus {
 	return corev1.ConditionFalse
 }
 
+// set posts a condition to the Node object; the API server records changes.
 func (n *nodeStatus) set(t corev1.NodeConditionType, st corev1.ConditionStatus, reason, message string) {
-	if cur, ok := n.current[t]; ok && cur == st {
-		return
-	}
-	n.current[t] = st
-	attrs := []trace.Attr{{Key: "type", Value: string(t)}, {Key: "status", Value: string(st)}}
-	if reason != "" {
-		attrs = append(attrs, trace.Attr{Key: "reason", Value: reason}, trace.Attr{Key: "message", Value: message})
-	}
-	n.clk.Record(&trace.Event{Kind: KindNodeCondition, Name: string(t), Attrs: attrs})
+	n.kl.deps.API.SetNodeCondition(corev1.NodeCondition{Type: t, Status: st, Reason: reason, Message: message})
 }
