@@ -34,8 +34,8 @@ type Server struct {
 	clk        *sim.Clock
 	conditions map[corev1.NodeConditionType]corev1.NodeCondition
 	pods       map[types.UID]*corev1.Pod
-	watchers []func([]*corev1.Pod)
-	rv       int
+	watchers   []func([]*corev1.Pod)
+	rv         int
 }
 
 // New returns an empty API server.
