@@ -6,6 +6,7 @@ package apiserver
 
 import (
 	"sort"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -34,8 +35,15 @@ type Server struct {
 	clk        *sim.Clock
 	conditions map[corev1.NodeConditionType]corev1.NodeCondition
 	pods       map[types.UID]*corev1.Pod
-	watchers   []func([]*corev1.Pod)
+	watchers   []func(WatchEvent)
 	rv         int
+}
+
+// WatchEvent is one change to a pod. Pod is the API server's own object: watchers must not
+// modify it.
+type WatchEvent struct {
+	Pod     *corev1.Pod
+	Deleted bool
 }
 
 // New returns an empty API server.
@@ -44,11 +52,15 @@ func New(s *sim.Sim) *Server {
 		conditions: map[corev1.NodeConditionType]corev1.NodeCondition{}}
 }
 
-// Watch registers fn to receive the full list of the node's pods after every change.
-func (a *Server) Watch(fn func([]*corev1.Pod)) {
-	a.watchers = append(a.watchers, fn)
-	fn(a.List())
+// Watch gives initial the node's pods now, then every change to changed (a reflector's
+// list, then its watch).
+func (a *Server) Watch(initial func([]*corev1.Pod), changed func(WatchEvent)) {
+	a.watchers = append(a.watchers, changed)
+	initial(a.List())
 }
+
+// Peek returns the API server's own copy of a pod, or nil; callers must not modify it.
+func (a *Server) Peek(uid types.UID) *corev1.Pod { return a.pods[uid] }
 
 // List returns the node's pods ordered by UID.
 func (a *Server) List() []*corev1.Pod {
@@ -87,10 +99,9 @@ func (a *Server) sortedUIDs() []types.UID {
 	return uids
 }
 
-func (a *Server) changed() {
-	list := a.List()
+func (a *Server) changed(p *corev1.Pod, deleted bool) {
 	for _, w := range a.watchers {
-		w(list)
+		w(WatchEvent{Pod: p, Deleted: deleted})
 	}
 }
 
@@ -105,7 +116,7 @@ func (a *Server) Create(pod *corev1.Pod) {
 	a.bump(p)
 	a.pods[p.UID] = p
 	a.clk.Record(&trace.Event{Kind: KindCreate, Pod: p.Namespace + "/" + p.Name})
-	a.changed()
+	a.changed(p, false)
 }
 
 // Update replaces a pod's spec, labels and annotations (a user edit).
@@ -121,15 +132,13 @@ func (a *Server) Update(pod *corev1.Pod) bool {
 	a.bump(p)
 	a.pods[p.UID] = p
 	a.clk.Record(&trace.Event{Kind: KindUpdate, Pod: p.Namespace + "/" + p.Name})
-	a.changed()
+	a.changed(p, false)
 	return true
 }
 
 // Delete requests a graceful deletion: the pod gets a deletion timestamp and grace period
-// (the request's, else the pod's terminationGracePeriodSeconds). A pod that never ran (still
-// Pending with no node-side status) or is already terminal goes at once, as the API server
-// does for pods without a running kubelet counterpart... here only a grace of 0 removes it
-// outright (a force delete).
+// (the request's, else the pod's terminationGracePeriodSeconds). A grace period of 0 (a
+// force delete) or a pod already terminal removes it at once.
 func (a *Server) Delete(uid types.UID, gracePeriodSeconds *int64) bool {
 	p, ok := a.pods[uid]
 	if !ok {
@@ -147,7 +156,7 @@ func (a *Server) Delete(uid types.UID, gracePeriodSeconds *int64) bool {
 	if grace == 0 || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 		delete(a.pods, uid)
 		a.clk.Record(&trace.Event{Kind: KindRemoved, Pod: key})
-		a.changed()
+		a.changed(p, true)
 		return true
 	}
 	if p.DeletionTimestamp != nil {
@@ -160,8 +169,16 @@ func (a *Server) Delete(uid types.UID, gracePeriodSeconds *int64) bool {
 	}
 	p.DeletionGracePeriodSeconds = &grace
 	a.bump(p)
-	a.changed()
+	a.changed(p, false)
 	return true
+}
+
+// ResourceVersion is the pod's current resource version ("" when it does not exist).
+func (a *Server) ResourceVersion(uid types.UID) string {
+	if p, ok := a.pods[uid]; ok {
+		return p.ResourceVersion
+	}
+	return ""
 }
 
 // PatchStatus stores a pod's status as the kubelet reports it.
@@ -173,7 +190,7 @@ func (a *Server) PatchStatus(uid types.UID, status corev1.PodStatus) bool {
 	p.Status = *status.DeepCopy()
 	a.bump(p)
 	a.clk.Record(&trace.Event{Kind: KindPatchStatus, Pod: p.Namespace + "/" + p.Name, Attrs: []trace.Attr{{Key: "phase", Value: string(status.Phase)}, {Key: "reason", Value: status.Reason}}})
-	a.changed()
+	a.changed(p, false)
 	return true
 }
 
@@ -186,30 +203,10 @@ func (a *Server) ForceDelete(uid types.UID) {
 	}
 	delete(a.pods, uid)
 	a.clk.Record(&trace.Event{Kind: KindRemoved, Pod: p.Namespace + "/" + p.Name})
-	a.changed()
+	a.changed(p, true)
 }
 
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	neg := i < 0
-	if neg {
-		i = -i
-	}
-	var b [20]byte
-	n := len(b)
-	for i > 0 {
-		n--
-		b[n] = byte('0' + i%10)
-		i /= 10
-	}
-	if neg {
-		n--
-		b[n] = '-'
-	}
-	return string(b[n:])
-}
+func itoa(i int) string { return strconv.Itoa(i) }
 
 // SetNodeCondition stores a condition the kubelet posts; a change of status is recorded.
 func (a *Server) SetNodeCondition(c corev1.NodeCondition) {

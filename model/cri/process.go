@@ -81,6 +81,7 @@ func (r *Runtime) start(c *ctr) {
 	c.proc = p
 	c.state = container.StateRunning
 	c.startedAt = r.s.Now()
+	r.touch(c.sandbox.uid)
 	r.s.Record(&trace.Event{Kind: KindContainerRun, Pod: c.sandbox.ns + "/" + c.sandbox.name, Container: c.spec.Name, Track: "runtime",
 		Attrs: []trace.Attr{{Key: "id", Value: c.id}, {Key: "attempt", Value: strconv.Itoa(c.attempt)}}})
 	if e := p.b.Exit; e != nil {
@@ -127,6 +128,7 @@ func (r *Runtime) exit(c *ctr, code int, reason string) {
 	c.exitCode = code
 	c.reason = reason
 	c.finished = r.s.Now()
+	r.touch(c.sandbox.uid)
 	if c.proc != nil && c.proc.exitT != nil {
 		c.proc.exitT.Stop()
 	}

@@ -96,6 +96,34 @@ type ctr struct {
 	proc      *process
 }
 
+// podObjects are one pod's sandboxes and containers, oldest first, and the listing of
+// them last handed out. The listing is immutable: a change to the pod makes a new one, so
+// a relist can tell an unchanged pod by pointer.
+type podObjects struct {
+	uid       types.UID
+	sandboxes []*sandbox
+	ctrs      []*ctr
+	listing   *container.Pod
+}
+
+func (r *Runtime) objects(uid types.UID) *podObjects {
+	o := r.byPod[uid]
+	if o == nil {
+		o = &podObjects{uid: uid}
+		r.byPod[uid] = o
+		r.uids = nil
+	}
+	return o
+}
+
+// touch marks a pod's listing stale.
+func (r *Runtime) touch(uid types.UID) {
+	if o := r.byPod[uid]; o != nil {
+		o.listing = nil
+	}
+	r.listing = nil
+}
+
 // Runtime is the fake container runtime.
 type Runtime struct {
 	s     *sim.Sim
@@ -106,6 +134,11 @@ type Runtime struct {
 
 	sandboxes map[string]*sandbox
 	ctrs      map[string]*ctr
+	// byPod indexes each pod's sandboxes and containers in creation order, and order lists
+	// the pods by first appearance, so that listings never sort the whole node.
+	byPod     map[types.UID]*podObjects
+	uids      []types.UID      // byPod's keys in order, nil when stale
+	listing   []*container.Pod // the last full listing, nil when stale
 	images    map[string]*Image
 	pulls     *pullScheduler
 
@@ -121,6 +154,7 @@ func New(s *sim.Sim, cfg Config) *Runtime {
 		cfg:       cfg,
 		sandboxes: map[string]*sandbox{},
 		ctrs:      map[string]*ctr{},
+		byPod:     map[types.UID]*podObjects{},
 		images:    map[string]*Image{},
 		downUntil: -1,
 	}
@@ -205,6 +239,9 @@ func (r *Runtime) RunPodSandbox(pod *corev1.Pod, attempt uint32, done func(id st
 			ip: fmt.Sprintf("10.244.%d.%d", r.ipSeq/250, r.ipSeq%250+2),
 		}
 		r.sandboxes[sb.id] = sb
+		o := r.objects(sb.uid)
+		o.sandboxes = append(o.sandboxes, sb)
+		r.touch(sb.uid)
 		done(sb.id, nil)
 	})
 }
@@ -223,12 +260,13 @@ func (r *Runtime) StopPodSandbox(id string, done func(err error)) {
 			return
 		}
 		if sb != nil {
-			for _, c := range r.sortedCtrs() {
+			for _, c := range r.objects(sb.uid).ctrs {
 				if c.sandbox == sb && c.state == container.StateRunning {
 					r.exit(c, 137, "Error")
 				}
 			}
 			sb.state = container.SandboxNotReady
+			r.touch(sb.uid)
 		}
 		done(nil) // NotFound counts as success
 	})
@@ -240,6 +278,12 @@ func (r *Runtime) RemovePodSandbox(id string, done func(err error)) {
 		if err := r.failure("removePodSandbox", ""); err != nil {
 			done(err)
 			return
+		}
+		if sb := r.sandboxes[id]; sb != nil {
+			o := r.objects(sb.uid)
+			o.sandboxes = removeFrom(o.sandboxes, sb)
+			r.touch(sb.uid)
+			r.forgetIfEmpty(sb.uid)
 		}
 		delete(r.sandboxes, id)
 		done(nil)
@@ -268,6 +312,9 @@ func (r *Runtime) CreateContainer(sandboxID string, spec *corev1.Container, atte
 			attempt: attempt, state: container.StateCreated, createdAt: r.s.Now(),
 		}
 		r.ctrs[c.id] = c
+		o := r.objects(sb.uid)
+		o.ctrs = append(o.ctrs, c)
+		r.touch(sb.uid)
 		done(c.id, nil)
 	})
 }
@@ -322,6 +369,12 @@ func (r *Runtime) RemoveContainer(id string, done func(err error)) {
 			done(fmt.Errorf("rpc error: code = Unknown desc = container %s is running", id))
 			return
 		}
+		if c != nil {
+			o := r.objects(c.sandbox.uid)
+			o.ctrs = removeFrom(o.ctrs, c)
+			r.touch(c.sandbox.uid)
+			r.forgetIfEmpty(c.sandbox.uid)
+		}
 		delete(r.ctrs, id)
 		done(nil)
 	})
@@ -334,23 +387,32 @@ func (r *Runtime) names(c *ctr) (pod, name string) {
 	return c.sandbox.ns + "/" + c.sandbox.name, c.spec.Name
 }
 
-// sortedCtrs returns the containers in creation order (IDs are sequential).
-func (r *Runtime) sortedCtrs() []*ctr {
-	out := make([]*ctr, 0, len(r.ctrs))
-	for _, c := range r.ctrs {
-		out = append(out, c)
+func removeFrom[T comparable](list []T, x T) []T {
+	for i, y := range list {
+		if y == x {
+			return append(list[:i], list[i+1:]...)
+		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
-	return out
+	return list
 }
 
-func (r *Runtime) sortedSandboxes() []*sandbox {
-	out := make([]*sandbox, 0, len(r.sandboxes))
-	for _, sb := range r.sandboxes {
-		out = append(out, sb)
+func (r *Runtime) forgetIfEmpty(uid types.UID) {
+	if o := r.byPod[uid]; o != nil && len(o.sandboxes) == 0 && len(o.ctrs) == 0 {
+		delete(r.byPod, uid)
+		r.uids = nil
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
-	return out
+}
+
+// podUIDs lists the pods the runtime has objects for, in UID order.
+func (r *Runtime) podUIDs() []types.UID {
+	if r.uids == nil {
+		r.uids = make([]types.UID, 0, len(r.byPod))
+		for uid := range r.byPod {
+			r.uids = append(r.uids, uid)
+		}
+		sort.Slice(r.uids, func(i, j int) bool { return r.uids[i] < r.uids[j] })
+	}
+	return r.uids
 }
 
 // ContainerCount is how many containers and sandboxes exist (the relist cost grows with it).
@@ -367,37 +429,47 @@ func (r *Runtime) StatusCost(n int) time.Duration {
 }
 
 // GetPods lists every pod the runtime has (sandboxes and containers, exited ones
-// included), by UID order. It is instantaneous: the caller accounts for ListCost.
+// included), by UID order. It is instantaneous: the caller accounts for ListCost. The
+// listing and its pods are shared and immutable; an unchanged pod is the same object as in
+// the previous listing.
 func (r *Runtime) GetPods() ([]*container.Pod, error) {
 	if err := r.failure("listPodSandbox", ""); err != nil {
 		return nil, err
 	}
-	byUID := map[types.UID]*container.Pod{}
-	get := func(sb *sandbox) *container.Pod {
-		p := byUID[sb.uid]
-		if p == nil {
-			p = &container.Pod{ID: sb.uid, Name: sb.name, Namespace: sb.ns}
-			byUID[sb.uid] = p
-		}
-		return p
+	if r.listing != nil {
+		return r.listing, nil
 	}
-	for _, sb := range r.sortedSandboxes() {
+	uids := r.podUIDs()
+	out := make([]*container.Pod, 0, len(uids))
+	for _, uid := range uids {
+		out = append(out, r.byPod[uid].list())
+	}
+	r.listing = out
+	return out, nil
+}
+
+func (o *podObjects) list() *container.Pod {
+	if o.listing != nil {
+		return o.listing
+	}
+	var p *container.Pod
+	if len(o.sandboxes) > 0 {
+		p = &container.Pod{ID: o.uid, Name: o.sandboxes[0].name, Namespace: o.sandboxes[0].ns}
+	} else {
+		p = &container.Pod{ID: o.uid, Name: o.ctrs[0].sandbox.name, Namespace: o.ctrs[0].sandbox.ns}
+	}
+	for _, sb := range o.sandboxes {
 		st := container.StateExited
 		if sb.state == container.SandboxReady {
 			st = container.StateRunning
 		}
-		get(sb).Sandboxes = append(get(sb).Sandboxes, &container.Container{ID: sb.id, State: st})
+		p.Sandboxes = append(p.Sandboxes, &container.Container{ID: sb.id, State: st})
 	}
-	for _, c := range r.sortedCtrs() {
-		p := get(c.sandbox)
+	for _, c := range o.ctrs {
 		p.Containers = append(p.Containers, &container.Container{ID: c.id, Name: c.spec.Name, Image: c.spec.Image, Hash: c.hash, State: c.state})
 	}
-	out := make([]*container.Pod, 0, len(byUID))
-	for _, p := range byUID {
-		out = append(out, p)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, nil
+	o.listing = p
+	return p
 }
 
 // GetPodStatus returns everything the runtime knows of one pod, newest first. It is
@@ -407,23 +479,19 @@ func (r *Runtime) GetPodStatus(uid types.UID, name, ns string) (*container.PodSt
 		return nil, err
 	}
 	st := &container.PodStatus{ID: uid, Name: name, Namespace: ns, TimeStamp: r.s.Now()}
-	sbs := r.sortedSandboxes()
-	for i := len(sbs) - 1; i >= 0; i-- {
-		sb := sbs[i]
-		if sb.uid != uid {
-			continue
-		}
+	o := r.byPod[uid]
+	if o == nil {
+		return st, nil
+	}
+	for i := len(o.sandboxes) - 1; i >= 0; i-- {
+		sb := o.sandboxes[i]
 		st.SandboxStatuses = append(st.SandboxStatuses, &container.SandboxStatus{ID: sb.id, State: sb.state, Attempt: sb.attempt, CreatedAt: sb.createdAt, IP: sb.ip})
 		if sb.state == container.SandboxReady && len(st.IPs) == 0 {
 			st.IPs = []string{sb.ip}
 		}
 	}
-	cs := r.sortedCtrs()
-	for i := len(cs) - 1; i >= 0; i-- {
-		c := cs[i]
-		if c.sandbox.uid != uid {
-			continue
-		}
+	for i := len(o.ctrs) - 1; i >= 0; i-- {
+		c := o.ctrs[i]
 		st.ContainerStatuses = append(st.ContainerStatuses, &container.Status{
 			ID: c.id, Name: c.spec.Name, State: c.state, CreatedAt: c.createdAt, StartedAt: c.startedAt,
 			FinishedAt: c.finished, ExitCode: c.exitCode, Image: c.spec.Image, Hash: c.hash,

@@ -134,7 +134,7 @@ func (kl *Kubelet) isAdmittedPodTerminal(pod *corev1.Pod) bool {
 	if isTerminal(pod.Status.Phase) {
 		return true
 	}
-	if st, ok := kl.statusManager.GetPodStatus(pod.UID); ok && isTerminal(st.Phase) {
+	if phase, ok := kl.statusManager.GetPodPhase(pod.UID); ok && isTerminal(phase) {
 		return true
 	}
 	return false

@@ -184,14 +184,16 @@ func (kl *Kubelet) Run() {
 	kl.clk.Schedule(0, kl.syncLoop)
 }
 
-// watchAPI is the api config source: every change to the node's pods is a snapshot.
+// watchAPI is the api config source: the node's pods as a first snapshot, then each change.
 func (kl *Kubelet) watchAPI() func() {
 	active := true
 	kl.deps.API.Watch(func(pods []*corev1.Pod) {
+		kl.podConfig.Merge(podconfig.ApiserverSource, pods)
+	}, func(ev apiserver.WatchEvent) {
 		if !active || kl.stopped {
 			return
 		}
-		kl.podConfig.Merge(podconfig.ApiserverSource, pods)
+		kl.podConfig.Update(podconfig.ApiserverSource, ev.Pod, ev.Deleted)
 	})
 	return func() { active = false }
 }

@@ -14,6 +14,7 @@ import (
 
 // podManager holds the desired pods and mirror pods (upstream pkg/kubelet/pod).
 type podManager struct {
+	sorted       []*corev1.Pod // GetPods' answer, nil when stale
 	byUID        map[types.UID]*corev1.Pod
 	byFullName   map[string]*corev1.Pod
 	mirrorByName map[string]*corev1.Pod
@@ -34,6 +35,7 @@ func (m *podManager) UpdatePod(p *corev1.Pod) {
 	}
 	m.byUID[p.UID] = p
 	m.byFullName[fullName(p)] = p
+	m.sorted = nil
 }
 
 func (m *podManager) RemovePod(p *corev1.Pod) {
@@ -42,6 +44,7 @@ func (m *podManager) RemovePod(p *corev1.Pod) {
 		return
 	}
 	delete(m.byUID, p.UID)
+	m.sorted = nil
 	if cur, ok := m.byFullName[fullName(p)]; ok && cur.UID == p.UID {
 		delete(m.byFullName, fullName(p))
 	}
@@ -62,14 +65,17 @@ func (m *podManager) GetMirrorPodByPod(p *corev1.Pod) (*corev1.Pod, bool) {
 	return mp, ok
 }
 
-// GetPods returns the desired pods (not mirror pods), ordered by UID.
+// GetPods returns the desired pods (not mirror pods), ordered by UID. The slice is shared:
+// callers must not modify it.
 func (m *podManager) GetPods() []*corev1.Pod {
-	out := make([]*corev1.Pod, 0, len(m.byUID))
-	for _, p := range m.byUID {
-		out = append(out, p)
+	if m.sorted == nil {
+		m.sorted = make([]*corev1.Pod, 0, len(m.byUID))
+		for _, p := range m.byUID {
+			m.sorted = append(m.sorted, p)
+		}
+		sort.Slice(m.sorted, func(i, j int) bool { return m.sorted[i].UID < m.sorted[j].UID })
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].UID < out[j].UID })
-	return out
+	return m.sorted
 }
 
 func newWorkQueue(s *sim.Sim) *workQueue {

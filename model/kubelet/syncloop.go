@@ -195,11 +195,11 @@ func (kl *Kubelet) pastActiveDeadline(pod *corev1.Pod) bool {
 	if pod.Spec.ActiveDeadlineSeconds == nil {
 		return false
 	}
-	st, ok := kl.statusManager.GetPodStatus(pod.UID)
-	if !ok || st.StartTime == nil {
+	start, ok := kl.statusManager.GetStartTime(pod.UID)
+	if !ok {
 		return false
 	}
-	return kl.clk.Since(st.StartTime.Time) >= time.Duration(*pod.Spec.ActiveDeadlineSeconds)*time.Second
+	return kl.clk.Since(start) >= time.Duration(*pod.Spec.ActiveDeadlineSeconds)*time.Second
 }
 
 // dispatchWork hands a pod to its worker.

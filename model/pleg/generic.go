@@ -51,6 +51,7 @@ type GenericPLEG struct {
 	ch      *sim.Chan[*PodLifecycleEvent]
 
 	records      map[types.UID]*podRecord
+	uids         []types.UID // records' keys in order, nil when stale
 	reinspect    map[types.UID]bool
 	relistTime   time.Time
 	lastRelistAt time.Time // when the last global relist started
@@ -171,15 +172,17 @@ func (g *GenericPLEG) relist() {
 			if r == nil {
 				r = &podRecord{}
 				g.records[p.ID] = r
+				g.uids = nil
 			}
 			r.current = p
 		}
-		uids := make([]types.UID, 0, len(g.records))
-		for uid := range g.records {
-			uids = append(uids, uid)
+		if g.uids == nil {
+			for uid := range g.records {
+				g.uids = append(g.uids, uid)
+			}
+			sort.Slice(g.uids, func(i, j int) bool { return g.uids[i] < g.uids[j] })
 		}
-		sort.Slice(uids, func(i, j int) bool { return uids[i] < uids[j] })
-		g.reconcile(uids, timestamp, start, true)
+		g.reconcile(g.uids, timestamp, start, true)
 	})
 }
 
@@ -198,6 +201,7 @@ func (g *GenericPLEG) relistPod(uid types.UID) {
 		if r == nil {
 			r = &podRecord{}
 			g.records[uid] = r
+			g.uids = nil
 		}
 		r.current = nil
 		for _, p := range pods {
@@ -225,6 +229,9 @@ func (g *GenericPLEG) reconcile(uids []types.UID, timestamp time.Time, start tim
 	var cost time.Duration
 	for _, uid := range uids {
 		r := g.records[uid]
+		if r.current != nil && r.current == r.old && !g.reinspect[uid] {
+			continue // the runtime handed out the same listing: nothing changed
+		}
 		events := computeEvents(uid, r.old, r.current)
 		if len(events) == 0 && !g.reinspect[uid] && global {
 			continue
@@ -254,8 +261,9 @@ func (g *GenericPLEG) reconcile(uids []types.UID, timestamp time.Time, start tim
 				g.cache.Delete(p.uid)
 			} else {
 				if p.err != nil {
-					// Inspect again next time; do not advance the record, so the same events
-					// come again.
+					// The cache keeps the error (a waiting pod worker sees it); inspect again
+					// next time and do not advance the record, so the same events come again.
+					g.cache.Set(p.uid, p.status, p.err, timestamp)
 					failed[p.uid] = true
 					continue
 				}
@@ -269,6 +277,7 @@ func (g *GenericPLEG) reconcile(uids []types.UID, timestamp time.Time, start tim
 			}
 			if r.current == nil {
 				delete(g.records, p.uid)
+				g.uids = nil
 			} else {
 				r.old = r.current
 			}

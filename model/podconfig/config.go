@@ -100,28 +100,16 @@ func (c *PodConfig) Merge(source string, snapshot []*corev1.Pod) {
 	next := map[types.UID]*corev1.Pod{}
 	var adds, updates, deletes, removes, reconciles []*corev1.Pod
 	for _, in := range snapshot {
-		p := in.DeepCopy()
-		if p.Annotations == nil {
-			p.Annotations = map[string]string{}
-		}
-		p.Annotations[ConfigSourceAnnotationKey] = source
-		prev, known := old[p.UID]
-		if !known {
-			p.Annotations[ConfigFirstSeenAnnotationKey] = c.clk.Now().Format("2006-01-02T15:04:05.000000000Z07:00")
-			next[p.UID] = p
-			adds = append(adds, p)
-			continue
-		}
-		p.Annotations[ConfigFirstSeenAnnotationKey] = prev.Annotations[ConfigFirstSeenAnnotationKey]
+		p, op := c.classify(source, old[in.UID], in)
 		next[p.UID] = p
-		switch {
-		case specChanged(prev, p):
-			if p.DeletionTimestamp != nil {
-				deletes = append(deletes, p)
-			} else {
-				updates = append(updates, p)
-			}
-		case !apiequality.Semantic.DeepEqual(prev.Status, p.Status):
+		switch op {
+		case ADD:
+			adds = append(adds, p)
+		case UPDATE:
+			updates = append(updates, p)
+		case DELETE:
+			deletes = append(deletes, p)
+		case RECONCILE:
 			reconciles = append(reconciles, p)
 		}
 	}
@@ -131,9 +119,7 @@ func (c *PodConfig) Merge(source string, snapshot []*corev1.Pod) {
 		}
 	}
 	c.pods[source] = next
-	c.clk.Record(&trace.Event{Kind: KindMerge, Name: source, Attrs: []trace.Attr{
-		{Key: "add", Value: names(adds)}, {Key: "update", Value: names(updates)}, {Key: "delete", Value: names(deletes)},
-		{Key: "remove", Value: names(removes)}, {Key: "reconcile", Value: names(reconciles)}}})
+	c.record(source, adds, updates, deletes, removes, reconciles)
 	send := func(op PodOperation, pods []*corev1.Pod) {
 		if len(pods) == 0 {
 			return
@@ -150,6 +136,73 @@ func (c *PodConfig) Merge(source string, snapshot []*corev1.Pod) {
 		c.updates.Send(PodUpdate{Op: ADD, Source: source}, nil)
 	}
 	send(RECONCILE, reconciles)
+}
+
+// noChange is classify's answer for an identical pod.
+const noChange PodOperation = -1
+
+// classify takes the kubelet's copy of a pod from a source and says what changed since
+// prev (nil: never seen): upstream checkAndUpdatePod.
+func (c *PodConfig) classify(source string, prev, in *corev1.Pod) (*corev1.Pod, PodOperation) {
+	p := in.DeepCopy()
+	if p.Annotations == nil {
+		p.Annotations = map[string]string{}
+	}
+	p.Annotations[ConfigSourceAnnotationKey] = source
+	if prev == nil {
+		p.Annotations[ConfigFirstSeenAnnotationKey] = c.clk.Now().Format("2006-01-02T15:04:05.000000000Z07:00")
+		return p, ADD
+	}
+	p.Annotations[ConfigFirstSeenAnnotationKey] = prev.Annotations[ConfigFirstSeenAnnotationKey]
+	switch {
+	case specChanged(prev, p):
+		if p.DeletionTimestamp != nil {
+			return p, DELETE
+		}
+		return p, UPDATE
+	case !apiequality.Semantic.DeepEqual(prev.Status, p.Status):
+		return p, RECONCILE
+	}
+	return p, noChange
+}
+
+// Update takes one changed pod from a source (a watch event) and sends what changed, as
+// Merge would for a snapshot that differs from the last one only in that pod.
+func (c *PodConfig) Update(source string, in *corev1.Pod, deleted bool) {
+	old := c.pods[source]
+	prev := old[in.UID]
+	if deleted {
+		if prev == nil {
+			return
+		}
+		delete(old, in.UID)
+		c.record(source, nil, nil, nil, []*corev1.Pod{prev}, nil)
+		c.updates.Send(PodUpdate{Pods: []*corev1.Pod{prev}, Op: REMOVE, Source: source}, nil)
+		return
+	}
+	p, op := c.classify(source, prev, in)
+	old[p.UID] = p
+	if op == noChange {
+		return
+	}
+	one := []*corev1.Pod{p}
+	switch op {
+	case ADD:
+		c.record(source, one, nil, nil, nil, nil)
+	case UPDATE:
+		c.record(source, nil, one, nil, nil, nil)
+	case DELETE:
+		c.record(source, nil, nil, one, nil, nil)
+	case RECONCILE:
+		c.record(source, nil, nil, nil, nil, one)
+	}
+	c.updates.Send(PodUpdate{Pods: one, Op: op, Source: source}, nil)
+}
+
+func (c *PodConfig) record(source string, adds, updates, deletes, removes, reconciles []*corev1.Pod) {
+	c.clk.Record(&trace.Event{Kind: KindMerge, Name: source, Attrs: []trace.Attr{
+		{Key: "add", Value: names(adds)}, {Key: "update", Value: names(updates)}, {Key: "delete", Value: names(deletes)},
+		{Key: "remove", Value: names(removes)}, {Key: "reconcile", Value: names(reconciles)}}})
 }
 
 // specChanged compares what the kubelet acts on: spec, labels, annotations other than the

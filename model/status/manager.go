@@ -56,6 +56,9 @@ type Manager struct {
 	safety      PodDeletionSafetyProvider
 	podStatuses map[types.UID]*versionedPodStatus
 	apiVersions map[types.UID]uint64
+	// written is the API resource version after this manager's last write of each pod: an
+	// API object still at that version needs no reconcile.
+	written map[types.UID]string
 	signalled   bool
 	ticker      *sim.Timer
 }
@@ -63,7 +66,7 @@ type Manager struct {
 // NewManager returns a status manager writing to api.
 func NewManager(s *sim.Sim, api *apiserver.Server, safety PodDeletionSafetyProvider) *Manager {
 	return &Manager{s: s, clk: s.Clock("statusManager", sim.PriorityStatus), api: api, safety: safety,
-		podStatuses: map[types.UID]*versionedPodStatus{}, apiVersions: map[types.UID]uint64{}}
+		podStatuses: map[types.UID]*versionedPodStatus{}, apiVersions: map[types.UID]uint64{}, written: map[types.UID]string{}}
 }
 
 // Start begins the periodic full sync.
@@ -89,6 +92,22 @@ func (m *Manager) GetPodStatus(uid types.UID) (corev1.PodStatus, bool) {
 		return *st.status.DeepCopy(), true
 	}
 	return corev1.PodStatus{}, false
+}
+
+// GetPodPhase returns the cached phase without copying the status.
+func (m *Manager) GetPodPhase(uid types.UID) (corev1.PodPhase, bool) {
+	if st, ok := m.podStatuses[uid]; ok {
+		return st.status.Phase, true
+	}
+	return "", false
+}
+
+// GetStartTime returns the cached status's start time.
+func (m *Manager) GetStartTime(uid types.UID) (time.Time, bool) {
+	if st, ok := m.podStatuses[uid]; ok && st.status.StartTime != nil {
+		return st.status.StartTime.Time, true
+	}
+	return time.Time{}, false
 }
 
 // SetPodStatus caches a pod's new status and schedules a write if it changed.
@@ -269,6 +288,7 @@ func (m *Manager) RemoveOrphanedStatuses(known map[types.UID]bool) {
 		if !known[uid] {
 			delete(m.podStatuses, uid)
 			delete(m.apiVersions, uid)
+			delete(m.written, uid)
 		}
 	}
 }
@@ -294,9 +314,10 @@ func (m *Manager) syncBatch(all bool) {
 }
 
 // apiPod is the API object a status goes to: the pod itself, or a static pod's mirror pod.
+// It is the API server's own object: read it, never modify it.
 func (m *Manager) apiPod(uid types.UID, st *versionedPodStatus) *corev1.Pod {
 	if !st.static {
-		return m.api.Get(uid)
+		return m.api.Peek(uid)
 	}
 	p := m.api.GetByName(st.podNamespace, st.podName)
 	if p == nil || p.Annotations["kubernetes.io/config.mirror"] == "" {
@@ -307,14 +328,17 @@ func (m *Manager) apiPod(uid types.UID, st *versionedPodStatus) *corev1.Pod {
 
 func (m *Manager) needsReconcile(uid types.UID, st *versionedPodStatus) bool {
 	p := m.apiPod(uid, st)
-	return p != nil && !apiequality.Semantic.DeepEqual(p.Status, st.status)
+	if p == nil || p.ResourceVersion == m.written[uid] {
+		return false
+	}
+	return !apiequality.Semantic.DeepEqual(p.Status, st.status)
 }
 
 func (m *Manager) canBeDeleted(uid types.UID, st *versionedPodStatus) bool {
 	if st.static {
 		return false
 	}
-	p := m.api.Get(uid)
+	p := m.api.Peek(uid)
 	if p == nil || p.DeletionTimestamp == nil || !st.podIsFinished {
 		return false
 	}
@@ -333,6 +357,7 @@ func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus) {
 	if !apiequality.Semantic.DeepEqual(p.Status, merged) {
 		m.api.PatchStatus(p.UID, merged)
 	}
+	m.written[uid] = m.api.ResourceVersion(p.UID)
 	m.apiVersions[uid] = st.version
 	if m.canBeDeleted(uid, st) {
 		m.clk.Record(&trace.Event{Kind: KindDeletePod, Pod: st.podNamespace + "/" + st.podName})
