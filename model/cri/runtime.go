@@ -136,11 +136,11 @@ type Runtime struct {
 	ctrs      map[string]*ctr
 	// byPod indexes each pod's sandboxes and containers in creation order, and order lists
 	// the pods by first appearance, so that listings never sort the whole node.
-	byPod     map[types.UID]*podObjects
-	uids      []types.UID      // byPod's keys in order, nil when stale
-	listing   []*container.Pod // the last full listing, nil when stale
-	images    map[string]*Image
-	pulls     *pullScheduler
+	byPod   map[types.UID]*podObjects
+	uids    []types.UID      // byPod's keys in order, nil when stale
+	listing []*container.Pod // the last full listing, nil when stale
+	images  map[string]*Image
+	pulls   *pullScheduler
 
 	downUntil time.Duration
 	downSince time.Duration

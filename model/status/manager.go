@@ -58,9 +58,9 @@ type Manager struct {
 	apiVersions map[types.UID]uint64
 	// written is the API resource version after this manager's last write of each pod: an
 	// API object still at that version needs no reconcile.
-	written map[types.UID]string
-	signalled   bool
-	ticker      *sim.Timer
+	written   map[types.UID]string
+	signalled bool
+	ticker    *sim.Timer
 }
 
 // NewManager returns a status manager writing to api.
