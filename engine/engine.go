@@ -37,7 +37,7 @@ type Result struct {
 	Seed     uint64
 	// End is the simulated time the run stopped at.
 	End time.Duration
-	// Events is the run's trace.
+	// Trace is the run's trace when Options.KeepTrace asked for it (else empty).
 	Trace *trace.Log
 	// Fired is how many kernel events ran.
 	Fired uint64
@@ -45,26 +45,33 @@ type Result struct {
 
 // Options tune a run.
 type Options struct {
-	// Sink, when set, also receives every trace event as it is recorded.
+	// Sink receives every trace event as it is recorded (a report builder, a file writer).
 	Sink trace.Sink
+	// KeepTrace keeps every event in Result.Trace as well. A long run's trace is large: the
+	// reports stream it instead.
+	KeepTrace bool
 }
 
-type tee struct {
-	log   *trace.Log
-	extra trace.Sink
-}
+// sinks hands each event to every sink.
+type sinks []trace.Sink
 
-func (t tee) Record(e *trace.Event) {
-	t.log.Record(e)
-	if t.extra != nil {
-		t.extra.Record(e)
+func (ss sinks) Record(e *trace.Event) {
+	for _, s := range ss {
+		s.Record(e)
 	}
 }
 
 // Run simulates the scenario with the given seed.
 func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 	log := &trace.Log{}
-	s := sim.New(seed, tee{log: log, extra: opts.Sink})
+	var out sinks
+	if opts.KeepTrace {
+		out = append(out, log)
+	}
+	if opts.Sink != nil {
+		out = append(out, opts.Sink)
+	}
+	s := sim.New(seed, out)
 	s.StartAt(-BootTime)
 	spec := &l.Scenario.Spec
 

@@ -17,7 +17,7 @@ func runBuiltin(t *testing.T, name string, sink trace.Sink) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(l, l.Seed(), Options{Sink: sink})
+	res, err := Run(l, l.Seed(), Options{Sink: sink, KeepTrace: true})
 	if err != nil {
 		t.Fatal(err)
 	}

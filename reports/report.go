@@ -173,8 +173,22 @@ type podState struct {
 	oomKills   map[string]int
 }
 
-// Build derives the report from the trace.
-func Build(in Input) *Report {
+// Builder derives the report from trace events as they are recorded, so that a run
+// need not keep its trace: it is a trace.Sink.
+type Builder struct {
+	in             Input
+	r              *Report
+	pods           map[string]*podState
+	lat            *latencies
+	lastExit       map[string]time.Duration // pod/container -> last exit
+	lastRelist     time.Duration
+	relists        int
+	initial        map[string]NodeCondition
+	conditionOrder []string
+}
+
+// NewBuilder starts a report for in (whose Trace is not used).
+func NewBuilder(in Input) *Builder {
 	r := &Report{
 		Scenario: in.Scenario.Metadata.Name, Description: strings.TrimSpace(in.Scenario.Metadata.Description),
 		Seed: in.Seed, Duration: secs(in.End),
@@ -186,151 +200,165 @@ func Build(in Input) *Report {
 	if r.NotModelled == nil {
 		r.NotModelled = []string{}
 	}
-	pods := map[string]*podState{}
-	get := func(key string) *podState {
-		p := pods[key]
-		if p == nil {
-			p = &podState{containers: map[string]string{}, maxAttempt: map[string]int{}, oomKills: map[string]int{}}
-			pods[key] = p
-		}
-		return p
-	}
-	lat := newLatencies()
-	lastExit := map[string]time.Duration{} // pod/container -> last exit
-	var lastRelist time.Duration
-	relists := 0
-	initial := map[string]NodeCondition{}
-	var conditionOrder []string
-	for i := range in.Trace {
-		e := &in.Trace[i]
-		if e.At < 0 {
-			// The kubelet's boot before the scenario: only the node's state at time zero
-			// matters.
-			if e.Kind == kindNodeCondition {
-				if _, ok := initial[e.Attr("type")]; !ok {
-					conditionOrder = append(conditionOrder, e.Attr("type"))
-				}
-				initial[e.Attr("type")] = NodeCondition{Time: 0, Type: e.Attr("type"), Status: e.Attr("status"), Reason: e.Attr("reason")}
-			}
-			continue
-		}
-		if len(conditionOrder) > 0 {
-			for _, t := range conditionOrder {
-				r.NodeConditions = append(r.NodeConditions, initial[t])
-			}
-			conditionOrder = nil
-		}
-		switch e.Kind {
-		case kindPodSeen:
-			p := get(e.Pod)
-			if !p.hasSeen {
-				p.hasSeen, p.seen, p.uid = true, e.At, e.Attr("uid")
-			}
-		case kindSetPodStatus:
-			p := get(e.Pod)
-			if ph := e.Attr("phase"); ph != p.phase {
-				r.phases[e.Pod] = append(r.phases[e.Pod], phaseAt{at: e.At, phase: ph})
-			}
-			p.phase, p.reason = e.Attr("phase"), e.Attr("reason")
-			if e.Attr("allRunning") == "true" && !p.hasRunning {
-				p.hasRunning, p.running = true, e.At
-			}
-			for _, a := range e.Attrs {
-				if name, ok := strings.CutPrefix(a.Key, "container/"); ok {
-					if _, known := p.containers[name]; !known {
-						p.order = append(p.order, name)
-					}
-					p.containers[name] = a.Value
-				}
-			}
-		case kindPullRequested:
-			p := get(e.Pod)
-			if !p.pulled {
-				p.pulled, p.firstPull = true, e.At
-			}
-		case kindPulled, kindPullFailed:
-			p := get(e.Pod)
-			p.lastPull = e.At
-		case kindContainerRun:
-			p := get(e.Pod)
-			att, _ := strconv.Atoi(e.Attr("attempt"))
-			if att > p.maxAttempt[e.Container] {
-				p.maxAttempt[e.Container] = att
-			}
-			if t, ok := lastExit[e.Pod+"/"+e.Container]; ok {
-				lat.add("containerRestart", e.At-t)
-				delete(lastExit, e.Pod+"/"+e.Container)
-			}
-			r.Counts["containersStarted"]++
-		case kindContainerExit:
-			p := get(e.Pod)
-			if e.Attr("reason") == "OOMKilled" {
-				p.oomKills[e.Container]++
-			}
-			lastExit[e.Pod+"/"+e.Container] = e.At
-		case kindWorkerState:
-			if e.Name == "terminated" && get(e.Pod).terminated == nil {
-				get(e.Pod).terminated = fptr(secs(e.At))
-				r.Counts["podsTerminated"]++
-			}
-		case kindAPIDelete:
-			if p := get(e.Pod); p.deleted == nil {
-				p.deleted = fptr(secs(e.At))
-			}
-		case kindRejected:
-			r.AdmissionRejections = append(r.AdmissionRejections, AdmissionRejection{Time: secs(e.At), Pod: e.Pod, Reason: e.Attr("reason"), Message: e.Attr("message")})
-		case kindNodeCondition:
-			r.NodeConditions = append(r.NodeConditions, NodeCondition{Time: secs(e.At), Type: e.Attr("type"), Status: e.Attr("status"), Reason: e.Attr("reason")})
-		case trace.Select:
-			switch e.Name {
-			case "configCh":
-				r.SyncLoop.ConfigCh++
-			case "plegCh":
-				r.SyncLoop.PlegCh++
-			case "syncCh":
-				r.SyncLoop.SyncCh++
-			case "housekeepingCh":
-				r.SyncLoop.HousekeepingCh++
-			case "livenessManager":
-				r.SyncLoop.LivenessCh++
-			case "readinessManager":
-				r.SyncLoop.ReadinessCh++
-			case "startupManager":
-				r.SyncLoop.StartupCh++
-			}
-		case kindRelist:
-			if e.Name == "relist" {
-				lat.add("plegRelist", e.Dur)
-				start := e.At - e.Dur
-				if relists > 0 {
-					lat.add("plegRelistInterval", start-lastRelist)
-				}
-				lastRelist = start
-				relists++
-			}
-			if d := e.Attr("dropped"); d != "" && d != "0" {
-				n, _ := strconv.Atoi(d)
-				r.Counts["plegDiscardedEvents"] += int64(n)
-			}
-		case kindSyncEnd:
-			lat.add("podWorkerSync", e.Dur)
-		case kindIterationWait:
-			lat.add("syncLoopIterationWait", e.Dur)
-		}
-	}
+	return &Builder{in: in, r: r, pods: map[string]*podState{}, lat: newLatencies(),
+		lastExit: map[string]time.Duration{}, initial: map[string]NodeCondition{}}
+}
 
-	order := append([]string{}, in.PodOrder...)
-	for key := range pods {
-		if !contains(order, key) && pods[key].hasSeen {
+func (b *Builder) get(key string) *podState {
+	p := b.pods[key]
+	if p == nil {
+		p = &podState{containers: map[string]string{}, maxAttempt: map[string]int{}, oomKills: map[string]int{}}
+		b.pods[key] = p
+	}
+	return p
+}
+
+// Build derives the report from a recorded trace.
+func Build(in Input) *Report {
+	b := NewBuilder(in)
+	for i := range in.Trace {
+		b.Record(&in.Trace[i])
+	}
+	return b.Finish(in.End)
+}
+
+// Record takes one trace event.
+func (b *Builder) Record(e *trace.Event) {
+	if e.At < 0 {
+		// The kubelet's boot before the scenario: only the node's state at time zero
+		// matters.
+		if e.Kind == kindNodeCondition {
+			if _, ok := b.initial[e.Attr("type")]; !ok {
+				b.conditionOrder = append(b.conditionOrder, e.Attr("type"))
+			}
+			b.initial[e.Attr("type")] = NodeCondition{Time: 0, Type: e.Attr("type"), Status: e.Attr("status"), Reason: e.Attr("reason")}
+		}
+		return
+	}
+	if len(b.conditionOrder) > 0 {
+		for _, t := range b.conditionOrder {
+			b.r.NodeConditions = append(b.r.NodeConditions, b.initial[t])
+		}
+		b.conditionOrder = nil
+	}
+	switch e.Kind {
+	case kindPodSeen:
+		p := b.get(e.Pod)
+		if !p.hasSeen {
+			p.hasSeen, p.seen, p.uid = true, e.At, e.Attr("uid")
+		}
+	case kindSetPodStatus:
+		p := b.get(e.Pod)
+		if ph := e.Attr("phase"); ph != p.phase {
+			b.r.phases[e.Pod] = append(b.r.phases[e.Pod], phaseAt{at: e.At, phase: ph})
+		}
+		p.phase, p.reason = e.Attr("phase"), e.Attr("reason")
+		if e.Attr("allRunning") == "true" && !p.hasRunning {
+			p.hasRunning, p.running = true, e.At
+		}
+		for _, a := range e.Attrs {
+			if name, ok := strings.CutPrefix(a.Key, "container/"); ok {
+				if _, known := p.containers[name]; !known {
+					p.order = append(p.order, name)
+				}
+				p.containers[name] = a.Value
+			}
+		}
+	case kindPullRequested:
+		p := b.get(e.Pod)
+		if !p.pulled {
+			p.pulled, p.firstPull = true, e.At
+		}
+	case kindPulled, kindPullFailed:
+		p := b.get(e.Pod)
+		p.lastPull = e.At
+	case kindContainerRun:
+		p := b.get(e.Pod)
+		att, _ := strconv.Atoi(e.Attr("attempt"))
+		if att > p.maxAttempt[e.Container] {
+			p.maxAttempt[e.Container] = att
+		}
+		if t, ok := b.lastExit[e.Pod+"/"+e.Container]; ok {
+			b.lat.add("containerRestart", e.At-t)
+			delete(b.lastExit, e.Pod+"/"+e.Container)
+		}
+		b.r.Counts["containersStarted"]++
+	case kindContainerExit:
+		p := b.get(e.Pod)
+		if e.Attr("reason") == "OOMKilled" {
+			p.oomKills[e.Container]++
+		}
+		b.lastExit[e.Pod+"/"+e.Container] = e.At
+	case kindWorkerState:
+		if e.Name == "terminated" && b.get(e.Pod).terminated == nil {
+			b.get(e.Pod).terminated = fptr(secs(e.At))
+			b.r.Counts["podsTerminated"]++
+		}
+	case kindAPIDelete:
+		if p := b.get(e.Pod); p.deleted == nil {
+			p.deleted = fptr(secs(e.At))
+		}
+	case kindRejected:
+		b.r.AdmissionRejections = append(b.r.AdmissionRejections, AdmissionRejection{Time: secs(e.At), Pod: e.Pod, Reason: e.Attr("reason"), Message: e.Attr("message")})
+	case kindNodeCondition:
+		b.r.NodeConditions = append(b.r.NodeConditions, NodeCondition{Time: secs(e.At), Type: e.Attr("type"), Status: e.Attr("status"), Reason: e.Attr("reason")})
+	case trace.Select:
+		switch e.Name {
+		case "configCh":
+			b.r.SyncLoop.ConfigCh++
+		case "plegCh":
+			b.r.SyncLoop.PlegCh++
+		case "syncCh":
+			b.r.SyncLoop.SyncCh++
+		case "housekeepingCh":
+			b.r.SyncLoop.HousekeepingCh++
+		case "livenessManager":
+			b.r.SyncLoop.LivenessCh++
+		case "readinessManager":
+			b.r.SyncLoop.ReadinessCh++
+		case "startupManager":
+			b.r.SyncLoop.StartupCh++
+		}
+	case kindRelist:
+		if e.Name == "relist" {
+			b.lat.add("plegRelist", e.Dur)
+			start := e.At - e.Dur
+			if b.relists > 0 {
+				b.lat.add("plegRelistInterval", start-b.lastRelist)
+			}
+			b.lastRelist = start
+			b.relists++
+		}
+		if d := e.Attr("dropped"); d != "" && d != "0" {
+			n, _ := strconv.Atoi(d)
+			b.r.Counts["plegDiscardedEvents"] += int64(n)
+		}
+	case kindSyncEnd:
+		b.lat.add("podWorkerSync", e.Dur)
+	case kindIterationWait:
+		b.lat.add("syncLoopIterationWait", e.Dur)
+	}
+}
+
+// Finish completes the report of a run that ended at end.
+func (b *Builder) Finish(end time.Duration) *Report {
+	b.r.Duration = secs(end)
+	for _, t := range b.conditionOrder {
+		b.r.NodeConditions = append(b.r.NodeConditions, b.initial[t])
+	}
+	b.conditionOrder = nil
+	order := append([]string{}, b.in.PodOrder...)
+	for key := range b.pods {
+		if !contains(order, key) && b.pods[key].hasSeen {
 			order = append(order, key)
 		}
 	}
-	sort.SliceStable(order[len(in.PodOrder):], func(i, j int) bool {
-		return order[len(in.PodOrder)+i] < order[len(in.PodOrder)+j]
+	sort.SliceStable(order[len(b.in.PodOrder):], func(i, j int) bool {
+		return order[len(b.in.PodOrder)+i] < order[len(b.in.PodOrder)+j]
 	})
 	for _, key := range order {
-		p := get(key)
-		pr := PodReport{Pod: key, UID: p.uid, QoS: in.QoS[key], Phase: p.phase, Reason: p.reason,
+		p := b.get(key)
+		pr := PodReport{Pod: key, UID: p.uid, QoS: b.in.QoS[key], Phase: p.phase, Reason: p.reason,
 			DeletedAt: p.deleted, TerminatedAt: p.terminated, Containers: []ContainerReport{}}
 		if p.phase == "" {
 			pr.Phase = "Pending"
@@ -343,32 +371,32 @@ func Build(in Input) *Report {
 			}
 			pr.StartupLatencyWithPulls = fptr(secs(with))
 			pr.StartupLatency = fptr(secs(with - pulls))
-			lat.add("podStartup", with-pulls)
-			lat.add("podStartupWithPulls", with)
-			r.Counts["podsStarted"]++
+			b.lat.add("podStartup", with-pulls)
+			b.lat.add("podStartupWithPulls", with)
+			b.r.Counts["podsStarted"]++
 		}
 		if p.deleted != nil && p.terminated != nil {
-			lat.add("podTermination", time.Duration((*p.terminated-*p.deleted)*float64(time.Second)))
+			b.lat.add("podTermination", time.Duration((*p.terminated-*p.deleted)*float64(time.Second)))
 		}
 		for _, name := range p.order {
 			cr := parseContainer(name, p.containers[name])
 			cr.OOMKills = p.oomKills[name]
-			r.Counts["restarts"] += int64(cr.Restarts)
+			b.r.Counts["restarts"] += int64(cr.Restarts)
 			pr.Containers = append(pr.Containers, cr)
 		}
-		r.Pods = append(r.Pods, pr)
+		b.r.Pods = append(b.r.Pods, pr)
 	}
-	r.Counts["admissionRejections"] = int64(len(r.AdmissionRejections))
-	r.Counts["evictions"] = int64(len(r.Evictions))
-	r.Latency = lat.stats()
-	r.samples = lat.samples
+	b.r.Counts["admissionRejections"] = int64(len(b.r.AdmissionRejections))
+	b.r.Counts["evictions"] = int64(len(b.r.Evictions))
+	b.r.Latency = b.lat.stats()
+	b.r.samples = b.lat.samples
 	for _, k := range []string{"containersStarted", "podsStarted", "podsTerminated", "restarts", "plegDiscardedEvents",
 		"evictions", "admissionRejections", "oomKills", "nodeOOMKills", "cgroupOOMKills"} {
-		if _, ok := r.Counts[k]; !ok {
-			r.Counts[k] = 0
+		if _, ok := b.r.Counts[k]; !ok {
+			b.r.Counts[k] = 0
 		}
 	}
-	return r
+	return b.r
 }
 
 // parseContainer reads the status manager's container summary.

@@ -65,11 +65,12 @@ func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {
 	if o.seed >= 0 {
 		seed = uint64(o.seed)
 	}
-	res, err := engine.Run(l, seed, engine.Options{})
+	builder := newReportBuilder(l, seed)
+	res, err := engine.Run(l, seed, engine.Options{Sink: builder})
 	if err != nil {
 		return fmt.Errorf("simulating %s: %w", ref, err)
 	}
-	r := buildReport(res, ref)
+	r := finishReport(builder, res, ref)
 	ok := reports.Evaluate(r, l.Scenario.Spec.Expect)
 
 	var out []byte
@@ -106,18 +107,23 @@ func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// buildReport derives the report from the run's trace.
-func buildReport(res *engine.Result, ref string) *reports.Report {
-	l := res.Scenario
+// newReportBuilder starts the report that the run's trace streams into.
+func newReportBuilder(l *scenarios.Loaded, seed uint64) *reports.Builder {
 	in := reports.Input{
-		Scenario: l.Scenario, File: l.File, Hash: l.Hash, Seed: res.Seed, End: res.End,
-		Trace: res.Trace.Events, QoS: map[string]string{}, NotModelled: l.NotModelled, Version: Version,
+		Scenario: l.Scenario, File: l.File, Hash: l.Hash, Seed: seed,
+		QoS: map[string]string{}, NotModelled: l.NotModelled, Version: Version,
 	}
 	for _, p := range l.Pods {
 		in.QoS[p.Key()] = string(qos.GetPodQOS(p.Pod))
 		in.PodOrder = append(in.PodOrder, p.Key())
 	}
-	r := reports.Build(in)
+	return reports.NewBuilder(in)
+}
+
+// finishReport completes the report once the run is over.
+func finishReport(b *reports.Builder, res *engine.Result, ref string) *reports.Report {
+	l := res.Scenario
+	r := b.Finish(res.End)
 	hash := l.Hash
 	if len(hash) > 12 {
 		hash = hash[:12]

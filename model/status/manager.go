@@ -6,6 +6,7 @@
 package status
 
 import (
+	"reflect"
 	"sort"
 	"strconv"
 	"time"
@@ -228,7 +229,7 @@ func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus,
 		status.StartTime = &t
 	}
 	normalize(&status)
-	if isCached && apiequality.Semantic.DeepEqual(cached.status, status) && !force {
+	if isCached && statusEqual(&cached.status, &status) && !force {
 		return
 	}
 	if isCached && cached.podIsFinished && !finished {
@@ -282,9 +283,20 @@ func normalize(st *corev1.PodStatus) {
 	sort.SliceStable(st.Conditions, func(i, j int) bool { return st.Conditions[i].Type < st.Conditions[j].Type })
 }
 
+// statusEqual compares two statuses the kubelet generated. Every timestamp in them is UTC
+// and truncated to the second, so plain deep equality is semantic equality here, and much
+// cheaper than the semantic comparison used against API objects.
+func statusEqual(a, b *corev1.PodStatus) bool {
+	if a.Phase != b.Phase || a.Reason != b.Reason || len(a.ContainerStatuses) != len(b.ContainerStatuses) ||
+		len(a.Conditions) != len(b.Conditions) {
+		return false
+	}
+	return reflect.DeepEqual(a, b)
+}
+
 // RemoveOrphanedStatuses drops cached statuses of pods the kubelet no longer knows.
 func (m *Manager) RemoveOrphanedStatuses(known map[types.UID]bool) {
-	for _, uid := range m.sortedUIDs() {
+	for uid := range m.podStatuses { // deleting in any order has the same effect
 		if !known[uid] {
 			delete(m.podStatuses, uid)
 			delete(m.apiVersions, uid)
