@@ -157,7 +157,7 @@ func (l *loader) checkEvents() {
 	for i := range l.sc.Spec.Events {
 		e := &l.sc.Spec.Events[i]
 		p := strictyaml.Index("spec.events", i)
-		n := l.node("spec", "events").Content[i]
+		n := l.item(i, "spec", "events")
 		if lookup(n, "at") == nil {
 			l.required(p, "at", " (when the event happens)")
 		}
@@ -245,7 +245,7 @@ func (l *loader) checkExpectations() {
 	for i := range l.sc.Spec.Expect {
 		x := &l.sc.Spec.Expect[i]
 		p := strictyaml.Index("spec.expect", i)
-		n := l.node("spec", "expect").Content[i]
+		n := l.item(i, "spec", "expect")
 		if got := actionKeys(n, kinds...); len(got) != 1 {
 			l.d.ErrorAt(p, "an expectation has exactly one of %s; got %d", strings.Join(kinds, ", "), len(got))
 			continue

@@ -157,12 +157,22 @@ func lookup(n *yaml.Node, keys ...string) *yaml.Node {
 		var next *yaml.Node
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if n.Content[i].Value == k {
-				next = n.Content[i+1]
+				next = n.Content[i+1] // the first, as the decoder takes it
+				break
 			}
 		}
 		n = next
 	}
 	return n
+}
+
+// item returns the i-th element of the sequence at keys, or nil.
+func (l *loader) item(i int, keys ...string) *yaml.Node {
+	n := l.node(keys...)
+	if n == nil || n.Kind != yaml.SequenceNode || i >= len(n.Content) {
+		return nil
+	}
+	return n.Content[i]
 }
 
 // failed reports whether decoding already found a problem at path.

@@ -36,7 +36,7 @@ func (l *loader) loadPods() {
 		default:
 			l.oneOf(path+".source", e.Source, api.SourceAPI, api.SourceFile)
 		}
-		if lookup(l.node("spec"), "pods") != nil && lookup(l.node("spec", "pods").Content[i], "pod") == nil {
+		if lookup(l.item(i, "spec", "pods"), "pod") == nil {
 			l.required(path, "pod", " (a v1.Pod manifest)")
 			continue
 		}
