@@ -265,13 +265,14 @@ func (b *Builder) Record(e *trace.Event) {
 			}
 		}
 	case kindPullRequested:
-		p := b.get(e.Pod)
-		if !p.pulled {
+		// Only pulls before the pod first ran belong to its start-up.
+		if p := b.get(e.Pod); !p.pulled && !p.hasRunning {
 			p.pulled, p.firstPull = true, e.At
 		}
 	case kindPulled, kindPullFailed:
-		p := b.get(e.Pod)
-		p.lastPull = e.At
+		if p := b.get(e.Pod); !p.hasRunning {
+			p.lastPull = e.At
+		}
 	case kindContainerRun:
 		p := b.get(e.Pod)
 		att, _ := strconv.Atoi(e.Attr("attempt"))
