@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"slices"
 	"flag"
 	"os"
 	"path/filepath"
@@ -165,6 +167,39 @@ func TestFailedExpectationExitsOne(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "report.json")); err != nil {
 		t.Errorf("--out did not write report.json: %v", err)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(dir, ".*"))
+	if len(leftovers) > 0 {
+		t.Errorf("temporary files left behind: %v", leftovers)
+	}
+}
+
+// The trace shows, for each syncLoopIteration, the channels that were ready and the one
+// the select chose.
+func TestTraceShowsSelectChoices(t *testing.T) {
+	dir := t.TempDir()
+	if _, errOut, code := nodesim(t, "run", "crashloop", "--out", dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "trace.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var several int
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e struct {
+			Kind, Name string
+			Ready      []string
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("bad trace line %q: %v", line, err)
+		}
+		if e.Kind == "select" && len(e.Ready) > 1 && slices.Contains(e.Ready, e.Name) {
+			several++
+		}
+	}
+	if several == 0 {
+		t.Error("no syncLoopIteration with several ready channels in the crash loop's trace")
 	}
 }
 

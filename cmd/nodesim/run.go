@@ -13,6 +13,7 @@ import (
 	"nodesim/model/qos"
 	"nodesim/reports"
 	"nodesim/scenarios"
+	"nodesim/trace"
 )
 
 type runOptions struct {
@@ -39,7 +40,7 @@ and prints a report. Its expectations decide the exit code: 0 when all hold, 1 w
 	}
 	c.Flags().Int64Var(&o.seed, "seed", -1, "seed for the run's randomness (default: the scenario's spec.seed, else 1)")
 	c.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table, json or yaml")
-	c.Flags().StringVar(&o.outDir, "out", "", "also write report.json and other files into this directory")
+	c.Flags().StringVar(&o.outDir, "out", "", "also write report.json and trace.jsonl (every step of the run) into this directory")
 	return c
 }
 
@@ -66,11 +67,34 @@ func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {
 		seed = uint64(o.seed)
 	}
 	builder := newReportBuilder(l, seed)
-	res, err := engine.Run(l, seed, engine.Options{Sink: builder})
+	var sink trace.Sink = builder
+	var traceFile *atomicFile
+	var traceOut *reports.TraceWriter
+	if o.outDir != "" {
+		if err := os.MkdirAll(o.outDir, 0o755); err != nil {
+			return fmt.Errorf("creating %s: %w", o.outDir, err)
+		}
+		traceFile, err = createAtomic(filepath.Join(o.outDir, "trace.jsonl"))
+		if err != nil {
+			return err
+		}
+		defer traceFile.abort()
+		traceOut = reports.NewTraceWriter(traceFile.f)
+		sink = teeSink{builder, traceOut}
+	}
+	res, err := engine.Run(l, seed, engine.Options{Sink: sink})
 	if err != nil {
 		return fmt.Errorf("simulating %s: %w", ref, err)
 	}
 	r := finishReport(builder, res, ref)
+	if traceOut != nil {
+		if err := traceOut.Flush(); err != nil {
+			return fmt.Errorf("writing %s: %w", traceFile.path, err)
+		}
+		if err := traceFile.commit(); err != nil {
+			return err
+		}
+	}
 	ok := reports.Evaluate(r, l.Scenario.Spec.Expect)
 
 	var out []byte
@@ -146,22 +170,58 @@ func writeFiles(dir string, r *reports.Report) error {
 }
 
 func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	a, err := createAtomic(path)
 	if err != nil {
+		return err
+	}
+	defer a.abort()
+	if _, err := a.f.Write(data); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
+	return a.commit()
+}
+
+// atomicFile is a file written under a temporary name and renamed into place once whole.
+type atomicFile struct {
+	path string
+	f    *os.File
+	done bool
+}
+
+func createAtomic(path string) (*atomicFile, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
+	return &atomicFile{path: path, f: f}, nil
+}
+
+func (a *atomicFile) commit() error {
+	if err := a.f.Chmod(0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", a.path, err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
+	if err := a.f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", a.path, err)
 	}
+	if err := os.Rename(a.f.Name(), a.path); err != nil {
+		return fmt.Errorf("writing %s: %w", a.path, err)
+	}
+	a.done = true
 	return nil
+}
+
+// abort removes the temporary file unless it was committed.
+func (a *atomicFile) abort() {
+	if !a.done {
+		a.f.Close()
+		os.Remove(a.f.Name())
+	}
+}
+
+// teeSink hands each event to two sinks.
+type teeSink [2]trace.Sink
+
+func (t teeSink) Record(e *trace.Event) {
+	t[0].Record(e)
+	t[1].Record(e)
 }

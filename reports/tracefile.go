@@ -1,0 +1,66 @@
+package reports
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"time"
+
+	"nodesim/trace"
+)
+
+// TraceLine is one event of trace.jsonl.
+type TraceLine struct {
+	Time      float64           `json:"t"`
+	Seq       uint64            `json:"seq"`
+	Track     string            `json:"track,omitempty"`
+	Kind      string            `json:"kind"`
+	Name      string            `json:"name,omitempty"`
+	Pod       string            `json:"pod,omitempty"`
+	Container string            `json:"container,omitempty"`
+	Flow      uint64            `json:"flow,omitempty"`
+	Duration  float64           `json:"dur,omitempty"`
+	Ready     []string          `json:"ready,omitempty"`
+	Attrs     map[string]string `json:"attrs,omitempty"`
+}
+
+// TraceWriter streams the run's trace as JSON lines, one event per line, as it is
+// recorded (a trace.Sink).
+type TraceWriter struct {
+	w   *bufio.Writer
+	enc *json.Encoder
+	err error
+}
+
+// NewTraceWriter writes to w; call Flush at the end.
+func NewTraceWriter(w io.Writer) *TraceWriter {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	return &TraceWriter{w: bw, enc: json.NewEncoder(bw)}
+}
+
+// Record writes one event.
+func (t *TraceWriter) Record(e *trace.Event) {
+	if t.err != nil {
+		return
+	}
+	l := TraceLine{Time: secs(e.At), Seq: e.Seq, Track: e.Track, Kind: string(e.Kind), Name: e.Name, Pod: e.Pod,
+		Container: e.Container, Flow: e.Flow, Ready: e.Ready}
+	if e.Dur > 0 {
+		l.Duration = secs(e.Dur.Round(time.Microsecond))
+	}
+	if len(e.Attrs) > 0 {
+		l.Attrs = make(map[string]string, len(e.Attrs))
+		for _, a := range e.Attrs {
+			l.Attrs[a.Key] = a.Value
+		}
+	}
+	t.err = t.enc.Encode(&l)
+}
+
+// Flush writes what is buffered and returns the first error met.
+func (t *TraceWriter) Flush() error {
+	if t.err != nil {
+		return t.err
+	}
+	return t.w.Flush()
+}
