@@ -229,8 +229,10 @@ func (g *GenericPLEG) reconcile(uids []types.UID, timestamp time.Time, start tim
 	var cost time.Duration
 	for _, uid := range uids {
 		r := g.records[uid]
-		if r.current != nil && r.current == r.old && !g.reinspect[uid] {
-			continue // the runtime handed out the same listing: nothing changed
+		if global && r.current != nil && r.current == r.old && !g.reinspect[uid] {
+			// The runtime handed out the same listing: nothing changed. (A single-pod relist
+			// still inspects the pod, to mark it observed for the worker that asked.)
+			continue
 		}
 		events := computeEvents(uid, r.old, r.current)
 		if len(events) == 0 && !g.reinspect[uid] && global {

@@ -1,7 +1,6 @@
 package podworkers
 
 import (
-	"errors"
 	"sort"
 	"strings"
 	"time"
@@ -233,11 +232,13 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 
 	if isRuntimePod {
 		status.observedRuntime = true
+		// With a known spec the kill carries that spec instead of the running pod, but it is
+		// still an orphan kill: the pod is marked deleted, and ignored once terminated.
 		switch {
 		case status.pendingUpdate != nil && status.pendingUpdate.Pod != nil:
-			options.Pod, options.MirrorPod, isRuntimePod = status.pendingUpdate.Pod, status.pendingUpdate.MirrorPod, false
+			options.Pod, options.MirrorPod, options.RunningPod = status.pendingUpdate.Pod, status.pendingUpdate.MirrorPod, nil
 		case status.activeUpdate != nil && status.activeUpdate.Pod != nil:
-			options.Pod, options.MirrorPod, isRuntimePod = status.activeUpdate.Pod, status.activeUpdate.MirrorPod, false
+			options.Pod, options.MirrorPod, options.RunningPod = status.activeUpdate.Pod, status.activeUpdate.MirrorPod, nil
 		}
 	}
 
@@ -520,10 +521,10 @@ func (p *PodWorkers) startPodSync(uid types.UID) (ok bool, update *UpdatePodOpti
 	if update.Pod == nil {
 		return true, update, false, false
 	}
+	if isStaticPod(update.Pod) && st.IsTerminationRequested() {
+		return true, update, false, false
+	}
 	if isStaticPod(update.Pod) && !p.allowStaticPodStart(st.fullname, uid) {
-		if st.IsTerminationRequested() {
-			return true, update, false, false
-		}
 		st.pendingUpdate = update
 		st.working = false
 		delay := p.rng.Jitter(p.backOffPeriod, WorkerBackOffPeriodJitterFactor)
@@ -686,7 +687,7 @@ func (p *PodWorkers) requeueLastPodUpdate(st *podSyncStatus) {
 func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransition bool, err error) {
 	var delay time.Duration
 	var why string
-	var be BackoffError
+	expiry, isBackoff := minBackoffExpiry(err)
 	switch {
 	case phaseTransition:
 		delay, why = 0, "phase transition"
@@ -694,8 +695,8 @@ func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransit
 		delay, why = p.rng.Jitter(p.resyncInterval, WorkerResyncIntervalJitterFactor), "resync"
 	case strings.Contains(err.Error(), "network is not ready"):
 		delay, why = p.rng.Jitter(BackOffOnTransientErrorPeriod, WorkerBackOffPeriodJitterFactor), "network not ready"
-	case errors.As(err, &be):
-		remaining := be.BackoffExpiry().Sub(p.clk.Now())
+	case isBackoff:
+		remaining := expiry.Sub(p.clk.Now())
 		if remaining < 0 {
 			remaining = 0
 		}
@@ -717,6 +718,32 @@ func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransit
 	} else {
 		st.working = false
 	}
+}
+
+// minBackoffExpiry returns the earliest back-off expiry carried anywhere in err, wrapped or
+// aggregated (upstream MinBackoffExpiration): a pod with several containers in crash-loop
+// back-off is requeued for the first one that may restart.
+func minBackoffExpiry(err error) (time.Time, bool) {
+	var earliest time.Time
+	found := false
+	var walk func(error)
+	walk = func(e error) {
+		switch u := e.(type) {
+		case nil:
+		case BackoffError:
+			if t := u.BackoffExpiry(); !found || t.Before(earliest) {
+				earliest, found = t, true
+			}
+		case interface{ Unwrap() []error }:
+			for _, inner := range u.Unwrap() {
+				walk(inner)
+			}
+		case interface{ Unwrap() error }:
+			walk(u.Unwrap())
+		}
+	}
+	walk(err)
+	return earliest, found
 }
 
 // SyncKnownPods forgets finished workers and starts terminating workers of pods that are
