@@ -1,0 +1,31 @@
+package trace
+
+// Kinds for node resources, evictions, OOM kills and probes. The recording components
+// (stats provider, eviction manager, OOM killer, prober) use these; reports and explain read
+// them. Attribute values are plain decimal numbers (bytes, counts) unless noted.
+const (
+	// Stats is one refresh of the stats the eviction manager reads (cAdvisor housekeeping).
+	// Name "node": attrs memoryCapacity, memoryWorkingSet, memoryAvailable,
+	// allocatableMemoryAvailable, nodefsCapacity, nodefsUsed, nodefsAvailable,
+	// nodefsInodesFree, imagefsCapacity, imagefsUsed, imagefsAvailable, pidsMax, pidsUsed.
+	// Name "pod" (Pod set): attrs memory (working set), disk (writable layers, logs and
+	// emptyDirs), pids.
+	Stats Kind = "stats"
+
+	// EvictionPass is one pass of the eviction manager's synchronize. Attrs: signals
+	// (signal=observed,... in bytes or counts), met (thresholds met, comma-separated), and
+	// "held" when a threshold is met but waits for its grace or transition period.
+	EvictionPass Kind = "evictionPass"
+	// Eviction is one pod evicted. Attrs: signal, observed, threshold (quantities as in
+	// manifests), gracePeriod (seconds), ranking (pod;exceedsRequests;priority;usageAboveRequests
+	// entries joined by "|"), message.
+	Eviction Kind = "eviction"
+	// OOMKill is one process killed by the OOM killer. Attrs: kind ("cgroup" or "node"),
+	// oomScoreAdj, candidates (pod/container=oom_score entries joined by ","), usage.
+	OOMKill Kind = "oomKill"
+
+	// ProbeResult is one probe run. Name is liveness, readiness or startup; attrs result
+	// (success, failure), counted (the consecutive count), and changed=true when the
+	// worker's result flipped.
+	ProbeResult Kind = "probeResult"
+)
