@@ -228,3 +228,31 @@ func TestRuntimeOutageGatesTheSyncLoop(t *testing.T) {
 		t.Errorf("PLEG should turn unhealthy 3m after its last good relist (~4m): %v", pleg)
 	}
 }
+
+// The liveness restart of scenarios/liveness-restart.yaml: the container runs again at the
+// first failing probe, plus (failureThreshold-1) × periodSeconds until the third failure,
+// plus the kill (the process exits at once on SIGTERM; StopContainer takes 50ms) and the
+// start (create 50ms, start 100ms). No crash-loop back-off applies to the killed instance.
+func TestLivenessRestartTiming(t *testing.T) {
+	res := runBuiltin(t, "liveness-restart", nil)
+	var firstFail, restarted time.Duration
+	for _, e := range res.Trace.Events {
+		if e.Kind == trace.ProbeResult && e.Attr("result") == "failure" && firstFail == 0 {
+			firstFail = e.At
+		}
+		if e.Kind == "containerRunning" && e.Attr("attempt") == "1" {
+			restarted = e.At
+		}
+	}
+	const period, threshold = 10 * time.Second, 3
+	want := firstFail + (threshold-1)*period + 50*time.Millisecond + 50*time.Millisecond + 100*time.Millisecond
+	if firstFail == 0 || restarted != want {
+		t.Fatalf("first failing probe at %s, restarted at %s; want %s", firstFail, restarted, want)
+	}
+	// The container turned unhealthy 2m after it started; the probe period's phase (from the
+	// seeded start-up jitter) decides how soon the first failing probe sees it.
+	started := first(res.Trace.Events, func(e *trace.Event) bool { return e.Kind == "containerRunning" })
+	if d := firstFail - started.At - 2*time.Minute; d < 0 || d >= period {
+		t.Errorf("first failing probe %s after the container turned unhealthy; want within one period", d)
+	}
+}

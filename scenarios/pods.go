@@ -223,6 +223,9 @@ func (l *loader) checkBehavior(e *api.PodEntry, path string) {
 			if b.Exit != nil && b.Exit.Code < 0 || b.Exit != nil && b.Exit.Code > 255 {
 				l.d.ErrorAt(bp+".exit.code", "exit code must be between 0 and 255, got %d", b.Exit.Code)
 			}
+			if b.Probes != nil {
+				l.checkProbeScripts(e, name, b.Probes, bp+".probes")
+			}
 		}
 		check(b, bp)
 		for i, r := range b.Runs {
@@ -230,6 +233,53 @@ func (l *loader) checkBehavior(e *api.PodEntry, path string) {
 				l.d.ErrorAt(strictyaml.Index(bp+".runs", i)+".runs", "runs cannot be nested")
 			}
 			check(r, strictyaml.Index(bp+".runs", i))
+		}
+	}
+}
+
+// checkProbeScripts checks that a probe script has a probe to drive and valid steps.
+func (l *loader) checkProbeScripts(e *api.PodEntry, name string, ps *api.ProbeScripts, path string) {
+	var specs []corev1.Container
+	for _, c := range append(append([]corev1.Container{}, e.Pod.Spec.InitContainers...), e.Pod.Spec.Containers...) {
+		if name == "*" || c.Name == name {
+			specs = append(specs, c)
+		}
+	}
+	for _, pt := range []struct {
+		name  string
+		steps []api.ProbeStep
+		has   func(*corev1.Container) bool
+	}{
+		{"liveness", ps.Liveness, func(c *corev1.Container) bool { return c.LivenessProbe != nil }},
+		{"readiness", ps.Readiness, func(c *corev1.Container) bool { return c.ReadinessProbe != nil }},
+		{"startup", ps.Startup, func(c *corev1.Container) bool { return c.StartupProbe != nil }},
+	} {
+		if len(pt.steps) == 0 {
+			continue
+		}
+		any := false
+		for i := range specs {
+			if pt.has(&specs[i]) {
+				any = true
+			}
+		}
+		pp := path + "." + pt.name
+		if !any {
+			l.d.ErrorAt(pp, "a %s script, but container %q has no %sProbe", pt.name, name, pt.name)
+		}
+		for i, st := range pt.steps {
+			sp := strictyaml.Index(pp, i)
+			switch st.Result {
+			case "", api.ProbeSuccess, api.ProbeFailure:
+			default:
+				l.oneOf(sp+".result", st.Result, api.ProbeSuccess, api.ProbeFailure)
+			}
+			if st.Result == "" && st.Latency == nil {
+				l.d.ErrorAt(sp, "a probe step needs a result (success or failure) or a latency")
+			}
+			if st.From != nil && st.To != nil && st.To.Duration <= st.From.Duration {
+				l.d.ErrorAt(sp+".to", "to (%s) must be after from (%s)", st.To.Duration, st.From.Duration)
+			}
 		}
 	}
 }

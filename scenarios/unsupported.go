@@ -26,15 +26,6 @@ func (l *loader) refuseUnsupported() {
 			if j < len(e.Pod.Spec.InitContainers) {
 				cp = strictyaml.Index(p+".pod.spec.initContainers", j)
 			}
-			if c.LivenessProbe != nil {
-				no(cp+".livenessProbe", "liveness probes")
-			}
-			if c.ReadinessProbe != nil {
-				no(cp+".readinessProbe", "readiness probes")
-			}
-			if c.StartupProbe != nil {
-				no(cp+".startupProbe", "startup probes")
-			}
 			if c.Lifecycle != nil && c.Lifecycle.PostStart != nil {
 				no(cp+".lifecycle.postStart", "postStart hooks")
 			}
@@ -58,9 +49,6 @@ func (l *loader) refuseUnsupported() {
 				}
 				if v.pids {
 					no(v.path+".pids", "PID usage programs")
-				}
-				if v.probes {
-					no(v.path+".probes", "probe scripts")
 				}
 			}
 		}

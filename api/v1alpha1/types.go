@@ -152,12 +152,20 @@ type ProbeScripts struct {
 	Startup   []ProbeStep `json:"startup,omitempty"`
 }
 
-// ProbeStep is the probe result over [From, To) since the container started.
+// ProbeStep is the probe result over [From, To) since the container started. A probe that
+// takes Latency longer than its timeoutSeconds fails whatever Result says.
 type ProbeStep struct {
-	From   *Duration `json:"from,omitempty"`
-	To     *Duration `json:"to,omitempty"`
-	Result string    `json:"result"`
+	From    *Duration `json:"from,omitempty"`
+	To      *Duration `json:"to,omitempty"`
+	Result  string    `json:"result,omitempty"`
+	Latency *Duration `json:"latency,omitempty"`
 }
+
+// Probe results a script may give.
+const (
+	ProbeSuccess = "success"
+	ProbeFailure = "failure"
+)
 
 // Event is an outside action at a time. Exactly one action is set.
 type Event struct {

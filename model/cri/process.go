@@ -158,3 +158,48 @@ func (r *Runtime) PreStopDuration(id string) time.Duration {
 	}
 	return c.proc.b.PreStop.Duration
 }
+
+// RunProbe answers one probe of a running container from its behaviour's probe script: the
+// first step whose window [from, to) holds the time since the container started decides;
+// without a matching step the probe succeeds once the process is up (its startup time has
+// passed). It also says how long the probe took (the step's latency).
+func (r *Runtime) RunProbe(id string, probe string) (bool, time.Duration) {
+	c := r.ctrs[id]
+	if c == nil || c.state != container.StateRunning || c.proc == nil {
+		return false, 0
+	}
+	up := r.ProcessUp(id)
+	var steps []api.ProbeStep
+	if p := c.proc.b.Probes; p != nil {
+		switch probe {
+		case "liveness":
+			steps = p.Liveness
+		case "readiness":
+			steps = p.Readiness
+		case "startup":
+			steps = p.Startup
+		}
+	}
+	since := r.s.Now().Sub(c.startedAt)
+	for _, st := range steps {
+		if st.From != nil && since < st.From.Duration {
+			continue
+		}
+		if st.To != nil && since >= st.To.Duration {
+			continue
+		}
+		var took time.Duration
+		if st.Latency != nil {
+			took = st.Latency.Duration
+		}
+		switch st.Result {
+		case api.ProbeSuccess:
+			return true, took
+		case api.ProbeFailure:
+			return false, took
+		default:
+			return up, took
+		}
+	}
+	return up, 0
+}

@@ -27,6 +27,7 @@ import (
 	"nodesim/model/pleg"
 	"nodesim/model/podconfig"
 	"nodesim/model/podworkers"
+	"nodesim/model/prober"
 	"nodesim/model/prober/results"
 	"nodesim/model/status"
 	"nodesim/sim"
@@ -146,12 +147,18 @@ func New(s *sim.Sim, deps Dependencies) *Kubelet {
 	kl.kubeRuntime = kuberuntime.NewManager(s, deps.Runtime, kl.imageManager, kl.livenessManager, kl.startupManager)
 	kl.podWorkers = podworkers.New(s, kl, kl.workQueue, kl.podCache, cfg.SyncFrequency.Duration)
 	kl.statusManager = status.NewManager(s, deps.API, kl.podWorkers)
+	kl.probeManager = prober.NewManager(s, kl.statusManager, probeRunner{deps.Runtime},
+		kl.livenessManager, kl.readinessManager, kl.startupManager, s.Now())
 	kl.nodeStatus = newNodeStatus(kl)
 	return kl
 }
 
-// SetProbeManager installs the prober.
-func (kl *Kubelet) SetProbeManager(pm ProbeManager) { kl.probeManager = pm }
+// probeRunner runs probes against the fake runtime.
+type probeRunner struct{ rt *cri.Runtime }
+
+func (p probeRunner) RunProbe(id string, pt prober.ProbeType) (bool, time.Duration) {
+	return p.rt.RunProbe(id, string(pt))
+}
 
 // Results managers, for the prober.
 func (kl *Kubelet) Results() (liveness, readiness, startup *results.Manager) {

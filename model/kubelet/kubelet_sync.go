@@ -157,6 +157,9 @@ func (kl *Kubelet) generateAPIPodStatus(pod *corev1.Pod, podStatus *container.Po
 		return status.Reason{Err: e.err, Message: e.message}, ok
 	}
 	st := status.GenerateAPIPodStatus(pod, podStatus, &old, podIsTerminal, reasons, probeState{kl}, kl.clk.Now())
+	if kl.probeManager != nil {
+		kl.probeManager.UpdatePodStatus(pod, &st)
+	}
 	if !isTerminal(st.Phase) && kl.pastActiveDeadline(pod) {
 		st.Phase = corev1.PodFailed
 		st.Reason = "DeadlineExceeded"

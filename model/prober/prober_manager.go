@@ -1,0 +1,188 @@
+// Package prober is the kubelet's prober (upstream pkg/kubelet/prober): one worker per
+// container and probe type (startup, readiness, liveness) that probes on its period, counts
+// consecutive results against the thresholds, and publishes changes to the results managers
+// the syncLoop selects on. What a probe sees comes from the container's behaviour script.
+package prober
+
+import (
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"nodesim/model/prober/results"
+	"nodesim/sim"
+)
+
+// ProbeType is the kind of probe.
+type ProbeType string
+
+// Probe types.
+const (
+	Liveness  ProbeType = "liveness"
+	Readiness ProbeType = "readiness"
+	Startup   ProbeType = "startup"
+)
+
+// StatusProvider is the status manager, from which workers read the pod's latest status.
+type StatusProvider interface {
+	GetPodStatus(uid types.UID) (corev1.PodStatus, bool)
+}
+
+// Runner runs one probe against a container: the fake runtime answers from the container's
+// behaviour script. It reports the result and how long the probe took.
+type Runner interface {
+	RunProbe(containerID string, probe ProbeType) (success bool, took time.Duration)
+}
+
+type probeKey struct {
+	uid       types.UID
+	container string
+	probe     ProbeType
+}
+
+// Manager owns the probe workers.
+type Manager struct {
+	s                *sim.Sim
+	status           StatusProvider
+	runner           Runner
+	liveness         *results.Manager
+	readiness        *results.Manager
+	startup          *results.Manager
+	kubeletStartedAt time.Time
+	workers          map[probeKey]*worker
+}
+
+// NewManager returns a prober. kubeletStartedAt decides the start-up jitter: a worker
+// created within one period of the kubelet's start waits a random part of the period first.
+func NewManager(s *sim.Sim, status StatusProvider, runner Runner, liveness, readiness, startup *results.Manager, kubeletStartedAt time.Time) *Manager {
+	return &Manager{s: s, status: status, runner: runner, liveness: liveness, readiness: readiness, startup: startup,
+		kubeletStartedAt: kubeletStartedAt, workers: map[probeKey]*worker{}}
+}
+
+// probeContainers are the containers probes run for: regular containers and sidecars.
+func probeContainers(pod *corev1.Pod) []*corev1.Container {
+	var out []*corev1.Container
+	for i := range pod.Spec.InitContainers {
+		c := &pod.Spec.InitContainers[i]
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			out = append(out, c)
+		}
+	}
+	for i := range pod.Spec.Containers {
+		out = append(out, &pod.Spec.Containers[i])
+	}
+	return out
+}
+
+// AddPod creates the workers the pod's probes need (idempotent: called on every SyncPod).
+func (m *Manager) AddPod(pod *corev1.Pod) {
+	for _, c := range probeContainers(pod) {
+		for _, pt := range []ProbeType{Startup, Readiness, Liveness} {
+			probe := probeOf(c, pt)
+			if probe == nil {
+				continue
+			}
+			key := probeKey{pod.UID, c.Name, pt}
+			if _, ok := m.workers[key]; ok {
+				continue
+			}
+			w := newWorker(m, pod, c, pt, probe)
+			m.workers[key] = w
+			w.start()
+		}
+	}
+}
+
+func probeOf(c *corev1.Container, pt ProbeType) *corev1.Probe {
+	switch pt {
+	case Liveness:
+		return c.LivenessProbe
+	case Readiness:
+		return c.ReadinessProbe
+	default:
+		return c.StartupProbe
+	}
+}
+
+func (m *Manager) sortedKeys(uid types.UID) []probeKey {
+	var keys []probeKey
+	for k := range m.workers {
+		if k.uid == uid {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].container != keys[j].container {
+			return keys[i].container < keys[j].container
+		}
+		return keys[i].probe < keys[j].probe
+	})
+	return keys
+}
+
+// StopLivenessAndStartup stops the pod's liveness and startup workers (termination begins;
+// readiness goes on).
+func (m *Manager) StopLivenessAndStartup(pod *corev1.Pod) {
+	for _, k := range m.sortedKeys(pod.UID) {
+		if k.probe != Readiness {
+			m.workers[k].stop()
+		}
+	}
+}
+
+// RemovePod stops every worker of the pod.
+func (m *Manager) RemovePod(pod *corev1.Pod) {
+	for _, k := range m.sortedKeys(pod.UID) {
+		m.workers[k].stop()
+	}
+}
+
+// CleanupPods stops the workers of pods not in desired (housekeeping).
+func (m *Manager) CleanupPods(desired map[string]bool) {
+	var stale []probeKey
+	for k := range m.workers {
+		if !desired[string(k.uid)] {
+			stale = append(stale, k)
+		}
+	}
+	sort.Slice(stale, func(i, j int) bool { return stale[i].uid < stale[j].uid || stale[i].uid == stale[j].uid && stale[i].container+string(stale[i].probe) < stale[j].container+string(stale[j].probe) })
+	for _, k := range stale {
+		m.workers[k].stop()
+	}
+}
+
+// UpdatePodStatus is called on every status generation: a readiness worker whose result is
+// not Success is triggered at once, so readiness is usually probed right after a container
+// starts instead of a full period later.
+func (m *Manager) UpdatePodStatus(pod *corev1.Pod, _ *corev1.PodStatus) {
+	for _, k := range m.sortedKeys(pod.UID) {
+		w := m.workers[k]
+		if k.probe != Readiness || w.stopped {
+			continue
+		}
+		if r, ok := m.readiness.Get(w.containerID); ok && r == results.Success {
+			continue
+		}
+		w.trigger()
+	}
+}
+
+func (m *Manager) remove(w *worker) {
+	key := probeKey{w.pod.UID, w.container.Name, w.probeType}
+	if m.workers[key] == w {
+		delete(m.workers, key)
+	}
+}
+
+func (m *Manager) resultsFor(pt ProbeType) *results.Manager {
+	switch pt {
+	case Liveness:
+		return m.liveness
+	case Readiness:
+		return m.readiness
+	default:
+		return m.startup
+	}
+}

@@ -1,0 +1,224 @@
+package prober
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"nodesim/model/prober/results"
+	"nodesim/sim"
+	"nodesim/trace"
+)
+
+// worker probes one container with one probe type (upstream prober/worker.go).
+type worker struct {
+	m         *Manager
+	clk       *sim.Clock
+	pod       *corev1.Pod
+	container *corev1.Container
+	probeType ProbeType
+	spec      *corev1.Probe
+	results   *results.Manager
+
+	initialValue results.Result
+	containerID  string
+	lastResult   results.Result
+	resultRun    int
+	onHold       bool
+
+	ticker  *sim.Timer
+	stopped bool
+	blocked bool // waiting for the syncLoop to take a result off the full channel
+	pending bool // a manual trigger is scheduled
+	rng     *sim.RNG
+}
+
+func newWorker(m *Manager, pod *corev1.Pod, c *corev1.Container, pt ProbeType, spec *corev1.Probe) *worker {
+	key := pod.Namespace + "/" + pod.Name + "/" + c.Name + "/" + string(pt)
+	w := &worker{
+		m: m, pod: pod, container: c, probeType: pt, spec: spec, results: m.resultsFor(pt),
+		clk: m.s.Clock("prober "+key, sim.PriorityDefault), rng: m.s.RNG("prober/" + key),
+		lastResult: results.Unknown,
+	}
+	switch pt {
+	case Readiness:
+		w.initialValue = results.Failure
+	case Liveness:
+		w.initialValue = results.Success
+	default:
+		w.initialValue = results.Unknown
+	}
+	return w
+}
+
+func (w *worker) period() time.Duration { return time.Duration(w.spec.PeriodSeconds) * time.Second }
+
+// start begins the worker's loop: probe once, then on every period. A kubelet that started
+// less than a period ago first waits a random part of the period, so that probes created
+// together at start-up do not all fire at once.
+func (w *worker) start() {
+	delay := time.Duration(0)
+	if w.clk.Since(w.m.kubeletStartedAt) < w.period() {
+		delay = w.rng.Uniform(0, w.period())
+	}
+	w.ticker = w.clk.Schedule(delay, w.tick)
+}
+
+func (w *worker) tick() {
+	if w.stopped {
+		return
+	}
+	w.ticker = w.clk.Schedule(w.period(), w.tick)
+	if w.blocked {
+		return // the tick is lost, as a ticker's would be while the worker is stuck
+	}
+	w.run()
+}
+
+// trigger asks for a probe now (the manual trigger channel has one slot).
+func (w *worker) trigger() {
+	if w.pending || w.stopped {
+		return
+	}
+	w.pending = true
+	w.clk.Schedule(0, func() {
+		w.pending = false
+		if !w.stopped && !w.blocked {
+			w.run()
+		}
+	})
+}
+
+func (w *worker) stop() {
+	if w.stopped {
+		return
+	}
+	w.stopped = true
+	if w.ticker != nil {
+		w.ticker.Stop()
+	}
+	if w.containerID != "" {
+		w.results.Remove(w.containerID)
+	}
+	w.m.remove(w)
+}
+
+func (w *worker) run() {
+	if !w.doProbe() {
+		w.stop()
+	}
+}
+
+// set publishes a result; the send blocks while the syncLoop's channel is full.
+func (w *worker) set(r results.Result) {
+	w.blocked = true
+	w.results.Set(w.containerID, r, w.pod.UID, func() { w.blocked = false })
+}
+
+func (w *worker) record(result string, attrs ...trace.Attr) {
+	e := &trace.Event{Kind: trace.ProbeResult, Name: string(w.probeType), Pod: w.pod.Namespace + "/" + w.pod.Name,
+		Container: w.container.Name, Attrs: append([]trace.Attr{{Key: "result", Value: result}}, attrs...)}
+	w.clk.Record(e)
+}
+
+func findStatus(st *corev1.PodStatus, name string) *corev1.ContainerStatus {
+	for _, list := range [][]corev1.ContainerStatus{st.ContainerStatuses, st.InitContainerStatuses} {
+		for i := range list {
+			if list[i].Name == name {
+				return &list[i]
+			}
+		}
+	}
+	return nil
+}
+
+// doProbe is one round (upstream worker.doProbe); it reports whether to keep going.
+func (w *worker) doProbe() bool {
+	status, ok := w.m.status.GetPodStatus(w.pod.UID)
+	if !ok {
+		return true // no status yet: try again next tick
+	}
+	if status.Phase == corev1.PodFailed || status.Phase == corev1.PodSucceeded {
+		return false
+	}
+	c := findStatus(&status, w.container.Name)
+	if c == nil || c.ContainerID == "" {
+		return true // the container has not been created yet
+	}
+	id := c.ContainerID
+	if i := strings.Index(id, "://"); i >= 0 {
+		id = id[i+3:]
+	}
+	if w.containerID != id {
+		if w.containerID != "" {
+			w.results.Remove(w.containerID)
+		}
+		w.containerID = id
+		w.lastResult, w.resultRun = results.Unknown, 0
+		w.set(w.initialValue)
+		w.onHold = false
+		if w.blocked {
+			return true
+		}
+	}
+	if w.onHold {
+		return true
+	}
+	if c.State.Running == nil {
+		w.set(results.Failure)
+		if c.State.Terminated != nil && w.pod.Spec.RestartPolicy == corev1.RestartPolicyNever {
+			return false
+		}
+		return true
+	}
+	if w.pod.DeletionTimestamp != nil && (w.probeType == Liveness || w.probeType == Startup) {
+		w.set(results.Success)
+		return false
+	}
+	if w.clk.Since(c.State.Running.StartedAt.Time) < time.Duration(w.spec.InitialDelaySeconds)*time.Second {
+		return true
+	}
+	started := c.Started != nil && *c.Started
+	if w.probeType == Startup && started {
+		return true // the startup probe has done its job
+	}
+	if w.probeType != Startup && !started {
+		return true // liveness and readiness wait for the startup probe
+	}
+
+	ok, took := w.m.runner.RunProbe(w.containerID, w.probeType)
+	timedOut := took > time.Duration(w.spec.TimeoutSeconds)*time.Second
+	result := results.Success
+	if !ok || timedOut {
+		result = results.Failure
+	}
+	if w.lastResult == result {
+		w.resultRun++
+	} else {
+		w.lastResult, w.resultRun = result, 1
+	}
+	label := strings.ToLower(result.String())
+	attrs := []trace.Attr{{Key: "counted", Value: strconv.Itoa(w.resultRun)}}
+	if timedOut {
+		attrs = append(attrs, trace.Attr{Key: "timeout", Value: took.String()})
+	}
+	if (result == results.Failure && w.resultRun < int(w.spec.FailureThreshold)) ||
+		(result == results.Success && w.resultRun < int(w.spec.SuccessThreshold)) {
+		w.record(label, attrs...)
+		return true // below the threshold: keep the previous result
+	}
+	prev, known := w.results.Get(w.containerID)
+	if !known || prev != result {
+		attrs = append(attrs, trace.Attr{Key: "changed", Value: "true"})
+	}
+	w.record(label, attrs...)
+	w.set(result)
+	if (w.probeType == Liveness || w.probeType == Startup) && result == results.Failure {
+		// The container will be restarted: hold until a new container ID shows up.
+		w.onHold = true
+		w.resultRun = 0
+	}
+	return true
+}

@@ -1,0 +1,203 @@
+package prober
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"nodesim/model/prober/results"
+	"nodesim/sim"
+)
+
+type fakeStatus struct{ st *corev1.PodStatus }
+
+func (f *fakeStatus) GetPodStatus(types.UID) (corev1.PodStatus, bool) {
+	if f.st == nil {
+		return corev1.PodStatus{}, false
+	}
+	return *f.st, true
+}
+
+type fakeRunner struct {
+	ok   bool
+	took time.Duration
+}
+
+func (f *fakeRunner) RunProbe(string, ProbeType) (bool, time.Duration) { return f.ok, f.took }
+
+type harness struct {
+	s      *sim.Sim
+	status *fakeStatus
+	runner *fakeRunner
+	m      *Manager
+	w      *worker
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+// newHarness builds one worker of probe type pt for a running container started at time
+// zero, with the given probe settings.
+func newHarness(pt ProbeType, probe corev1.Probe) *harness {
+	s := sim.New(1, nil)
+	h := &harness{s: s, runner: &fakeRunner{ok: true}}
+	started := metav1.NewTime(s.Now())
+	h.status = &fakeStatus{st: &corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{
+		Name: "c", ContainerID: "containerd://c1", Started: boolPtr(true),
+		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: started}}}}}}
+	live, ready, startup := results.NewManager(s, "livenessManager"), results.NewManager(s, "readinessManager"), results.NewManager(s, "startupManager")
+	// A kubelet started long ago: no start-up jitter.
+	h.m = NewManager(s, h.status, h.runner, live, ready, startup, s.Now().Add(-time.Hour))
+	if probe.PeriodSeconds == 0 {
+		probe.PeriodSeconds = 10
+	}
+	if probe.TimeoutSeconds == 0 {
+		probe.TimeoutSeconds = 1
+	}
+	if probe.SuccessThreshold == 0 {
+		probe.SuccessThreshold = 1
+	}
+	if probe.FailureThreshold == 0 {
+		probe.FailureThreshold = 3
+	}
+	c := corev1.Container{Name: "c"}
+	switch pt {
+	case Liveness:
+		c.LivenessProbe = &probe
+	case Readiness:
+		c.ReadinessProbe = &probe
+	default:
+		c.StartupProbe = &probe
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "u", Name: "p", Namespace: "ns"}, Spec: corev1.PodSpec{Containers: []corev1.Container{c}}}
+	h.w = newWorker(h.m, pod, &pod.Spec.Containers[0], pt, &probe)
+	return h
+}
+
+func (h *harness) probe(t *testing.T) results.Result {
+	t.Helper()
+	if !h.w.doProbe() {
+		t.Fatal("the worker stopped")
+	}
+	// Drain the update channel as the syncLoop would.
+	for _, m := range []*results.Manager{h.m.liveness, h.m.readiness, h.m.startup} {
+		for m.Updates().Len() > 0 {
+			m.Updates().TryRecv()
+		}
+	}
+	h.s.Step(0)
+	r, _ := h.w.results.Get("c1")
+	return r
+}
+
+// After upstream's TestFailureThreshold and TestSuccessThreshold: a result changes only
+// after the threshold's worth of consecutive probes, and a single contrary result resets the
+// count.
+func TestThresholds(t *testing.T) {
+	h := newHarness(Readiness, corev1.Probe{FailureThreshold: 3, SuccessThreshold: 2})
+	h.runner.ok = false
+	if r := h.probe(t); r != results.Failure {
+		t.Fatalf("readiness starts as Failure, got %v", r)
+	}
+	h.runner.ok = true
+	if r := h.probe(t); r != results.Failure {
+		t.Fatalf("one success below successThreshold 2 flipped readiness")
+	}
+	if r := h.probe(t); r != results.Success {
+		t.Fatalf("two successes: want Success, got %v", r)
+	}
+	h.runner.ok = false
+	for i := 1; i <= 2; i++ {
+		if r := h.probe(t); r != results.Success {
+			t.Fatalf("failure %d below failureThreshold 3 flipped readiness", i)
+		}
+	}
+	h.runner.ok = true
+	h.probe(t) // a success in between resets the failure count
+	h.runner.ok = false
+	for i := 1; i <= 2; i++ {
+		if r := h.probe(t); r != results.Success {
+			t.Fatalf("the count was not reset by the success (failure %d)", i)
+		}
+	}
+	if r := h.probe(t); r != results.Failure {
+		t.Fatalf("three consecutive failures: want Failure, got %v", r)
+	}
+}
+
+// After upstream's TestOnHoldOnLivenessOrStartupCheckFailure: once liveness fails, the
+// worker holds until a new container ID appears, then starts from the initial value.
+func TestLivenessFailureHoldsUntilANewContainer(t *testing.T) {
+	h := newHarness(Liveness, corev1.Probe{FailureThreshold: 1})
+	if r := h.probe(t); r != results.Success {
+		t.Fatalf("liveness starts as Success, got %v", r)
+	}
+	h.runner.ok = false
+	if r := h.probe(t); r != results.Failure {
+		t.Fatalf("want Failure at failureThreshold 1, got %v", r)
+	}
+	h.runner.ok = true
+	if r := h.probe(t); r != results.Failure || !h.w.onHold {
+		t.Fatalf("on hold: the result must stay Failure, got %v (onHold %v)", r, h.w.onHold)
+	}
+	h.status.st.ContainerStatuses[0].ContainerID = "containerd://c2"
+	h.probe(t)
+	if h.w.onHold || h.w.containerID != "c2" {
+		t.Fatalf("a new container must lift the hold: onHold %v id %s", h.w.onHold, h.w.containerID)
+	}
+	if r, _ := h.w.results.Get("c2"); r != results.Success {
+		t.Fatalf("the new container's liveness = %v, want Success", r)
+	}
+}
+
+// After upstream's TestInitialDelay: no probe runs before initialDelaySeconds.
+func TestInitialDelay(t *testing.T) {
+	h := newHarness(Readiness, corev1.Probe{InitialDelaySeconds: 10, FailureThreshold: 1})
+	h.probe(t)
+	if h.w.resultRun != 0 {
+		t.Fatal("a probe ran within the initial delay")
+	}
+	h.s.Step(10 * time.Second)
+	h.probe(t)
+	if h.w.resultRun != 1 {
+		t.Fatal("no probe after the initial delay")
+	}
+}
+
+// A probe that takes longer than timeoutSeconds fails, whatever it would have said.
+func TestTimeoutFails(t *testing.T) {
+	h := newHarness(Readiness, corev1.Probe{TimeoutSeconds: 1, FailureThreshold: 1})
+	h.runner.took = 2 * time.Second
+	if r := h.probe(t); r != results.Failure {
+		t.Fatalf("a 2s probe with a 1s timeout: %v, want Failure", r)
+	}
+}
+
+// After upstream's TestLivenessProbeDisabledByStarted / TestStartupProbeDisabledByStarted:
+// liveness waits while the container has not started; startup idles once it has.
+func TestStartupGating(t *testing.T) {
+	h := newHarness(Liveness, corev1.Probe{FailureThreshold: 1})
+	h.status.st.ContainerStatuses[0].Started = boolPtr(false)
+	h.runner.ok = false
+	h.probe(t)
+	if h.w.resultRun != 0 {
+		t.Fatal("liveness probed a container that has not started")
+	}
+	s := newHarness(Startup, corev1.Probe{FailureThreshold: 1})
+	s.runner.ok = false
+	s.probe(t)
+	if s.w.resultRun != 0 {
+		t.Fatal("the startup probe ran although the container has started")
+	}
+}
+
+// A terminal pod stops the worker.
+func TestTerminalPodStopsWorker(t *testing.T) {
+	h := newHarness(Readiness, corev1.Probe{})
+	h.status.st.Phase = corev1.PodSucceeded
+	if h.w.doProbe() {
+		t.Fatal("the worker kept going for a terminal pod")
+	}
+}
