@@ -147,7 +147,9 @@ func (m *Manager) CleanupPods(desired map[string]bool) {
 			stale = append(stale, k)
 		}
 	}
-	sort.Slice(stale, func(i, j int) bool { return stale[i].uid < stale[j].uid || stale[i].uid == stale[j].uid && stale[i].container+string(stale[i].probe) < stale[j].container+string(stale[j].probe) })
+	sort.Slice(stale, func(i, j int) bool {
+		return stale[i].uid < stale[j].uid || stale[i].uid == stale[j].uid && stale[i].container+string(stale[i].probe) < stale[j].container+string(stale[j].probe)
+	})
 	for _, k := range stale {
 		m.workers[k].stop()
 	}
