@@ -20,7 +20,10 @@ build: check-go
 run: build
 	./$(BIN) run $(SCENARIO) $(ARGS)
 
+# The browser tests of report.html need Chromium: the script installs it where it can and
+# never fails (without it those tests skip).
 test: check-go
+	@sh scripts/ensure-chromium.sh
 	$(GO) test ./...
 
 # Speed and memory targets live here, never in timed test assertions.

@@ -5,26 +5,32 @@ import "nodesim/trace"
 // The trace kinds reports read. They are the values the model records; a test checks them
 // against the model's own constants, so that reports need not import the model.
 const (
-	kindRunStart        trace.Kind = "runStart"
-	kindRunEnd          trace.Kind = "runEnd"
-	kindPodSeen         trace.Kind = "podSeen"
-	kindSetPodStatus    trace.Kind = "setPodStatus"
-	kindRejected        trace.Kind = "admissionRejected"
-	kindNodeCondition   trace.Kind = "nodeCondition"
-	kindContainerRun    trace.Kind = "containerRunning"
-	kindContainerExit   trace.Kind = "containerExited"
-	kindPullRequested   trace.Kind = "imagePullRequested"
-	kindPulled          trace.Kind = "imagePulled"
-	kindPullFailed      trace.Kind = "imagePullFailed"
-	kindWorkerState     trace.Kind = "workerState"
-	kindAPIDelete       trace.Kind = "apiDelete"
-	kindAPICreate       trace.Kind = "apiCreate"
-	kindRelist          trace.Kind = "relist"
-	kindSyncEnd         trace.Kind = "syncEnd"
-	kindIterationWait   trace.Kind = "iterationWait"
-	kindPLEGEvent       trace.Kind = "plegEvent"
-	kindEviction        trace.Kind = "eviction"
-	kindOOMKill         trace.Kind = "oomKill"
-	kindThresholdMet    trace.Kind = "thresholdMet"
-	kindLivenessRestart trace.Kind = "killing"
+	kindRunStart      trace.Kind = "runStart"
+	kindRunEnd        trace.Kind = "runEnd"
+	kindPodSeen       trace.Kind = "podSeen"
+	kindSetPodStatus  trace.Kind = "setPodStatus"
+	kindRejected      trace.Kind = "admissionRejected"
+	kindNodeCondition trace.Kind = "nodeCondition"
+	kindContainerRun  trace.Kind = "containerRunning"
+	kindContainerExit trace.Kind = "containerExited"
+	kindPullRequested trace.Kind = "imagePullRequested"
+	kindPulled        trace.Kind = "imagePulled"
+	kindPullFailed    trace.Kind = "imagePullFailed"
+	kindWorkerState   trace.Kind = "workerState"
+	kindAPIDelete     trace.Kind = "apiDelete"
+	kindAPICreate     trace.Kind = "apiCreate"
+	kindRelist        trace.Kind = "relist"
+	kindRelistFailed  trace.Kind = "relistFailed"
+	kindSyncEnd       trace.Kind = "syncEnd"
+	kindIterationWait trace.Kind = "iterationWait"
+	kindPLEGEvent     trace.Kind = "plegEvent"
+	// kindKilling is killContainer; its reason attr says why (LivenessProbe, StartupProbe, ...).
+	kindKilling trace.Kind = "killing"
+
+	// Resources, evictions, OOM kills and probes: the vocabulary of trace/resources.go.
+	kindStats        = trace.Stats
+	kindEvictionPass = trace.EvictionPass
+	kindEviction     = trace.Eviction
+	kindOOMKill      = trace.OOMKill
+	kindProbeResult  = trace.ProbeResult
 )

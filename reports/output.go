@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -54,6 +55,9 @@ func Table(w io.Writer, r *Report) error {
 	fmt.Fprintf(w, "scenario %s (seed %d), %s simulated\n", r.Scenario, r.Seed, f3(r.Duration))
 	if r.Description != "" {
 		fmt.Fprintf(w, "%s\n", r.Description)
+	}
+	if err := summaryTable(w, r); err != nil {
+		return err
 	}
 
 	t := newTable(w, "Pods", "POD", "QOS", "PHASE", "REASON", "CONTAINER", "STATE", "RESTARTS", "OOM", "STARTUP", "WITH PULLS", "DELETED", "TERMINATED")
@@ -161,4 +165,35 @@ func Table(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(w, "\n%s\n", r.Reproduce)
 	return nil
+}
+
+// summaryTable writes the run-wide counts, the most telling first, then any others by name,
+// and the expectations' tally.
+func summaryTable(w io.Writer, r *Report) error {
+	t := newTable(w, "Summary", "WHAT", "COUNT")
+	_ = t.Append("pods", fmt.Sprint(len(r.Pods)))
+	first := []string{"podsStarted", "podsTerminated", "containersStarted", "restarts", "evictions", "oomKills", "cgroupOOMKills", "nodeOOMKills", "admissionRejections"}
+	for _, k := range first {
+		_ = t.Append(k, fmt.Sprint(r.Counts[k]))
+	}
+	var rest []string
+	for k := range r.Counts {
+		if !slices.Contains(first, k) {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	for _, k := range rest {
+		_ = t.Append(k, fmt.Sprint(r.Counts[k]))
+	}
+	if n := len(r.Expectations); n > 0 {
+		failed := 0
+		for _, e := range r.Expectations {
+			if !e.Pass {
+				failed++
+			}
+		}
+		_ = t.Append("expectations", fmt.Sprintf("%d passed, %d failed", n-failed, failed))
+	}
+	return t.Render()
 }

@@ -185,6 +185,7 @@ type Builder struct {
 	relists        int
 	initial        map[string]NodeCondition
 	conditionOrder []string
+	pr             pressure
 }
 
 // NewBuilder starts a report for in (whose Trace is not used).
@@ -201,7 +202,7 @@ func NewBuilder(in Input) *Builder {
 		r.NotModelled = []string{}
 	}
 	return &Builder{in: in, r: r, pods: map[string]*podState{}, lat: newLatencies(),
-		lastExit: map[string]time.Duration{}, initial: map[string]NodeCondition{}}
+		lastExit: map[string]time.Duration{}, initial: map[string]NodeCondition{}, pr: newPressure()}
 }
 
 func (b *Builder) get(key string) *podState {
@@ -283,18 +284,30 @@ func (b *Builder) Record(e *trace.Event) {
 			b.lat.add("containerRestart", e.At-t)
 			delete(b.lastExit, e.Pod+"/"+e.Container)
 		}
+		b.probeRestarted(e)
 		b.r.Counts["containersStarted"]++
 	case kindContainerExit:
-		p := b.get(e.Pod)
-		if e.Attr("reason") == "OOMKilled" {
-			p.oomKills[e.Container]++
-		}
+		// OOM kills are counted from the OOM killer's own events (kindOOMKill), not from
+		// exit reasons, so that a kill is never counted twice.
 		b.lastExit[e.Pod+"/"+e.Container] = e.At
 	case kindWorkerState:
 		if e.Name == "terminated" && b.get(e.Pod).terminated == nil {
 			b.get(e.Pod).terminated = fptr(secs(e.At))
 			b.r.Counts["podsTerminated"]++
 		}
+		if e.Name == "terminated" {
+			b.evictionTerminated(e)
+		}
+	case kindEvictionPass:
+		b.evictionPass(e)
+	case kindEviction:
+		b.eviction(e)
+	case kindOOMKill:
+		b.oomKill(e)
+	case kindProbeResult:
+		b.probeResult(e)
+	case kindKilling:
+		b.killing(e)
 	case kindAPIDelete:
 		if p := b.get(e.Pod); p.deleted == nil {
 			p.deleted = fptr(secs(e.At))

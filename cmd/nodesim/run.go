@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 
 	"nodesim/engine"
 	"nodesim/model/qos"
@@ -40,7 +42,7 @@ and prints a report. Its expectations decide the exit code: 0 when all hold, 1 w
 	}
 	c.Flags().Int64Var(&o.seed, "seed", -1, "seed for the run's randomness (default: the scenario's spec.seed, else 1)")
 	c.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table, json or yaml")
-	c.Flags().StringVar(&o.outDir, "out", "", "also write report.json and trace.jsonl (every step of the run) into this directory")
+	c.Flags().StringVar(&o.outDir, "out", "", "also write report.json, report.html, junit.xml, timeline.csv, trace.jsonl and trace.perfetto.json into this directory")
 	return c
 }
 
@@ -68,30 +70,21 @@ func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {
 	}
 	builder := newReportBuilder(l, seed)
 	var sink trace.Sink = builder
-	var traceFile *atomicFile
-	var traceOut *reports.TraceWriter
+	var files *streamedFiles
 	if o.outDir != "" {
-		if err := os.MkdirAll(o.outDir, 0o755); err != nil {
-			return fmt.Errorf("creating %s: %w", o.outDir, err)
-		}
-		traceFile, err = createAtomic(filepath.Join(o.outDir, "trace.jsonl"))
-		if err != nil {
+		if files, err = openStreamedFiles(o.outDir, l, seed); err != nil {
 			return err
 		}
-		defer traceFile.abort()
-		traceOut = reports.NewTraceWriter(traceFile.f)
-		sink = teeSink{builder, traceOut}
+		defer files.abort()
+		sink = append(teeSink{builder}, files.sinks()...)
 	}
 	res, err := engine.Run(l, seed, engine.Options{Sink: sink})
 	if err != nil {
 		return fmt.Errorf("simulating %s: %w", ref, err)
 	}
 	r := finishReport(builder, res, ref)
-	if traceOut != nil {
-		if err := traceOut.Flush(); err != nil {
-			return fmt.Errorf("writing %s: %w", traceFile.path, err)
-		}
-		if err := traceFile.commit(); err != nil {
+	if files != nil {
+		if err := files.finish(res.End); err != nil {
 			return err
 		}
 	}
@@ -115,7 +108,7 @@ func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if o.outDir != "" {
-		if err := writeFiles(o.outDir, r); err != nil {
+		if err := writeFiles(o.outDir, r, files.charts); err != nil {
 			return err
 		}
 	}
@@ -156,17 +149,109 @@ func finishReport(b *reports.Builder, res *engine.Result, ref string) *reports.R
 	return r
 }
 
-// writeFiles writes the run's files into dir, each written whole (a temporary file, then a
-// rename), so that a reader never sees half a file.
-func writeFiles(dir string, r *reports.Report) error {
+// writeFiles writes the files made from the finished report into dir: report.json,
+// report.html (drawn with the series charts recorded during the run) and junit.xml, each
+// written whole (a temporary file, then a rename), so that a reader never sees half a file.
+func writeFiles(dir string, r *reports.Report, charts *reports.ChartRecorder) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
-	j, err := reports.JSON(r)
-	if err != nil {
-		return err
+	for _, f := range []struct {
+		name   string
+		render func() ([]byte, error)
+	}{
+		{"report.json", func() ([]byte, error) { return reports.JSON(r) }},
+		{"report.html", func() ([]byte, error) { return reports.HTML(r, charts) }},
+		{"junit.xml", func() ([]byte, error) { return reports.JUnit(r) }},
+	} {
+		data, err := f.render()
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(filepath.Join(dir, f.name), data); err != nil {
+			return err
+		}
 	}
-	return writeFileAtomic(filepath.Join(dir, "report.json"), j)
+	return nil
+}
+
+// streamedFiles are the --out files written as the run goes, so that a long run never holds
+// its trace: trace.jsonl, trace.perfetto.json and timeline.csv, each under a temporary name
+// until the run is over. charts keeps the bounded series report.html draws.
+type streamedFiles struct {
+	trace, perfetto, timeline *atomicFile
+	traceW                    *reports.TraceWriter
+	perfettoW                 *reports.PerfettoWriter
+	timelineW                 *reports.TimelineWriter
+	charts                    *reports.ChartRecorder
+}
+
+func openStreamedFiles(dir string, l *scenarios.Loaded, seed uint64) (*streamedFiles, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", dir, err)
+	}
+	s := &streamedFiles{}
+	for _, f := range []struct {
+		name string
+		into **atomicFile
+	}{{"trace.jsonl", &s.trace}, {"trace.perfetto.json", &s.perfetto}, {"timeline.csv", &s.timeline}} {
+		a, err := createAtomic(filepath.Join(dir, f.name))
+		if err != nil {
+			s.abort()
+			return nil, err
+		}
+		*f.into = a
+	}
+	var pods []string
+	for _, p := range l.Pods {
+		pods = append(pods, p.Key())
+	}
+	s.traceW = reports.NewTraceWriter(s.trace.f)
+	s.perfettoW = reports.NewPerfettoWriter(s.perfetto.f, fmt.Sprintf("nodesim %s (seed %d)", l.Scenario.Metadata.Name, seed))
+	s.timelineW = reports.NewTimelineWriter(s.timeline.f, pods)
+	opts := reports.ChartOptions{Duration: l.Scenario.Spec.Duration.Duration, Pods: pods}
+	if q, ok := l.Scenario.Spec.Node.Capacity[corev1.ResourceMemory]; ok {
+		opts.NodeMemory = q.AsApproximateFloat64()
+	}
+	if l.Kubelet != nil {
+		opts.EvictionHard, opts.EvictionSoft = l.Kubelet.EvictionHard, l.Kubelet.EvictionSoft
+	}
+	s.charts = reports.NewChartRecorder(opts)
+	return s, nil
+}
+
+func (s *streamedFiles) sinks() []trace.Sink {
+	return []trace.Sink{s.traceW, s.perfettoW, s.timelineW, s.charts}
+}
+
+// finish completes the streamed files of a run that ended at end and renames them into place.
+func (s *streamedFiles) finish(end time.Duration) error {
+	s.charts.Finish(end)
+	for _, f := range []struct {
+		file  *atomicFile
+		flush func() error
+	}{
+		{s.trace, s.traceW.Flush},
+		{s.perfetto, s.perfettoW.Finish},
+		{s.timeline, func() error { return s.timelineW.Finish(end) }},
+	} {
+		if err := f.flush(); err != nil {
+			return fmt.Errorf("writing %s: %w", f.file.path, err)
+		}
+		if err := f.file.commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// abort removes whichever streamed files are not committed.
+func (s *streamedFiles) abort() {
+	for _, f := range []*atomicFile{s.trace, s.perfetto, s.timeline} {
+		if f != nil {
+			f.abort()
+		}
+	}
 }
 
 func writeFileAtomic(path string, data []byte) error {
@@ -218,10 +303,11 @@ func (a *atomicFile) abort() {
 	}
 }
 
-// teeSink hands each event to two sinks.
-type teeSink [2]trace.Sink
+// teeSink hands each event to every sink in turn.
+type teeSink []trace.Sink
 
 func (t teeSink) Record(e *trace.Event) {
-	t[0].Record(e)
-	t[1].Record(e)
+	for _, s := range t {
+		s.Record(e)
+	}
 }

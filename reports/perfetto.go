@@ -1,0 +1,203 @@
+package reports
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"nodesim/trace"
+)
+
+// PerfettoWriter streams trace.perfetto.json, the run in Chrome's trace-event format, which
+// Perfetto (ui.perfetto.dev) and chrome://tracing open: one thread per upstream goroutine
+// (the event's Track: syncLoop, each pod worker, pleg, the eviction manager, each probe
+// worker, ...), a complete ("X") slice for each step that takes time, an instant ("i") for
+// every other step, and a flow arrow ("s" to "f") from each channel send to its receive.
+// It is a trace.Sink and writes as events arrive; it holds only the thread ids and the sends
+// not yet received.
+type PerfettoWriter struct {
+	w       *bufio.Writer
+	enc     *json.Encoder
+	tids    map[string]int
+	sends   map[uint64]pendingSend
+	written int
+	err     error
+}
+
+// pendingSend is a channel send waiting for its receive, which draws its flow arrow.
+type pendingSend struct {
+	ts   time.Duration
+	tid  int
+	name string
+}
+
+// perfettoPid is the one process of the trace: the node's kubelet.
+const perfettoPid = 1
+
+// chromeEvent is one event of the trace-event format. Ts and Dur are microseconds.
+type chromeEvent struct {
+	Name  string         `json:"name"`
+	Cat   string         `json:"cat,omitempty"`
+	Ph    string         `json:"ph"`
+	Ts    json.Number    `json:"ts"`
+	Dur   json.Number    `json:"dur,omitempty"`
+	Pid   int            `json:"pid"`
+	Tid   int            `json:"tid"`
+	Scope string         `json:"s,omitempty"`
+	ID    uint64         `json:"id,omitempty"`
+	Bp    string         `json:"bp,omitempty"`
+	Args  map[string]any `json:"args,omitempty"`
+}
+
+// endStamped lists the kinds recorded once their step is over, with At its end; every other
+// kind with a duration is recorded as its step begins (a CRI call, housekeeping, a preStop
+// hook, a runtime outage). trace.Event does not say which, so this list does.
+func endStamped(k trace.Kind) bool {
+	switch k {
+	case kindIterationWait, kindSyncEnd, kindRelist, kindRelistFailed, kindPulled:
+		return true
+	}
+	return false
+}
+
+// NewPerfettoWriter starts the trace on w; process names the one process (the run). Call
+// Finish at the end.
+func NewPerfettoWriter(w io.Writer, process string) *PerfettoWriter {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	p := &PerfettoWriter{w: bw, enc: json.NewEncoder(bw), tids: map[string]int{}, sends: map[uint64]pendingSend{}}
+	if _, err := bw.WriteString("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"); err != nil {
+		p.err = fmt.Errorf("writing perfetto trace: %w", err)
+	}
+	p.emit(&chromeEvent{Name: "process_name", Ph: "M", Ts: "0", Pid: perfettoPid, Args: map[string]any{"name": process}})
+	return p
+}
+
+// micros renders a simulated time in microseconds, exactly (nanoseconds as decimals).
+func micros(d time.Duration) json.Number {
+	us, ns := int64(d/time.Microsecond), int64(d%time.Microsecond)
+	if ns == 0 {
+		return json.Number(strconv.FormatInt(us, 10))
+	}
+	s := fmt.Sprintf("%d.%03d", us, ns)
+	for s[len(s)-1] == '0' {
+		s = s[:len(s)-1]
+	}
+	return json.Number(s)
+}
+
+// tid returns the thread of track, naming it on first use.
+func (p *PerfettoWriter) tid(track string) int {
+	if id, ok := p.tids[track]; ok {
+		return id
+	}
+	id := len(p.tids) + 1
+	p.tids[track] = id
+	name := track
+	if name == "" {
+		name = "(no goroutine)"
+	}
+	p.emit(&chromeEvent{Name: "thread_name", Ph: "M", Ts: "0", Pid: perfettoPid, Tid: id, Args: map[string]any{"name": name}})
+	p.emit(&chromeEvent{Name: "thread_sort_index", Ph: "M", Ts: "0", Pid: perfettoPid, Tid: id, Args: map[string]any{"sort_index": id}})
+	return id
+}
+
+func (p *PerfettoWriter) emit(ev *chromeEvent) {
+	if p.err != nil {
+		return
+	}
+	if p.written > 0 {
+		if _, err := p.w.WriteString(","); err != nil {
+			p.err = fmt.Errorf("writing perfetto trace: %w", err)
+			return
+		}
+	}
+	if err := p.enc.Encode(ev); err != nil {
+		p.err = fmt.Errorf("writing perfetto trace: %w", err)
+		return
+	}
+	p.written++
+}
+
+// Record takes one event. The kubelet's boot before time zero is left out, as in every
+// report; a slice that began during the boot is cut at time zero.
+func (p *PerfettoWriter) Record(e *trace.Event) {
+	if p.err != nil || e.At < 0 {
+		return
+	}
+	tid := p.tid(e.Track)
+	name := string(e.Kind)
+	if e.Name != "" && e.Name != name {
+		name += " " + e.Name
+	}
+	ev := chromeEvent{Name: name, Cat: string(e.Kind), Pid: perfettoPid, Tid: tid, Args: eventArgs(e)}
+	if e.Dur > 0 {
+		start, end := e.At, e.At+e.Dur
+		if endStamped(e.Kind) {
+			start, end = e.At-e.Dur, e.At
+		}
+		if end <= 0 {
+			return // the whole step was part of the boot
+		}
+		start = max(start, 0)
+		ev.Ph, ev.Ts, ev.Dur = "X", micros(start), micros(end-start)
+	} else {
+		ev.Ph, ev.Ts, ev.Scope = "i", micros(e.At), "t"
+	}
+	p.emit(&ev)
+
+	switch e.Kind {
+	case trace.Send:
+		if e.Flow != 0 {
+			p.sends[e.Flow] = pendingSend{ts: e.At, tid: tid, name: e.Name}
+		}
+	case trace.Recv:
+		// The arrow is drawn once both ends are known, so that every start has its end;
+		// a send never received (a restart dropped it) keeps only its instant.
+		if s, ok := p.sends[e.Flow]; ok && e.Flow != 0 {
+			delete(p.sends, e.Flow)
+			p.emit(&chromeEvent{Name: s.name, Cat: "channel", Ph: "s", Ts: micros(s.ts), Pid: perfettoPid, Tid: s.tid, ID: e.Flow, Bp: "e"})
+			p.emit(&chromeEvent{Name: s.name, Cat: "channel", Ph: "f", Ts: micros(e.At), Pid: perfettoPid, Tid: tid, ID: e.Flow, Bp: "e"})
+		}
+	}
+}
+
+// eventArgs carries an event's details into the slice's arguments.
+func eventArgs(e *trace.Event) map[string]any {
+	args := map[string]any{}
+	if e.Pod != "" {
+		args["pod"] = e.Pod
+	}
+	if e.Container != "" {
+		args["container"] = e.Container
+	}
+	if e.Flow != 0 {
+		args["flow"] = e.Flow
+	}
+	if len(e.Ready) > 0 {
+		args["ready"] = e.Ready
+	}
+	for _, a := range e.Attrs {
+		args[a.Key] = a.Value
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	return args
+}
+
+// Finish closes the JSON document, flushes, and returns the first error met.
+func (p *PerfettoWriter) Finish() error {
+	if p.err != nil {
+		return p.err
+	}
+	if _, err := p.w.WriteString("]}\n"); err != nil {
+		return fmt.Errorf("writing perfetto trace: %w", err)
+	}
+	if err := p.w.Flush(); err != nil {
+		return fmt.Errorf("writing perfetto trace: %w", err)
+	}
+	return nil
+}

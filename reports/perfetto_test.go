@@ -1,0 +1,84 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"nodesim/trace"
+)
+
+// Slices start where their step started, whichever end the trace stamped; the boot is left
+// out; a flow is drawn only for a send that was received.
+func TestPerfettoFromTrace(t *testing.T) {
+	tr := []trace.Event{
+		{At: -time.Second, Track: "config", Kind: trace.Send, Name: "configCh", Flow: 1},
+		{At: -900 * ms, Track: "syncLoop", Kind: trace.Recv, Name: "configCh", Flow: 1},
+		{At: 500 * ms, Track: "syncLoop", Kind: kindIterationWait, Dur: 900 * ms},
+		{At: time.Second, Track: "config", Kind: trace.Send, Name: "configCh", Flow: 5},
+		{At: 1200 * ms, Track: "syncLoop", Kind: trace.Recv, Name: "configCh", Flow: 5},
+		{At: 2 * time.Second, Track: "pleg", Kind: kindRelist, Name: "relist", Dur: 2 * ms, Attrs: []trace.Attr{{Key: "pods", Value: "1"}}},
+		{At: 3 * time.Second, Track: "podWorker default/web", Kind: "criCall", Name: "RunPodSandbox", Pod: "default/web", Dur: 300 * ms},
+		{At: 3*time.Second + 1500, Track: "pleg", Kind: trace.Send, Name: "plegCh", Flow: 9},
+	}
+	var b bytes.Buffer
+	p := NewPerfettoWriter(&b, "nodesim t")
+	for i := range tr {
+		p.Record(&tr[i])
+	}
+	if err := p.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		DisplayTimeUnit string
+		TraceEvents     []struct {
+			Name, Ph, S, Bp string
+			Ts              json.Number
+			Dur             json.Number
+			Tid             int
+			ID              uint64
+			Args            map[string]any
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, b.String())
+	}
+	if doc.DisplayTimeUnit != "ms" {
+		t.Errorf("displayTimeUnit %q", doc.DisplayTimeUnit)
+	}
+	threads := map[int]string{}
+	type slice struct{ ph, ts, dur string }
+	got := map[string]slice{}
+	var flows []string
+	for _, e := range doc.TraceEvents {
+		switch e.Ph {
+		case "M":
+			if e.Name == "thread_name" {
+				threads[e.Tid] = e.Args["name"].(string)
+			}
+		case "s", "f":
+			flows = append(flows, e.Ph+" "+threads[e.Tid]+" "+e.Ts.String()+" "+e.Bp)
+		default:
+			got[e.Name] = slice{e.Ph, e.Ts.String(), e.Dur.String()}
+		}
+	}
+	for name, want := range map[string]slice{
+		"iterationWait":         {"X", "0", "500000"}, // began in the boot: cut at time zero
+		"relist":                {"X", "1998000", "2000"},
+		"criCall RunPodSandbox": {"X", "3000000", "300000"},
+		"send plegCh":           {"i", "3000001.5", ""},
+		"recv configCh":         {"i", "1200000", ""},
+	} {
+		if got[name] != want {
+			t.Errorf("%s = %+v, want %+v", name, got[name], want)
+		}
+	}
+	wantFlows := []string{"s config 1000000 e", "f syncLoop 1200000 e"}
+	if len(flows) != 2 || flows[0] != wantFlows[0] || flows[1] != wantFlows[1] {
+		t.Errorf("flows %q, want %q", flows, wantFlows)
+	}
+	if len(threads) != 4 {
+		t.Errorf("threads %v, want config, syncLoop, pleg and the pod worker", threads)
+	}
+}

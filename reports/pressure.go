@@ -1,0 +1,210 @@
+package reports
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"nodesim/trace"
+)
+
+// pressure follows, for the Builder, the steps that span several events: a threshold met
+// pass after pass until the eviction manager acts, an evicted pod until it is terminated,
+// and a failing probe until the container it killed runs again. Each map holds only what is
+// in flight, so a long run does not grow it.
+type pressure struct {
+	// metSince is, per threshold named in an evictionPass's "met" attr, the first pass of the
+	// current unbroken run of passes that found it met.
+	metSince map[string]time.Duration
+	// evictedAt is, per pod, when it was evicted, until the kubelet finishes terminating it.
+	evictedAt map[string]time.Duration
+	// failingSince is, per probe/pod/container, the first failure of the current run of
+	// failures (a success ends the run).
+	failingSince map[string]time.Duration
+	// killedByProbe is, per pod/container, the first failure of the run of probe failures
+	// that got the container killed, until it runs again.
+	killedByProbe map[string]time.Duration
+}
+
+func newPressure() pressure {
+	return pressure{metSince: map[string]time.Duration{}, evictedAt: map[string]time.Duration{},
+		failingSince: map[string]time.Duration{}, killedByProbe: map[string]time.Duration{}}
+}
+
+// evictionPass notes which thresholds a pass of the eviction manager's synchronize found met.
+// A threshold met but held (waiting for its grace period) counts as met: detection is the
+// time from the first pass that saw it to the eviction, grace period included. Passes without
+// a "met" attr (reclaiming node-level resources, within a synchronize) say nothing of it.
+func (b *Builder) evictionPass(e *trace.Event) {
+	if !hasAttr(e, "met") {
+		return
+	}
+	met := map[string]bool{}
+	for _, m := range splitList(e.Attr("met"), ",") {
+		met[m] = true
+		if _, ok := b.pr.metSince[m]; !ok {
+			b.pr.metSince[m] = e.At
+		}
+	}
+	for m := range b.pr.metSince {
+		if !met[m] {
+			delete(b.pr.metSince, m)
+		}
+	}
+}
+
+// eviction records one pod evicted: the report's row, the count, and the detection latency
+// from the first pass that found the eviction's signal met.
+func (b *Builder) eviction(e *trace.Event) {
+	grace, _ := strconv.ParseInt(e.Attr("gracePeriod"), 10, 64)
+	ev := Eviction{Time: secs(e.At), Pod: e.Pod, Signal: e.Attr("signal"), Observed: e.Attr("observed"),
+		Threshold: e.Attr("threshold"), GracePeriod: grace, Ranking: parseRanking(e.Attr("ranking"))}
+	b.r.Evictions = append(b.r.Evictions, ev)
+	if since, ok := b.detectedSince(ev.Signal); ok {
+		b.lat.add("evictionDetection", e.At-since)
+	}
+	if e.Pod != "" {
+		if _, ok := b.pr.evictedAt[e.Pod]; !ok {
+			b.pr.evictedAt[e.Pod] = e.At
+		}
+	}
+}
+
+// detectedSince returns the earliest first-met time among the thresholds on signal (all met
+// thresholds when none names it) and forgets them: the next eviction on the signal counts
+// from the next pass that finds it met, not from the start of the whole episode.
+func (b *Builder) detectedSince(signal string) (time.Duration, bool) {
+	var keys []string
+	for m := range b.pr.metSince {
+		if signal != "" && thresholdSignal(m) == signal {
+			keys = append(keys, m)
+		}
+	}
+	if len(keys) == 0 {
+		for m := range b.pr.metSince {
+			keys = append(keys, m)
+		}
+	}
+	var since time.Duration
+	for i, k := range keys {
+		if t := b.pr.metSince[k]; i == 0 || t < since {
+			since = t
+		}
+		delete(b.pr.metSince, k)
+	}
+	return since, len(keys) > 0
+}
+
+// thresholdSignal is the signal of one "met" entry, which may carry an operator and value
+// ("memory.available<100Mi") or only the signal.
+func thresholdSignal(entry string) string {
+	if i := strings.IndexAny(entry, "<>=(: "); i >= 0 {
+		return entry[:i]
+	}
+	return entry
+}
+
+// evictionTerminated completes an evicted pod's evictionCompletion latency.
+func (b *Builder) evictionTerminated(e *trace.Event) {
+	if at, ok := b.pr.evictedAt[e.Pod]; ok {
+		b.lat.add("evictionCompletion", e.At-at)
+		delete(b.pr.evictedAt, e.Pod)
+	}
+}
+
+// oomKill records one process killed by a cgroup's or the node's OOM killer.
+func (b *Builder) oomKill(e *trace.Event) {
+	adj, _ := strconv.Atoi(e.Attr("oomScoreAdj"))
+	kind := e.Attr("kind")
+	b.r.OOMKills = append(b.r.OOMKills, OOMKill{Time: secs(e.At), Pod: e.Pod, Container: e.Container, Kind: kind, OOMScoreAdj: adj})
+	b.r.Counts["oomKills"]++
+	switch kind {
+	case "node":
+		b.r.Counts["nodeOOMKills"]++
+	case "cgroup":
+		b.r.Counts["cgroupOOMKills"]++
+	}
+	if e.Pod != "" && e.Container != "" {
+		b.get(e.Pod).oomKills[e.Container]++
+	}
+}
+
+// probeResult follows runs of liveness and startup probe failures, the probes whose failure
+// kills the container.
+func (b *Builder) probeResult(e *trace.Event) {
+	key := e.Name + "|" + e.Pod + "/" + e.Container
+	switch e.Attr("result") {
+	case "failure":
+		if _, ok := b.pr.failingSince[key]; !ok {
+			b.pr.failingSince[key] = e.At
+		}
+	case "success":
+		delete(b.pr.failingSince, key)
+	}
+}
+
+// killing notes a container killed because its liveness or startup probe failed, dating the
+// kill from the first failure of the run that caused it.
+func (b *Builder) killing(e *trace.Event) {
+	probe := map[string]string{"LivenessProbe": "liveness", "StartupProbe": "startup"}[e.Attr("reason")]
+	if probe == "" {
+		return
+	}
+	key := e.Pod + "/" + e.Container
+	if since, ok := b.pr.failingSince[probe+"|"+key]; ok {
+		b.pr.killedByProbe[key] = since
+		delete(b.pr.failingSince, probe+"|"+key)
+	}
+}
+
+// probeRestarted completes probeFailureToRestart when a container killed by its probe runs
+// again.
+func (b *Builder) probeRestarted(e *trace.Event) {
+	key := e.Pod + "/" + e.Container
+	if since, ok := b.pr.killedByProbe[key]; ok {
+		b.lat.add("probeFailureToRestart", e.At-since)
+		delete(b.pr.killedByProbe, key)
+	}
+}
+
+// parseRanking reads an eviction's ranking attr: pod;exceedsRequests;priority;usageAboveRequests
+// entries joined by "|".
+func parseRanking(s string) []RankedCandidate {
+	out := []RankedCandidate{}
+	for _, entry := range splitList(s, "|") {
+		f := strings.Split(entry, ";")
+		c := RankedCandidate{Pod: f[0]}
+		if len(f) > 1 {
+			c.ExceedsRequests = f[1] == "true"
+		}
+		if len(f) > 2 {
+			p, _ := strconv.ParseInt(f[2], 10, 32)
+			c.Priority = int32(p)
+		}
+		if len(f) > 3 {
+			c.UsageAboveRequests = f[3]
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func hasAttr(e *trace.Event, key string) bool {
+	for _, a := range e.Attrs {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// splitList splits a separated attr value, dropping empty entries and spaces around them.
+func splitList(s, sep string) []string {
+	var out []string
+	for _, f := range strings.Split(s, sep) {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,124 @@
+package reports
+
+import (
+	"bufio"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"nodesim/trace"
+)
+
+// TimelineWriter streams timeline.csv as the trace is recorded (a trace.Sink): one row per
+// simulated second from 0 to the end of the run, with the node's memory, disk and PIDs, its
+// conditions as 0/1, and memory, disk and PIDs of each scenario pod. A row shows the values
+// as of that second, each carried forward from the last stats sample that gave it; a cell
+// is empty before the first sample and after its pod has terminated. Rows are written as
+// soon as time has passed them, so a run of any length needs only the current values.
+type TimelineWriter struct {
+	w      *bufio.Writer
+	csv    *csv.Writer
+	pods   []string
+	u      usage
+	next   time.Duration // the time of the next row to write
+	cells  []string      // the current values (the row without its time), while clean
+	dirty  bool          // a value changed since cells was built
+	header bool
+	err    error
+}
+
+// NewTimelineWriter writes to w a column set for pods (the scenario's pods, in the order the
+// columns should have); call Finish at the end.
+func NewTimelineWriter(w io.Writer, pods []string) *TimelineWriter {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	return &TimelineWriter{w: bw, csv: csv.NewWriter(bw), pods: append([]string(nil), pods...), u: newUsage(), dirty: true}
+}
+
+// TimelineHeader is timeline.csv's header for pods.
+func TimelineHeader(pods []string) []string {
+	h := []string{"time", "node_memory_working_set_bytes", "node_memory_available_bytes", "nodefs_used_bytes", "pids_used",
+		"ready", "memory_pressure", "disk_pressure", "pid_pressure"}
+	for _, p := range pods {
+		h = append(h, p+" memory_bytes", p+" disk_bytes", p+" pids")
+	}
+	return h
+}
+
+// Record takes one event. Events before time zero (the kubelet's boot) only set the values
+// the first row starts from.
+func (t *TimelineWriter) Record(e *trace.Event) {
+	if t.err != nil {
+		return
+	}
+	// Every row strictly before this event's time is final: later events cannot change it.
+	for t.next < e.At {
+		t.writeRow()
+	}
+	if t.u.apply(e) {
+		t.dirty = true
+	}
+}
+
+// Finish writes the rows up to end (the run's last whole second included), flushes, and
+// returns the first error met.
+func (t *TimelineWriter) Finish(end time.Duration) error {
+	for t.err == nil && t.next <= end {
+		t.writeRow()
+	}
+	if !t.header && t.err == nil {
+		t.writeHeader()
+	}
+	if t.err != nil {
+		return t.err
+	}
+	t.csv.Flush()
+	if err := t.csv.Error(); err != nil {
+		return fmt.Errorf("writing timeline: %w", err)
+	}
+	if err := t.w.Flush(); err != nil {
+		return fmt.Errorf("writing timeline: %w", err)
+	}
+	return nil
+}
+
+func (t *TimelineWriter) writeHeader() {
+	t.header = true
+	if err := t.csv.Write(TimelineHeader(t.pods)); err != nil {
+		t.err = fmt.Errorf("writing timeline: %w", err)
+	}
+}
+
+func (t *TimelineWriter) writeRow() {
+	if !t.header {
+		t.writeHeader()
+	}
+	if t.dirty {
+		t.cells = t.cells[:0]
+		for _, g := range t.u.node {
+			t.cells = append(t.cells, g.String())
+		}
+		for _, c := range t.u.conditions {
+			t.cells = append(t.cells, map[bool]string{false: "0", true: "1"}[c])
+		}
+		for _, pod := range t.pods {
+			p := t.u.pods[pod]
+			for i := 0; i < podGauges; i++ {
+				if p == nil {
+					t.cells = append(t.cells, "")
+				} else {
+					t.cells = append(t.cells, p[i].String())
+				}
+			}
+		}
+		t.dirty = false
+	}
+	row := make([]string, 0, 1+len(t.cells))
+	row = append(row, strconv.FormatInt(int64(t.next/time.Second), 10))
+	row = append(row, t.cells...)
+	if err := t.csv.Write(row); err != nil {
+		t.err = fmt.Errorf("writing timeline: %w", err)
+	}
+	t.next += time.Second
+}
