@@ -14,7 +14,9 @@ import (
 	api "nodesim/api/v1alpha1"
 	"nodesim/model/apiserver"
 	"nodesim/model/cri"
+	"nodesim/model/eviction"
 	"nodesim/model/kubelet"
+	"nodesim/model/oom"
 	"nodesim/scenarios"
 	"nodesim/sim"
 	"nodesim/trace"
@@ -75,10 +77,22 @@ func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 	s.StartAt(-BootTime)
 	spec := &l.Scenario.Spec
 
-	rt := cri.New(s, runtimeConfig(l))
+	rc := runtimeConfig(l)
+	rc.Seed = seed
+	rt := cri.New(s, rc)
 	apiServer := apiserver.New(s)
 	machine := kubelet.Node{Name: nodeName(spec), Capacity: capacity(spec)}
-	n := &node{s: s, deps: kubelet.Dependencies{Runtime: rt, API: apiServer, Node: machine, Config: l.Kubelet}}
+	res := nodeResources(l, machine.Capacity)
+	kernel := oom.NewKernel(s, rt, res.MemoryCapacity, res.KubepodsLimit, l.Kubelet.SingleProcessOOMKill != nil && *l.Kubelet.SingleProcessOOMKill)
+	thresholds, err := eviction.ParseThresholdConfig(l.Kubelet.EnforceNodeAllocatable, l.Kubelet.EvictionHard, l.Kubelet.EvictionSoft,
+		l.Kubelet.EvictionSoftGracePeriod, l.Kubelet.EvictionMinimumReclaim)
+	if err != nil {
+		return nil, fmt.Errorf("eviction thresholds: %w", err)
+	}
+	n := &node{s: s, deps: kubelet.Dependencies{Runtime: rt, API: apiServer, Node: machine, Config: l.Kubelet,
+		MemoryCapacity: int64(res.MemoryCapacity),
+		Eviction: &kubelet.EvictionDeps{Thresholds: thresholds, Resources: res, Notifier: kernel,
+			CgroupV1: spec.Node.CgroupVersion == api.CgroupV1}}}
 
 	driver := s.Clock("scenario", sim.PriorityConfig)
 	n.startKubelet()
@@ -179,6 +193,14 @@ func (n *node) playEvent(c *sim.Clock, l *scenarios.Loaded, e *api.Event) {
 	case e.RuntimeDown != nil:
 		c.Record(&trace.Event{Kind: KindScenarioEvent, Name: "runtimeDown", Dur: e.RuntimeDown.Duration})
 		n.deps.Runtime.SetDown(e.RuntimeDown.Duration)
+	case e.SetUsage != nil:
+		ns, name := splitKey(e.SetUsage.Pod)
+		c.Record(&trace.Event{Kind: KindScenarioEvent, Name: "setUsage", Pod: ns + "/" + name, Container: e.SetUsage.Container})
+		n.deps.Runtime.SetUsage(ns+"/"+name, e.SetUsage.Container, &cri.UsageOverride{Memory: e.SetUsage.Memory,
+			Disk: e.SetUsage.Disk, Pids: e.SetUsage.Pids, Volumes: e.SetUsage.Volumes})
+	case e.SetSystemUsage != nil:
+		c.Record(&trace.Event{Kind: KindScenarioEvent, Name: "setSystemUsage"})
+		n.deps.Runtime.SetSystemUsage(e.SetSystemUsage.Memory, e.SetSystemUsage.Disk)
 	}
 }
 
@@ -227,6 +249,50 @@ func capacity(spec *api.Spec) corev1.ResourceList {
 	return out
 }
 
+// Defaults for what the scenario leaves out of the node.
+const (
+	defaultPidMax        = 32768
+	bytesPer16GiOfInodes = 16 << 30
+	inodesPer16Gi        = 1 << 20
+)
+
+// nodeResources is what the stats provider and the kernel know of the machine.
+func nodeResources(l *scenarios.Loaded, capacity corev1.ResourceList) eviction.NodeResources {
+	spec := &l.Scenario.Spec
+	mem := capacity[corev1.ResourceMemory]
+	disk := capacity[corev1.ResourceEphemeralStorage]
+	res := eviction.NodeResources{MemoryCapacity: float64(mem.Value()), NodeFsCapacity: float64(disk.Value()), PidMax: defaultPidMax}
+	res.KubepodsLimit = res.MemoryCapacity
+	enforce := false
+	for _, e := range l.Kubelet.EnforceNodeAllocatable {
+		if e == "pods" {
+			enforce = true
+		}
+	}
+	if enforce {
+		for _, m := range []map[string]string{l.Kubelet.SystemReserved, l.Kubelet.KubeReserved} {
+			if v, ok := m["memory"]; ok {
+				if q, err := resource.ParseQuantity(v); err == nil {
+					res.KubepodsLimit -= float64(q.Value())
+				}
+			}
+		}
+	}
+	res.NodeFsInodes = res.NodeFsCapacity / bytesPer16GiOfInodes * inodesPer16Gi
+	if spec.Node.Inodes != nil {
+		res.NodeFsInodes = float64(*spec.Node.Inodes)
+	}
+	if spec.Node.Pids != nil {
+		res.PidMax = float64(*spec.Node.Pids)
+	}
+	if spec.Node.ImageFs == api.ImageFsSeparate && spec.Node.ImageFsCapacity != nil {
+		res.DedicatedImageFs = true
+		res.ImageFsCapacity = float64(spec.Node.ImageFsCapacity.Value())
+		res.ImageFsInodes = res.ImageFsCapacity / bytesPer16GiOfInodes * inodesPer16Gi
+	}
+	return res
+}
+
 func runtimeConfig(l *scenarios.Loaded) cri.Config {
 	spec := &l.Scenario.Spec
 	lat := cri.DefaultLatency()
@@ -246,6 +312,9 @@ func runtimeConfig(l *scenarios.Loaded) cri.Config {
 	set(&lat.ListContainersPerContainer, sl.ListContainersPerContainer)
 	set(&lat.ContainerStatus, sl.ContainerStatus)
 	cfg := cri.Config{Latency: lat, Images: map[string]cri.Image{}}
+	if su := spec.Node.SystemUsage; su != nil {
+		cfg.SystemMemory, cfg.SystemDisk = su.Memory, su.Disk
+	}
 	bw := resource.MustParse(api.DefaultPullBandwidth)
 	if spec.Runtime.PullBandwidth != nil {
 		bw = *spec.Runtime.PullBandwidth

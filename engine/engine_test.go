@@ -124,6 +124,7 @@ type invariants struct {
 	terminal   map[string]string // pod -> terminal phase seen
 	terminated map[string]bool   // pod's worker finished terminating it
 	attempts   map[string]int    // pod/container -> last attempt started
+	lastMet    string            // thresholds actionable in the last eviction pass
 }
 
 func newInvariants(t *testing.T, name string) *invariants {
@@ -170,6 +171,19 @@ func (v *invariants) Record(e *trace.Event) {
 	case "apiRemoved":
 		delete(v.terminal, e.Pod)
 		delete(v.terminated, e.Pod)
+	case trace.EvictionPass:
+		if e.Name == "synchronize" {
+			v.lastMet = e.Attr("actionable")
+		}
+	case trace.Eviction:
+		if ranking := e.Attr("ranking"); ranking != "" {
+			if first := strings.SplitN(ranking, ";", 2)[0]; first != e.Pod {
+				v.t.Errorf("%s %s: evicted %s, but %s ranked first", v.name, e.At, e.Pod, first)
+			}
+			if v.lastMet == "" {
+				v.t.Errorf("%s %s: evicted %s with no threshold met", v.name, e.At, e.Pod)
+			}
+		}
 	}
 }
 

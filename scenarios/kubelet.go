@@ -10,6 +10,7 @@ import (
 
 	api "nodesim/api/v1alpha1"
 	"nodesim/internal/strictyaml"
+	"nodesim/model/eviction"
 	"nodesim/model/kubeletconfig"
 )
 
@@ -120,11 +121,37 @@ func (l *loader) checkKubelet(cfg *kubeletconfigv1beta1.KubeletConfiguration) {
 			l.d.ErrorAt(p+".crashLoopBackOff.maxContainerRestartPeriod", "maxContainerRestartPeriod must be between 1s and 300s, got %s", d.Duration)
 		}
 	}
+	if _, err := eviction.ParseThresholdConfig(cfg.EnforceNodeAllocatable, cfg.EvictionHard, cfg.EvictionSoft,
+		cfg.EvictionSoftGracePeriod, cfg.EvictionMinimumReclaim); err != nil {
+		l.d.ErrorAt(l.evictionFieldPath(err.Error()), "%v", err)
+	}
+	if cfg.EvictionMaxPodGracePeriod < 0 {
+		l.d.ErrorAt(p+".evictionMaxPodGracePeriod", "evictionMaxPodGracePeriod must not be negative (upstream kills at once for negative values; give 0 for that)")
+	}
+	if l.sc.Spec.Node.CgroupVersion == api.CgroupV1 && cfg.SingleProcessOOMKill != nil && !*cfg.SingleProcessOOMKill {
+		l.d.ErrorAt(p+".singleProcessOOMKill", "singleProcessOOMKill: false is not valid on a cgroup v1 node (the kubelet refuses it)")
+	}
 	for _, gate := range sortedKeys(cfg.FeatureGates) {
 		if !knownGate(gate) {
 			l.d.ErrorAt(strictyaml.Join(p+".featureGates", gate), "unknown feature gate %q%s", gate, suggestion(gate, knownGates()))
 		}
 	}
+}
+
+// evictionFieldPath guesses which eviction field an error is about, for its position.
+func (l *loader) evictionFieldPath(msg string) string {
+	p := "spec.kubelet."
+	switch {
+	case strings.Contains(msg, "grace period"):
+		return p + "evictionSoftGracePeriod"
+	case strings.Contains(msg, "minimum reclaim"):
+		return p + "evictionMinimumReclaim"
+	case l.node("spec", "kubelet", "evictionSoft") != nil && !strings.Contains(msg, "hard"):
+		if l.node("spec", "kubelet", "evictionHard") == nil {
+			return p + "evictionSoft"
+		}
+	}
+	return p + "evictionHard"
 }
 
 // knownGates are the kubelet feature gates a scenario may set. The simulation acts on the

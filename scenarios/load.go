@@ -175,6 +175,8 @@ func (l *loader) item(i int, keys ...string) *yaml.Node {
 	return n.Content[i]
 }
 
+func indexPath(parent string, i int) string { return strictyaml.Index(parent, i) }
+
 // failed reports whether decoding already found a problem at path.
 func (l *loader) failed(path string) bool {
 	for _, e := range l.d.Errors {

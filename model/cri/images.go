@@ -107,9 +107,50 @@ func (ps *pullScheduler) finish() {
 			ps.r.images[p.image] = img
 		}
 		img.Present = true
+		ps.r.pulledAt[p.image] = ps.r.s.Elapsed()
 		ps.r.s.Record(&trace.Event{Kind: KindPullEnd, Pod: p.pod, Track: p.caller.Track(), Attrs: []trace.Attr{{Key: "image", Value: p.image}}})
 		p := p
 		p.caller.Resume(0, func() { p.done(nil) })
 	}
 	ps.reschedule()
+}
+
+// imageInUse reports whether a container (in any state) uses the image.
+func (r *Runtime) imageInUse(name string) bool {
+	for _, c := range r.ctrList() {
+		if c.spec.Image == name {
+			return true
+		}
+	}
+	return false
+}
+
+// DeleteUnusedImages removes every present image no container uses and that has been on
+// the node for at least minAge, largest first, until freed bytes reach want (want <= 0: all
+// of them). It returns the bytes freed.
+func (r *Runtime) DeleteUnusedImages(minAge time.Duration, want float64) float64 {
+	var names []string
+	for _, name := range sortedNames(r.images) {
+		img := r.images[name]
+		if !img.Present || r.imageInUse(name) {
+			continue
+		}
+		if pulled, ok := r.pulledAt[name]; ok && r.s.Elapsed()-pulled < minAge {
+			continue
+		}
+		names = append(names, name)
+	}
+	freed := 0.0
+	for _, name := range names {
+		if want > 0 && freed >= want {
+			break
+		}
+		r.images[name].Present = false
+		freed += float64(r.images[name].Size)
+		r.s.Record(&trace.Event{Kind: "imageRemoved", Attrs: []trace.Attr{{Key: "image", Value: name}}})
+	}
+	if freed > 0 {
+		r.usageChanged()
+	}
+	return freed
 }

@@ -21,6 +21,7 @@ type process struct {
 	r        *Runtime
 	c        *ctr
 	b        api.Behavior
+	use      *programs
 	exitT    *sim.Timer
 	stopping bool
 }
@@ -78,10 +79,13 @@ func (r *Runtime) start(c *ctr) {
 		b = r.cfg.Behavior(c.sandbox.pod, c.spec.Name)
 	}
 	p := &process{r: r, c: c, b: Effective(b, c.attempt+1)}
+	p.use = r.compilePrograms(c, &p.b)
 	c.proc = p
 	c.state = container.StateRunning
 	c.startedAt = r.s.Now()
+	c.memOffset = 0
 	r.touch(c.sandbox.uid)
+	defer r.usageChanged()
 	r.s.Record(&trace.Event{Kind: KindContainerRun, Pod: c.sandbox.ns + "/" + c.sandbox.name, Container: c.spec.Name, Track: "runtime",
 		Attrs: []trace.Attr{{Key: "id", Value: c.id}, {Key: "attempt", Value: strconv.Itoa(c.attempt)}}})
 	if e := p.b.Exit; e != nil {
@@ -124,11 +128,13 @@ func (p *process) stop(grace time.Duration) time.Duration {
 
 // exit ends the container's process.
 func (r *Runtime) exit(c *ctr, code int, reason string) {
+	c.freeze(r.s.Elapsed())
 	c.state = container.StateExited
 	c.exitCode = code
 	c.reason = reason
 	c.finished = r.s.Now()
 	r.touch(c.sandbox.uid)
+	defer r.usageChanged()
 	if c.proc != nil && c.proc.exitT != nil {
 		c.proc.exitT.Stop()
 	}

@@ -19,6 +19,7 @@ import (
 
 	api "nodesim/api/v1alpha1"
 	"nodesim/model/container"
+	"nodesim/model/usage"
 	"nodesim/sim"
 	"nodesim/trace"
 )
@@ -58,6 +59,16 @@ type Config struct {
 	Failures      []Failure
 	// Behavior returns the process script for a container of a pod (nil: runs until killed).
 	Behavior func(pod *corev1.Pod, container string) *api.Behavior
+	// SystemMemory and SystemDisk are the node's usage outside pods.
+	SystemMemory, SystemDisk api.Program
+	// Seed keys the usage programs' noise.
+	Seed uint64
+}
+
+// ContainerConfig is what the kubelet sets on a container's cgroup at creation.
+type ContainerConfig struct {
+	OOMScoreAdj int
+	MemoryLimit int64 // bytes; 0: none
 }
 
 // Image is an image the runtime knows.
@@ -94,6 +105,12 @@ type ctr struct {
 	exitCode  int
 	reason    string
 	proc      *process
+
+	oomScoreAdj   int
+	memoryLimit   float64
+	memOffset     float64 // memory freed by single-process OOM kills in this run
+	frozenDisk    float64
+	frozenVolumes map[string]float64
 }
 
 // podObjects are one pod's sandboxes and containers, oldest first, and the listing of
@@ -144,6 +161,15 @@ type Runtime struct {
 
 	downUntil time.Duration
 	downSince time.Duration
+
+	overrides    map[string]*UsageOverride
+	pulledAt     map[string]time.Duration
+	systemMemory *usage.Program
+	systemDisk   *usage.Program
+	systemOrigin time.Duration
+	// OnUsageChange is called whenever a process starts, stops or changes its usage
+	// programs (the kernel re-plans its memory limits).
+	OnUsageChange func()
 }
 
 // New returns a runtime on simulation s.
@@ -157,7 +183,11 @@ func New(s *sim.Sim, cfg Config) *Runtime {
 		byPod:     map[types.UID]*podObjects{},
 		images:    map[string]*Image{},
 		downUntil: -1,
+		overrides: map[string]*UsageOverride{},
+		pulledAt:  map[string]time.Duration{},
 	}
+	r.systemMemory = usage.Compile(cfg.SystemMemory, 0)
+	r.systemDisk = usage.Compile(cfg.SystemDisk, 0)
 	for name, img := range cfg.Images {
 		img := img
 		r.images[name] = &img
@@ -272,6 +302,45 @@ func (r *Runtime) StopPodSandbox(id string, done func(err error)) {
 	})
 }
 
+// RemoveAllDeadContainers removes every exited container and every sandbox that is not
+// ready and has no container left, at once (the eviction manager's container GC).
+func (r *Runtime) RemoveAllDeadContainers() int {
+	removed := 0
+	for _, uid := range append([]types.UID(nil), r.podUIDs()...) {
+		o := r.byPod[uid]
+		for _, c := range append([]*ctr(nil), o.ctrs...) {
+			if c.state == container.StateRunning {
+				continue
+			}
+			o.ctrs = removeFrom(o.ctrs, c)
+			delete(r.ctrs, c.id)
+			removed++
+		}
+		for _, sb := range append([]*sandbox(nil), o.sandboxes...) {
+			if sb.state == container.SandboxReady {
+				continue
+			}
+			busy := false
+			for _, c := range o.ctrs {
+				if c.sandbox == sb {
+					busy = true
+				}
+			}
+			if !busy {
+				o.sandboxes = removeFrom(o.sandboxes, sb)
+				delete(r.sandboxes, sb.id)
+				removed++
+			}
+		}
+		r.touch(uid)
+		r.forgetIfEmpty(uid)
+	}
+	if removed > 0 {
+		r.usageChanged()
+	}
+	return removed
+}
+
 // RemovePodSandbox removes a stopped sandbox.
 func (r *Runtime) RemovePodSandbox(id string, done func(err error)) {
 	r.call("RemovePodSandbox", "", "", r.cfg.Latency.RemovePodSandbox, func() {
@@ -290,9 +359,15 @@ func (r *Runtime) RemovePodSandbox(id string, done func(err error)) {
 	})
 }
 
+func (r *Runtime) usageChanged() {
+	if r.OnUsageChange != nil {
+		r.OnUsageChange()
+	}
+}
+
 // CreateContainer creates a container in a sandbox. attempt is the restart count the
-// kubelet writes into the container's annotations.
-func (r *Runtime) CreateContainer(sandboxID string, spec *corev1.Container, attempt int, done func(id string, err error)) {
+// kubelet writes into the container's annotations; cfg is its cgroup settings.
+func (r *Runtime) CreateContainer(sandboxID string, spec *corev1.Container, attempt int, cfg ContainerConfig, done func(id string, err error)) {
 	sb := r.sandboxes[sandboxID]
 	pod := ""
 	if sb != nil {
@@ -310,6 +385,7 @@ func (r *Runtime) CreateContainer(sandboxID string, spec *corev1.Container, atte
 		c := &ctr{
 			id: r.newID("c-"), sandbox: sb, spec: *spec.DeepCopy(), hash: container.HashContainer(spec),
 			attempt: attempt, state: container.StateCreated, createdAt: r.s.Now(),
+			oomScoreAdj: cfg.OOMScoreAdj, memoryLimit: float64(cfg.MemoryLimit),
 		}
 		r.ctrs[c.id] = c
 		o := r.objects(sb.uid)
@@ -376,6 +452,7 @@ func (r *Runtime) RemoveContainer(id string, done func(err error)) {
 			r.forgetIfEmpty(c.sandbox.uid)
 		}
 		delete(r.ctrs, id)
+		r.usageChanged()
 		done(nil)
 	})
 }

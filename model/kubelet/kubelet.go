@@ -15,11 +15,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/types"
 	kubeletconfigv1beta1 "k8s.io/kubelet/config/v1beta1"
 
 	"nodesim/model/apiserver"
 	"nodesim/model/container"
 	"nodesim/model/cri"
+	"nodesim/model/eviction"
 	"nodesim/model/flowcontrol"
 	"nodesim/model/images"
 	"nodesim/model/kubeletconfig"
@@ -61,6 +63,18 @@ type Dependencies struct {
 	Config  *kubeletconfigv1beta1.KubeletConfiguration
 	// StaticPods reads the static pod directory (the file source).
 	StaticPods func() []*corev1.Pod
+	// Eviction configures the eviction manager (nil: none).
+	Eviction *EvictionDeps
+	// MemoryCapacity is the machine's memory, for oom_score_adj.
+	MemoryCapacity int64
+}
+
+// EvictionDeps is what the eviction manager needs of the node.
+type EvictionDeps struct {
+	Thresholds []eviction.Threshold
+	Resources  eviction.NodeResources
+	Notifier   eviction.MemoryNotifier
+	CgroupV1   bool
 }
 
 // Kubelet is one kubelet process.
@@ -89,6 +103,9 @@ type Kubelet struct {
 	startupManager   *results.Manager
 	probeManager     ProbeManager
 	admitHandlers    []AdmitHandler
+	statsProvider    *eviction.StatsProvider
+	evictionManager  *eviction.Manager
+	imageGCTimer     *sim.Timer
 
 	syncTicker         *sim.Ticker
 	housekeepingTicker *sim.Ticker
@@ -108,7 +125,7 @@ type ProbeManager interface {
 	AddPod(pod *corev1.Pod)
 	StopLivenessAndStartup(pod *corev1.Pod)
 	RemovePod(pod *corev1.Pod)
-	CleanupPods(desired map[string]bool)
+	CleanupPods(desired map[types.UID]bool)
 	UpdatePodStatus(pod *corev1.Pod, st *corev1.PodStatus)
 }
 
@@ -144,12 +161,13 @@ func New(s *sim.Sim, deps Dependencies) *Kubelet {
 	kl.startupManager = results.NewManager(s, "startupManager")
 	serialize := cfg.SerializeImagePulls == nil || *cfg.SerializeImagePulls
 	kl.imageManager = images.NewImageManager(s, deps.Runtime, serialize, cfg.MaxParallelImagePulls)
-	kl.kubeRuntime = kuberuntime.NewManager(s, deps.Runtime, kl.imageManager, kl.livenessManager, kl.startupManager)
+	kl.kubeRuntime = kuberuntime.NewManager(s, deps.Runtime, kl.imageManager, kl.livenessManager, kl.startupManager, deps.MemoryCapacity)
 	kl.podWorkers = podworkers.New(s, kl, kl.workQueue, kl.podCache, cfg.SyncFrequency.Duration)
 	kl.statusManager = status.NewManager(s, deps.API, kl.podWorkers)
 	kl.probeManager = prober.NewManager(s, kl.statusManager, probeRunner{deps.Runtime},
 		kl.livenessManager, kl.readinessManager, kl.startupManager, s.Now())
 	kl.nodeStatus = newNodeStatus(kl)
+	kl.newEvictionManager()
 	return kl
 }
 
@@ -179,6 +197,10 @@ func (kl *Kubelet) Run() {
 	kl.pleg.Start()
 	kl.statusManager.Start()
 	kl.gcTimer = kl.s.Clock("gc", sim.PriorityDefault).Schedule(containerGCPeriod, kl.containerGC)
+	kl.imageGCTimer = kl.s.Clock("gc", sim.PriorityDefault).Schedule(imageGCPeriod, kl.imageGC)
+	if kl.evictionManager != nil {
+		kl.evictionManager.Start()
+	}
 	kl.nodeStatus.start()
 	kl.StaticPodsChanged()
 	kl.unsubscribeAPI = kl.watchAPI()
@@ -283,6 +305,13 @@ func (kl *Kubelet) Stop() {
 	}
 	if kl.gcTimer != nil {
 		kl.gcTimer.Stop()
+	}
+	if kl.imageGCTimer != nil {
+		kl.imageGCTimer.Stop()
+	}
+	if kl.evictionManager != nil {
+		kl.evictionManager.Stop()
+		kl.statsProvider.Stop()
 	}
 	kl.nodeStatus.stop()
 	if kl.unsubscribeAPI != nil {

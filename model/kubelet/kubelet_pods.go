@@ -23,16 +23,16 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 	var cost time.Duration
 	runtimePods, err := kl.runtime.GetPods()
 	cost += kl.runtime.ListCost()
-	known := map[types.UID]bool{}
+	known := make(map[types.UID]bool, len(allPods))
 	for _, p := range allPods {
 		known[p.UID] = true
 	}
 	kl.statusManager.RemoveOrphanedStatuses(known)
 	if kl.probeManager != nil {
-		desired := map[string]bool{}
+		desired := make(map[types.UID]bool, len(workingPods))
 		for uid, w := range workingPods {
 			if w.State != podworkers.TerminatedPod {
-				desired[string(uid)] = true
+				desired[uid] = true
 			}
 		}
 		kl.probeManager.CleanupPods(desired)

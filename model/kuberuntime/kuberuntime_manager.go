@@ -17,6 +17,7 @@ import (
 	"nodesim/model/cri"
 	"nodesim/model/flowcontrol"
 	"nodesim/model/images"
+	"nodesim/model/oom"
 	"nodesim/sim"
 	"nodesim/trace"
 )
@@ -152,11 +153,13 @@ type Manager struct {
 	images          *images.ImageManager
 	livenessManager ProbeResults
 	startupManager  ProbeResults
+	memoryCapacity  int64
 }
 
-// NewManager returns a runtime manager over the fake runtime.
-func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageManager, liveness, startup ProbeResults) *Manager {
-	return &Manager{s: s, runtime: runtime, images: imageManager, livenessManager: liveness, startupManager: startup}
+// NewManager returns a runtime manager over the fake runtime; memoryCapacity is the
+// machine's memory, for oom_score_adj.
+func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageManager, liveness, startup ProbeResults, memoryCapacity int64) *Manager {
+	return &Manager{s: s, runtime: runtime, images: imageManager, livenessManager: liveness, startupManager: startup, memoryCapacity: memoryCapacity}
 }
 
 // SyncPod drives the runtime towards the pod's spec (upstream kubeGenericRuntimeManager.SyncPod).
@@ -323,7 +326,11 @@ func (m *Manager) startContainer(pod *corev1.Pod, podStatus *container.PodStatus
 		if s := podStatus.FindContainerStatusByName(c.Name); s != nil {
 			restartCount = s.RestartCount + 1
 		}
-		m.runtime.CreateContainer(sandboxID, c, restartCount, func(id string, err error) {
+		cfg := cri.ContainerConfig{OOMScoreAdj: oom.GetContainerOOMScoreAdjust(pod, c, m.memoryCapacity)}
+		if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
+			cfg.MemoryLimit = q.Value()
+		}
+		m.runtime.CreateContainer(sandboxID, c, restartCount, cfg, func(id string, err error) {
 			if err != nil {
 				done(err.Error(), ErrCreateContainer)
 				return

@@ -750,32 +750,40 @@ func minBackoffExpiry(err error) (time.Time, bool) {
 // no longer desired (housekeeping). It returns the remaining workers' states.
 func (p *PodWorkers) SyncKnownPods(desired []*corev1.Pod) map[types.UID]PodWorkerSync {
 	p.podsSynced = true
-	known := map[types.UID]bool{}
+	known := make(map[types.UID]bool, len(desired))
 	for _, pod := range desired {
 		known[pod.UID] = true
 	}
-	uids := make([]types.UID, 0, len(p.podSyncStatuses))
-	for uid := range p.podSyncStatuses {
-		uids = append(uids, uid)
+	// Only workers that need action (restart requested, or orphaned) change state here; they
+	// are handled in UID order so that runs are reproducible. The others are just reported.
+	var act []types.UID
+	out := make(map[types.UID]PodWorkerSync, len(p.podSyncStatuses))
+	for uid, st := range p.podSyncStatuses {
+		if st.restartRequested || !known[uid] {
+			act = append(act, uid)
+			continue
+		}
+		out[uid] = workerSync(st, false)
 	}
-	sort.Slice(uids, func(i, j int) bool { return uids[i] < uids[j] })
-	out := map[types.UID]PodWorkerSync{}
-	for _, uid := range uids {
+	sort.Slice(act, func(i, j int) bool { return act[i] < act[j] })
+	for _, uid := range act {
 		st := p.podSyncStatuses[uid]
 		orphan := !known[uid]
-		if st.restartRequested || orphan {
-			if p.removeTerminatedWorker(uid, st, orphan) {
-				continue
-			}
+		if p.removeTerminatedWorker(uid, st, orphan) {
+			continue
 		}
-		sync := PodWorkerSync{State: st.WorkType(), Orphan: orphan}
-		if st.activeUpdate != nil && st.activeUpdate.Pod != nil {
-			sync.HasConfig = true
-			sync.Static = isStaticPod(st.activeUpdate.Pod)
-		}
-		out[uid] = sync
+		out[uid] = workerSync(st, orphan)
 	}
 	return out
+}
+
+func workerSync(st *podSyncStatus, orphan bool) PodWorkerSync {
+	sync := PodWorkerSync{State: st.WorkType(), Orphan: orphan}
+	if st.activeUpdate != nil && st.activeUpdate.Pod != nil {
+		sync.HasConfig = true
+		sync.Static = isStaticPod(st.activeUpdate.Pod)
+	}
+	return sync
 }
 
 // PodWorkerSync is one worker's state as housekeeping sees it.

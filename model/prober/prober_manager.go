@@ -140,10 +140,10 @@ func (m *Manager) RemovePod(pod *corev1.Pod) {
 }
 
 // CleanupPods stops the workers of pods not in desired (housekeeping).
-func (m *Manager) CleanupPods(desired map[string]bool) {
+func (m *Manager) CleanupPods(desired map[types.UID]bool) {
 	var stale []probeKey
 	for k := range m.workers {
-		if !desired[string(k.uid)] {
+		if !desired[k.uid] {
 			stale = append(stale, k)
 		}
 	}

@@ -1,0 +1,336 @@
+package cri
+
+import (
+	"hash/fnv"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	api "nodesim/api/v1alpha1"
+	"nodesim/model/container"
+	"nodesim/model/usage"
+)
+
+// programs is what a process uses over time: each program's clock starts at origin (the
+// process start, or the setUsage event that replaced it).
+type programs struct {
+	origin  time.Duration
+	memory  *usage.Program
+	disk    *usage.Program
+	pids    *usage.Program
+	volumes map[string]*usage.Program
+}
+
+// UsageOverride replaces a container's programs from the moment it is set (setUsage).
+type UsageOverride struct {
+	Memory, Disk, Pids api.Program
+	Volumes            map[string]api.Program
+}
+
+func (r *Runtime) compilePrograms(c *ctr, b *api.Behavior) *programs {
+	p := &programs{origin: r.s.Elapsed(), volumes: map[string]*usage.Program{}}
+	req := float64(0)
+	if q, ok := c.spec.Resources.Requests[corev1.ResourceMemory]; ok {
+		req = float64(q.Value())
+	}
+	// Without a program a process uses its memory request, no disk and one PID.
+	p.memory, p.disk, p.pids = usage.Constant(req), usage.Constant(0), usage.Constant(1)
+	if b != nil {
+		if b.Memory != nil {
+			p.memory = usage.Compile(b.Memory, 0)
+		}
+		if b.Disk != nil {
+			p.disk = usage.Compile(b.Disk, 0)
+		}
+		if b.Pids != nil {
+			p.pids = usage.Compile(b.Pids, 0)
+		}
+		for _, name := range sortedNames(b.Volumes) {
+			p.volumes[name] = usage.Compile(b.Volumes[name], 0)
+		}
+	}
+	if o := r.overrides[c.sandbox.ns+"/"+c.sandbox.name+"/"+c.spec.Name]; o != nil {
+		r.applyOverride(p, o, nil)
+	}
+	return p
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// applyOverride lays the override's programs over p; ramps start from cur, the values in
+// force now (nil for a fresh process).
+func (r *Runtime) applyOverride(p *programs, o *UsageOverride, cur *programs) {
+	from := func(old *usage.Program) float64 {
+		if cur == nil || old == nil {
+			return 0
+		}
+		return old.Value(r.s.Elapsed() - cur.origin)
+	}
+	if o.Memory != nil {
+		p.memory = usage.Compile(o.Memory, from(p.memory))
+	}
+	if o.Disk != nil {
+		p.disk = usage.Compile(o.Disk, from(p.disk))
+	}
+	if o.Pids != nil {
+		p.pids = usage.Compile(o.Pids, from(p.pids))
+	}
+	for _, name := range sortedNames(o.Volumes) {
+		p.volumes[name] = usage.Compile(o.Volumes[name], from(p.volumes[name]))
+	}
+}
+
+// SetUsage replaces a container's usage programs from now on: for the process running now
+// (ramps start from its current usage) and for every later run.
+func (r *Runtime) SetUsage(podKey, containerName string, o *UsageOverride) {
+	r.overrides[podKey+"/"+containerName] = o
+	for _, c := range r.ctrList() {
+		if c.sandbox.ns+"/"+c.sandbox.name != podKey || c.spec.Name != containerName || c.state != container.StateRunning || c.proc == nil {
+			continue
+		}
+		old := c.proc.use
+		np := &programs{origin: r.s.Elapsed(), memory: old.memory, disk: old.disk, pids: old.pids, volumes: map[string]*usage.Program{}}
+		for k, v := range old.volumes {
+			np.volumes[k] = v
+		}
+		// Programs that are not replaced keep their values: freeze them at now.
+		now := r.s.Elapsed() - old.origin
+		np.memory = usage.Constant(old.memory.Value(now))
+		np.disk = usage.Constant(old.disk.Value(now))
+		np.pids = usage.Constant(old.pids.Value(now))
+		for k, v := range old.volumes {
+			np.volumes[k] = usage.Constant(v.Value(now))
+		}
+		r.applyOverride(np, o, &programs{origin: r.s.Elapsed(), memory: np.memory, disk: np.disk, pids: np.pids, volumes: np.volumes})
+		c.proc.use = np
+		c.memOffset = 0
+	}
+	r.usageChanged()
+}
+
+// SetSystemUsage replaces the node's system usage programs from now on.
+func (r *Runtime) SetSystemUsage(memory, disk api.Program) {
+	now := r.s.Elapsed()
+	if memory != nil {
+		r.systemMemory = usage.Compile(memory, r.systemMemory.Value(now-r.systemOrigin))
+	} else {
+		r.systemMemory = usage.Constant(r.systemMemory.Value(now - r.systemOrigin))
+	}
+	if disk != nil {
+		r.systemDisk = usage.Compile(disk, r.systemDisk.Value(now-r.systemOrigin))
+	} else {
+		r.systemDisk = usage.Constant(r.systemDisk.Value(now - r.systemOrigin))
+	}
+	r.systemOrigin = now
+	r.usageChanged()
+}
+
+func (r *Runtime) ctrList() []*ctr {
+	var out []*ctr
+	for _, uid := range r.podUIDs() {
+		out = append(out, r.byPod[uid].ctrs...)
+	}
+	return out
+}
+
+// noiseKey identifies a container's noise stream.
+func (r *Runtime) noiseKey(c *ctr, what string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(c.id + "/" + what))
+	return h.Sum64() ^ r.cfg.Seed
+}
+
+// ContainerUsage is one container's usage now.
+type ContainerUsage struct {
+	Name          string
+	Memory        float64 // working set, bytes
+	Disk          float64 // writable layer and logs, bytes
+	Pids          float64
+	Volumes       map[string]float64
+	Running       bool
+	OOMScoreAdj   int
+	MemoryLimit   float64
+	PodUID        types.UID
+	Pod           string
+	ContainerID   string
+	MemoryRequest float64
+}
+
+// pageSize is the unit memory is charged in.
+const pageSize = 4096
+
+// pages rounds bytes down to whole pages, as cgroups count memory.
+func pages(v float64) float64 {
+	if v <= 0 {
+		return 0
+	}
+	return float64(int64(v) / pageSize * pageSize)
+}
+
+// memoryAt is the kernel's view (no noise): what the process holds at sim time t.
+func (c *ctr) memoryAt(t time.Duration) float64 {
+	if c.state != container.StateRunning || c.proc == nil {
+		return 0
+	}
+	return pages(c.proc.use.memory.Value(t-c.proc.use.origin) - c.memOffset)
+}
+
+func (c *ctr) memorySlope(t time.Duration) float64 {
+	if c.state != container.StateRunning || c.proc == nil {
+		return 0
+	}
+	return c.proc.use.memory.Slope(t - c.proc.use.origin)
+}
+
+func (c *ctr) memoryBreak(t time.Duration) time.Duration {
+	if c.state != container.StateRunning || c.proc == nil {
+		return usage.Never
+	}
+	return usage.After(c.proc.use.origin, c.proc.use.memory.NextBreakpoint(t-c.proc.use.origin))
+}
+
+// Usage samples every container of a pod now, as the stats provider sees it (with the
+// programs' seeded noise).
+func (r *Runtime) Usage(uid types.UID) []ContainerUsage {
+	o := r.byPod[uid]
+	if o == nil {
+		return nil
+	}
+	now := r.s.Elapsed()
+	var out []ContainerUsage
+	for _, c := range o.ctrs {
+		u := ContainerUsage{Name: c.spec.Name, Running: c.state == container.StateRunning, PodUID: uid,
+			Pod: c.sandbox.ns + "/" + c.sandbox.name, ContainerID: c.id, OOMScoreAdj: c.oomScoreAdj, MemoryLimit: c.memoryLimit,
+			Volumes: map[string]float64{}}
+		if c.proc != nil {
+			t := now - c.proc.use.origin
+			if u.Running {
+				u.Memory = pages(c.proc.use.memory.Noisy(t, r.noiseKey(c, "memory")) - c.memOffset)
+				u.Pids = c.proc.use.pids.Noisy(t, r.noiseKey(c, "pids"))
+				u.Disk = c.proc.use.disk.Noisy(t, r.noiseKey(c, "disk"))
+				for _, name := range sortedNames(c.proc.use.volumes) {
+					u.Volumes[name] = c.proc.use.volumes[name].Noisy(t, r.noiseKey(c, "volume/"+name))
+				}
+			} else {
+				u.Disk = c.frozenDisk
+				for k, v := range c.frozenVolumes {
+					u.Volumes[k] = v
+				}
+			}
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// SystemUsage is the node's usage outside pods now (memory, disk).
+func (r *Runtime) SystemUsage() (memory, disk float64) {
+	t := r.s.Elapsed() - r.systemOrigin
+	return pages(r.systemMemory.Value(t)), r.systemDisk.Value(t)
+}
+
+// ImagesSize is the bytes held by the images on the node.
+func (r *Runtime) ImagesSize() float64 {
+	total := 0.0
+	for _, name := range sortedNames(r.images) {
+		if img := r.images[name]; img.Present {
+			total += float64(img.Size)
+		}
+	}
+	return total
+}
+
+// freeze keeps a dead container's writable layer and volume writes until it is removed.
+func (c *ctr) freeze(now time.Duration) {
+	if c.proc == nil {
+		return
+	}
+	t := now - c.proc.use.origin
+	c.frozenDisk = c.proc.use.disk.Value(t)
+	c.frozenVolumes = map[string]float64{}
+	for k, v := range c.proc.use.volumes {
+		c.frozenVolumes[k] = v.Value(t)
+	}
+}
+
+// MemProc is a running process as the kernel's memory management sees it.
+type MemProc struct{ c *ctr }
+
+// ID is the container's ID.
+func (p MemProc) ID() string { return p.c.id }
+
+// Pod is the pod's namespace/name.
+func (p MemProc) Pod() string { return p.c.sandbox.ns + "/" + p.c.sandbox.name }
+
+// Container is the container's name.
+func (p MemProc) Container() string { return p.c.spec.Name }
+
+// Limit is the container cgroup's memory limit (0: none).
+func (p MemProc) Limit() float64 { return p.c.memoryLimit }
+
+// OOMScoreAdj is the process's oom_score_adj.
+func (p MemProc) OOMScoreAdj() int { return p.c.oomScoreAdj }
+
+// Memory is the memory it holds at sim time t (no noise: noise is how stats see it).
+func (p MemProc) Memory(t time.Duration) float64 { return p.c.memoryAt(t) }
+
+// Slope is its memory growth per second just after t.
+func (p MemProc) Slope(t time.Duration) float64 { return p.c.memorySlope(t) }
+
+// Break is the next time its memory jumps or changes slope.
+func (p MemProc) Break(t time.Duration) time.Duration { return p.c.memoryBreak(t) }
+
+// Pids is how many processes the container runs at t.
+func (p MemProc) Pids(t time.Duration) float64 {
+	if p.c.proc == nil {
+		return 0
+	}
+	return p.c.proc.use.pids.Value(t - p.c.proc.use.origin)
+}
+
+// MemoryProcesses lists the running containers, in pod and creation order.
+func (r *Runtime) MemoryProcesses() []MemProc {
+	var out []MemProc
+	for _, c := range r.ctrList() {
+		if c.state == container.StateRunning && c.proc != nil {
+			out = append(out, MemProc{c})
+		}
+	}
+	return out
+}
+
+// SystemMemoryAt is the node's memory outside pods at sim time t: value, slope, next
+// breakpoint.
+func (r *Runtime) SystemMemoryAt(t time.Duration) (float64, float64, time.Duration) {
+	lt := t - r.systemOrigin
+	return r.systemMemory.Value(lt), r.systemMemory.Slope(lt), usage.After(r.systemOrigin, r.systemMemory.NextBreakpoint(lt))
+}
+
+// OOMKill kills a container's process for the kernel: the container exits with 137 and
+// reason OOMKilled. With singleProcess (singleProcessOOMKill, and always on cgroup v1) only
+// the largest process of a container that runs several dies: its share of the memory is
+// freed and the container goes on. It reports whether the whole container died.
+func (r *Runtime) OOMKill(id string, singleProcess bool) bool {
+	c := r.ctrs[id]
+	if c == nil || c.state != container.StateRunning {
+		return false
+	}
+	now := r.s.Elapsed()
+	pids := (MemProc{c}).Pids(now)
+	if singleProcess && pids >= 2 {
+		c.memOffset += c.memoryAt(now) / pids
+		r.usageChanged()
+		return false
+	}
+	r.exit(c, ExitSIGKILL, "OOMKilled")
+	return true
+}

@@ -1,0 +1,469 @@
+// Package eviction is the kubelet's eviction manager (upstream pkg/kubelet/eviction): every
+// monitoring pass it reads a stats summary, compares the eviction signals with the hard and
+// soft thresholds, keeps the node's pressure conditions (with the transition period), and
+// when a threshold is met past its grace period, reclaims node-level resources or evicts the
+// one pod that ranks first. It also rejects pods at admission while the node is under
+// pressure.
+package eviction
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"nodesim/sim"
+	"nodesim/trace"
+)
+
+// Upstream's periods (pkg/kubelet/kubelet.go, eviction_manager.go).
+const (
+	MonitoringPeriod                    = 10 * time.Second
+	podCleanupTimeout                   = 30 * time.Second
+	podCleanupPollFreq                  = time.Second
+	immediateEvictionGracePeriodSeconds = 1
+	notifierRefreshInterval             = 10 * time.Second
+)
+
+// Config is the eviction manager's configuration.
+type Config struct {
+	Thresholds               []Threshold
+	MaxPodGracePeriodSeconds int64
+	PressureTransitionPeriod time.Duration
+	// KernelMemcgNotification is in effect only on cgroup v1 (on v2 upstream's notifier is a
+	// no-op).
+	KernelMemcgNotification bool
+	DedicatedImageFs        bool
+	LocalStorageIsolation   bool
+}
+
+// KillPodFunc kills a pod for eviction with a grace override and a status function, and
+// calls done when the pod's containers have stopped or the wait timed out (killPodNow).
+type KillPodFunc func(pod *corev1.Pod, gracePeriod int64, statusFn func(*corev1.PodStatus), done func())
+
+// Reclaimers free node-level resources before pods are evicted for disk.
+type Reclaimers struct {
+	DeleteAllUnusedContainers func()
+	DeleteUnusedImages        func()
+}
+
+// MemoryNotifier is the kernel's memcg threshold notification: call fn once when the
+// node's (or the kubepods cgroup's) memory use first goes above level.
+type MemoryNotifier interface {
+	WatchMemory(name string, pods bool, level float64, fn func())
+}
+
+// Manager is the eviction manager.
+type Manager struct {
+	clk       *sim.Clock
+	notifyClk *sim.Clock
+	cfg       Config
+	stats     *StatsProvider
+	podFunc   func() []*corev1.Pod
+	kill      KillPodFunc
+	cleanedUp func(*corev1.Pod) bool
+	reclaim   Reclaimers
+	notifier  MemoryNotifier
+
+	nodeConditions               []corev1.NodeConditionType
+	thresholdsFirstObservedAt    ThresholdsObservedAt
+	nodeConditionsLastObservedAt NodeConditionsObservedAt
+	thresholdsMet                []Threshold
+	lastObservations             SignalObservations
+	lastNotifierRefresh          time.Time
+	timer                        *sim.Timer
+}
+
+// NewManager returns an eviction manager.
+func NewManager(s *sim.Sim, cfg Config, stats *StatsProvider, podFunc func() []*corev1.Pod, kill KillPodFunc,
+	cleanedUp func(*corev1.Pod) bool, reclaim Reclaimers, notifier MemoryNotifier) *Manager {
+	return &Manager{
+		clk: s.Clock("evictionManager", sim.PriorityEviction), notifyClk: s.Clock("memcgNotifier", sim.PriorityEviction),
+		cfg: cfg, stats: stats, podFunc: podFunc, kill: kill, cleanedUp: cleanedUp, reclaim: reclaim, notifier: notifier,
+		thresholdsFirstObservedAt: ThresholdsObservedAt{}, nodeConditionsLastObservedAt: NodeConditionsObservedAt{},
+	}
+}
+
+// Start runs the control loop: synchronize, then wait for evicted pods to be cleaned up and
+// go again at once, or sleep the monitoring period.
+func (m *Manager) Start() { m.timer = m.clk.Schedule(0, m.loop) }
+
+// Stop stops the loop.
+func (m *Manager) Stop() {
+	if m.timer != nil {
+		m.timer.Stop()
+	}
+}
+
+func (m *Manager) loop() {
+	m.synchronize(func(evicted []*corev1.Pod) {
+		if len(evicted) > 0 {
+			m.waitForPodsCleanup(evicted, m.loop)
+			return
+		}
+		m.timer = m.clk.Schedule(MonitoringPeriod, m.loop)
+	})
+}
+
+// waitForPodsCleanup polls every second until the evicted pods are cleaned up, at most 30s.
+func (m *Manager) waitForPodsCleanup(pods []*corev1.Pod, then func()) {
+	deadline := m.clk.Elapsed() + podCleanupTimeout
+	var poll func()
+	poll = func() {
+		all := true
+		for _, p := range pods {
+			if !m.cleanedUp(p) {
+				all = false
+			}
+		}
+		if all || m.clk.Elapsed() >= deadline {
+			then()
+			return
+		}
+		m.timer = m.clk.Schedule(podCleanupPollFreq, poll)
+	}
+	m.timer = m.clk.Schedule(podCleanupPollFreq, poll)
+}
+
+// IsUnderMemoryPressure reports the stored MemoryPressure condition.
+func (m *Manager) IsUnderMemoryPressure() bool {
+	return HasNodeCondition(m.nodeConditions, corev1.NodeMemoryPressure)
+}
+
+// IsUnderDiskPressure reports the stored DiskPressure condition.
+func (m *Manager) IsUnderDiskPressure() bool {
+	return HasNodeCondition(m.nodeConditions, corev1.NodeDiskPressure)
+}
+
+// IsUnderPIDPressure reports the stored PIDPressure condition.
+func (m *Manager) IsUnderPIDPressure() bool {
+	return HasNodeCondition(m.nodeConditions, corev1.NodePIDPressure)
+}
+
+// Admit is the admission check against the stored node conditions.
+func (m *Manager) Admit(pod *corev1.Pod, _ []*corev1.Pod) (bool, string, string) {
+	return Admit(pod, m.nodeConditions)
+}
+
+func qty(v float64) *resource.Quantity {
+	return resource.NewQuantity(int64(math.Floor(v)), resource.BinarySI)
+}
+
+// makeSignalObservations turns a summary into the eviction signals (upstream
+// makeSignalObservations): available and capacity per signal, stamped with the sample time.
+func (m *Manager) makeSignalObservations(sum *Summary) SignalObservations {
+	n := m.stats.node
+	obs := SignalObservations{}
+	add := func(s Signal, available, capacity float64) {
+		obs[s] = SignalObservation{Available: qty(available), Capacity: qty(capacity), Time: sum.Time}
+	}
+	add(SignalMemoryAvailable, sum.MemoryAvailable, n.MemoryCapacity)
+	add(SignalAllocatableMemoryAvailable, sum.AllocatableMemoryAvailable, n.KubepodsLimit)
+	add(SignalNodeFsAvailable, n.NodeFsCapacity-sum.NodeFsUsed, n.NodeFsCapacity)
+	add(SignalNodeFsInodesFree, n.NodeFsInodes-sum.NodeFsInodesUsed, n.NodeFsInodes)
+	if n.DedicatedImageFs {
+		add(SignalImageFsAvailable, n.ImageFsCapacity-sum.ImageFsUsed, n.ImageFsCapacity)
+		add(SignalImageFsInodesFree, n.ImageFsInodes-sum.ImageFsInodesUsed, n.ImageFsInodes)
+	} else {
+		add(SignalImageFsAvailable, n.NodeFsCapacity-sum.NodeFsUsed, n.NodeFsCapacity)
+		add(SignalImageFsInodesFree, n.NodeFsInodes-sum.NodeFsInodesUsed, n.NodeFsInodes)
+	}
+	add(SignalPIDAvailable, n.PidMax-sum.PidsUsed, n.PidMax)
+	return obs
+}
+
+func formatObservations(obs SignalObservations) string {
+	var parts []string
+	for _, s := range Signals() {
+		if o, ok := obs[s]; ok {
+			parts = append(parts, string(s)+"="+o.Available.String())
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+func thresholdList(ts []Threshold) string {
+	var parts []string
+	for _, t := range ts {
+		parts = append(parts, t.String())
+	}
+	return strings.Join(parts, ",")
+}
+
+// synchronize is one pass (upstream synchronize, steps numbered as in its code); done gets
+// the pods evicted.
+func (m *Manager) synchronize(done func([]*corev1.Pod)) {
+	if len(m.cfg.Thresholds) == 0 && !m.cfg.LocalStorageIsolation {
+		done(nil)
+		return
+	}
+	activePods := m.podFunc()
+	sum := m.stats.Get()
+	now := m.clk.Now()
+	if m.cfg.KernelMemcgNotification && m.notifier != nil && now.Sub(m.lastNotifierRefresh) >= notifierRefreshInterval {
+		m.armNotifiers(sum)
+		m.lastNotifierRefresh = now
+	}
+	obs := m.makeSignalObservations(sum)
+	met := ThresholdsMet(m.cfg.Thresholds, obs, false)
+	if len(m.thresholdsMet) > 0 {
+		met = MergeThresholds(met, ThresholdsMet(m.thresholdsMet, obs, true))
+	}
+	firstObservedAt := ThresholdsFirstObservedAt(met, m.thresholdsFirstObservedAt, now)
+	conds := NodeConditions(met)
+	lastObservedAt := NodeConditionsLastObservedAt(conds, m.nodeConditionsLastObservedAt, now)
+	conds = NodeConditionsObservedSince(lastObservedAt, m.cfg.PressureTransitionPeriod, now)
+	actionable := ThresholdsMetGracePeriod(firstObservedAt, met, now)
+	m.nodeConditions = conds
+	m.thresholdsFirstObservedAt = firstObservedAt
+	m.nodeConditionsLastObservedAt = lastObservedAt
+	m.thresholdsMet = actionable
+	fresh := ThresholdsUpdatedStats(actionable, obs, m.lastObservations)
+	m.lastObservations = obs
+
+	var held []string
+	for _, t := range met {
+		if !containsThreshold(actionable, t) {
+			wait := t.GracePeriod - now.Sub(firstObservedAt[t.Key()])
+			held = append(held, fmt.Sprintf("%s (soft grace: %s to go)", t.String(), wait))
+		}
+	}
+	var condNames []string
+	for _, c := range conds {
+		condNames = append(condNames, string(c))
+	}
+	attrs := []trace.Attr{{Key: "signals", Value: formatObservations(obs)}, {Key: "met", Value: thresholdList(met)},
+		{Key: "actionable", Value: thresholdList(fresh)}, {Key: "conditions", Value: strings.Join(condNames, ",")}}
+	if len(held) > 0 {
+		attrs = append(attrs, trace.Attr{Key: "held", Value: strings.Join(held, "; ")})
+	}
+	if len(met) == 0 && len(conds) > 0 {
+		attrs = append(attrs, trace.Attr{Key: "held", Value: "pressure conditions kept for the transition period (" + m.cfg.PressureTransitionPeriod.String() + ")"})
+	}
+	m.clk.Record(&trace.Event{Kind: trace.EvictionPass, Name: "synchronize", Attrs: attrs})
+
+	if m.cfg.LocalStorageIsolation {
+		if evicted := m.localStorageEviction(activePods, done); evicted {
+			return
+		}
+	}
+	if len(fresh) == 0 {
+		done(nil)
+		return
+	}
+	ordered := ByEvictionPriority(fresh)
+	threshold := ordered[0]
+	resourceToReclaim := SignalToResource(threshold.Signal)
+	if m.reclaimNodeLevelResources(threshold.Signal) {
+		done(nil)
+		return
+	}
+	if len(activePods) == 0 {
+		done(nil)
+		return
+	}
+	ranked := append([]*corev1.Pod(nil), activePods...)
+	measure, inodes, rankable := m.rankMeasure(threshold.Signal)
+	statsFn := StatsFunc(m.stats.PodStats)
+	switch {
+	case threshold.Signal == SignalMemoryAvailable || threshold.Signal == SignalAllocatableMemoryAvailable:
+		RankMemoryPressure(ranked, statsFn)
+	case threshold.Signal == SignalPIDAvailable:
+		RankPIDPressure(ranked, statsFn)
+	case rankable:
+		RankDiskPressure(ranked, statsFn, measure, inodes)
+	}
+	candidates := Candidates(ranked, statsFn, threshold.Signal, measure)
+	for _, pod := range ranked {
+		if IsCriticalPod(pod) {
+			continue
+		}
+		grace := int64(immediateEvictionGracePeriodSeconds)
+		if !threshold.IsHard() {
+			grace = m.cfg.MaxPodGracePeriodSeconds
+			if pod.Spec.TerminationGracePeriodSeconds != nil && *pod.Spec.TerminationGracePeriodSeconds < grace {
+				grace = *pod.Spec.TerminationGracePeriodSeconds
+			}
+		}
+		message, _ := EvictionMessage(resourceToReclaim, pod, statsFn, ordered, obs)
+		o := obs[threshold.Signal]
+		m.recordEviction(pod, threshold, o, grace, candidates, message)
+		m.evictPod(pod, grace, message, true, func() { done([]*corev1.Pod{pod}) })
+		return
+	}
+	done(nil) // every candidate was critical
+}
+
+func containsThreshold(ts []Threshold, t Threshold) bool {
+	for _, x := range ts {
+		if x.Key() == t.Key() {
+			return true
+		}
+	}
+	return false
+}
+
+// rankMeasure is the disk usage a signal ranks by (upstream buildSignalToRankFunc).
+func (m *Manager) rankMeasure(s Signal) (FsMeasure, bool, bool) {
+	inodes := s == SignalNodeFsInodesFree || s == SignalImageFsInodesFree || s == SignalContainerFsInodesFree
+	switch s {
+	case SignalNodeFsAvailable, SignalNodeFsInodesFree, SignalContainerFsAvailable, SignalContainerFsInodesFree:
+		if m.cfg.DedicatedImageFs {
+			return FsMeasure{Logs: true, LocalVolumes: true}, inodes, true
+		}
+		return FsMeasure{Root: true, Logs: true, LocalVolumes: true}, inodes, true
+	case SignalImageFsAvailable, SignalImageFsInodesFree:
+		if m.cfg.DedicatedImageFs {
+			return FsMeasure{Root: true}, inodes, true
+		}
+		return FsMeasure{Root: true, Logs: true, LocalVolumes: true}, inodes, true
+	}
+	return FsMeasure{}, false, false
+}
+
+func (m *Manager) recordEviction(pod *corev1.Pod, t Threshold, o SignalObservation, grace int64, candidates []Candidate, message string) {
+	var ranking []string
+	for _, c := range candidates {
+		ranking = append(ranking, fmt.Sprintf("%s;%v;%d;%s", c.Pod, c.ExceedsRequests, c.Priority, c.UsageAboveRequests.String()))
+	}
+	threshold := GetThresholdQuantity(t.Value, o.Capacity)
+	observed := ""
+	if o.Available != nil {
+		observed = o.Available.String()
+	}
+	m.clk.Record(&trace.Event{Kind: trace.Eviction, Pod: pod.Namespace + "/" + pod.Name, Attrs: []trace.Attr{
+		{Key: "signal", Value: string(t.Signal)}, {Key: "observed", Value: observed}, {Key: "threshold", Value: threshold.String()},
+		{Key: "thresholdSpec", Value: t.String()}, {Key: "gracePeriod", Value: strconv.FormatInt(grace, 10)},
+		{Key: "ranking", Value: strings.Join(ranking, "|")}, {Key: "message", Value: message}}})
+}
+
+// evictPod kills the pod with the eviction status (phase Failed, reason Evicted, the
+// message, and a DisruptionTarget condition on the threshold path).
+func (m *Manager) evictPod(pod *corev1.Pod, grace int64, message string, condition bool, done func()) {
+	statusFn := func(st *corev1.PodStatus) {
+		st.Phase = corev1.PodFailed
+		st.Reason = Reason
+		st.Message = message
+		if condition {
+			c := corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: "TerminationByKubelet", Message: message}
+			replaced := false
+			for i := range st.Conditions {
+				if st.Conditions[i].Type == corev1.DisruptionTarget {
+					st.Conditions[i] = c
+					replaced = true
+				}
+			}
+			if !replaced {
+				c.LastTransitionTime = metav1.NewTime(m.clk.Now().Truncate(time.Second))
+				st.Conditions = append(st.Conditions, c)
+			}
+		}
+	}
+	m.kill(pod, grace, statusFn, done)
+}
+
+// localStorageEviction evicts pods over their emptyDir or ephemeral-storage limits, several
+// in one pass; it reports whether it evicted any (and then calls done).
+func (m *Manager) localStorageEviction(pods []*corev1.Pod, done func([]*corev1.Pod)) bool {
+	type victim struct {
+		pod     *corev1.Pod
+		message string
+		signal  string
+	}
+	var victims []victim
+	for _, pod := range pods {
+		st, ok := m.stats.PodStats(pod)
+		if !ok || IsCriticalPod(pod) {
+			continue
+		}
+		if msg, ok := EmptyDirLimitExceeded(pod, st); ok {
+			victims = append(victims, victim{pod, msg, "emptydirfs.limit"})
+		} else if msg, ok := PodEphemeralStorageLimitExceeded(pod, st); ok {
+			victims = append(victims, victim{pod, msg, "ephemeralpodfs.limit"})
+		} else if msg, ok := ContainerEphemeralStorageLimitExceeded(pod, st, m.cfg.DedicatedImageFs); ok {
+			victims = append(victims, victim{pod, msg, "ephemeralcontainerfs.limit"})
+		}
+	}
+	if len(victims) == 0 {
+		return false
+	}
+	var evicted []*corev1.Pod
+	var next func(i int)
+	next = func(i int) {
+		if i == len(victims) {
+			done(evicted)
+			return
+		}
+		v := victims[i]
+		m.clk.Record(&trace.Event{Kind: trace.Eviction, Pod: v.pod.Namespace + "/" + v.pod.Name, Attrs: []trace.Attr{
+			{Key: "signal", Value: v.signal}, {Key: "gracePeriod", Value: "1"}, {Key: "message", Value: v.message}}})
+		evicted = append(evicted, v.pod)
+		m.evictPod(v.pod, immediateEvictionGracePeriodSeconds, v.message, false, func() { next(i + 1) })
+	}
+	next(0)
+	return true
+}
+
+// reclaimNodeLevelResources frees disk through container and image garbage collection
+// (nodefs and imagefs signals; none with a dedicated imagefs for nodefs), then reports
+// whether every threshold is now clear (min-reclaim included).
+func (m *Manager) reclaimNodeLevelResources(s Signal) bool {
+	var funcs []func()
+	switch s {
+	case SignalNodeFsAvailable, SignalNodeFsInodesFree, SignalContainerFsAvailable, SignalContainerFsInodesFree:
+		if !m.cfg.DedicatedImageFs {
+			funcs = []func(){m.reclaim.DeleteAllUnusedContainers, m.reclaim.DeleteUnusedImages}
+		}
+	case SignalImageFsAvailable, SignalImageFsInodesFree:
+		funcs = []func(){m.reclaim.DeleteAllUnusedContainers, m.reclaim.DeleteUnusedImages}
+	}
+	if len(funcs) == 0 {
+		return false
+	}
+	for _, f := range funcs {
+		if f != nil {
+			f()
+		}
+	}
+	obs := m.makeSignalObservations(m.stats.Get())
+	var noGrace []Threshold
+	for _, t := range m.cfg.Thresholds {
+		t.GracePeriod = 0
+		noGrace = append(noGrace, t)
+	}
+	stillMet := ThresholdsMet(noGrace, obs, true)
+	m.clk.Record(&trace.Event{Kind: trace.EvictionPass, Name: "reclaimNodeLevelResources", Attrs: []trace.Attr{
+		{Key: "signal", Value: string(s)}, {Key: "signals", Value: formatObservations(obs)}, {Key: "stillMet", Value: thresholdList(stillMet)}}})
+	return len(stillMet) == 0
+}
+
+// armNotifiers arms the kernel's memcg notification for the memory thresholds at
+// capacity − threshold: a crossing runs synchronize at once, between polls.
+func (m *Manager) armNotifiers(sum *Summary) {
+	for _, t := range m.cfg.Thresholds {
+		var pods bool
+		var capacity float64
+		switch t.Signal {
+		case SignalMemoryAvailable:
+			capacity = m.stats.node.MemoryCapacity
+		case SignalAllocatableMemoryAvailable:
+			capacity, pods = m.stats.node.KubepodsLimit, true
+		default:
+			continue
+		}
+		q := GetThresholdQuantity(t.Value, qty(capacity))
+		level := capacity - float64(q.Value())
+		m.notifier.WatchMemory(t.Key(), pods, level, func() {
+			m.notifyClk.Schedule(0, func() {
+				m.notifyClk.Record(&trace.Event{Kind: trace.EvictionPass, Name: "memcgNotification", Attrs: []trace.Attr{{Key: "threshold", Value: t.String()}}})
+				m.synchronize(func([]*corev1.Pod) {})
+			})
+		})
+	}
+	_ = sum
+}

@@ -1,0 +1,190 @@
+package eviction
+
+import (
+	"sort"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"nodesim/model/cri"
+	"nodesim/sim"
+	"nodesim/trace"
+)
+
+// Stats pipeline periods (upstream pkg/kubelet/cadvisor and v1beta1 defaults).
+const (
+	housekeepingInterval = 10 * time.Second
+	volumeStatsAggPeriod = time.Minute
+	bytesPerInode        = 32 << 10 // coarse: inodes used follow bytes used
+	systemPids           = 200
+)
+
+// NodeResources is what the node has.
+type NodeResources struct {
+	MemoryCapacity   float64
+	KubepodsLimit    float64 // the kubepods cgroup's limit (capacity minus reserved)
+	NodeFsCapacity   float64
+	NodeFsInodes     float64
+	ImageFsCapacity  float64 // 0: images live on nodefs
+	ImageFsInodes    float64
+	PidMax           float64
+	DedicatedImageFs bool
+}
+
+// Summary is one stats summary, as the eviction manager reads it.
+type Summary struct {
+	Time                                                         time.Time
+	MemoryWorkingSet                                             float64
+	MemoryAvailable                                              float64
+	PodsWorkingSet                                               float64
+	AllocatableMemoryAvailable                                   float64
+	NodeFsUsed, NodeFsInodesUsed, ImageFsUsed, ImageFsInodesUsed float64
+	PidsUsed                                                     float64
+	Pods                                                         map[types.UID]*PodStats
+}
+
+// StatsProvider produces summaries from the runtime (the kubelet's summary provider over
+// cAdvisor). Node memory, filesystems and PIDs are read fresh on every Get, as upstream
+// forces; per-pod stats come from the last housekeeping, which runs every 10s with a
+// seeded jitter of up to another 10s, so ranking can use numbers that are tens of seconds
+// old. Volume usage is refreshed every minute.
+type StatsProvider struct {
+	clk     *sim.Clock
+	rng     *sim.RNG
+	rt      *cri.Runtime
+	node    NodeResources
+	pods    func() []*corev1.Pod
+	sampled map[types.UID]*PodStats
+	volumes map[types.UID]map[string]int64
+	timer   *sim.Timer
+	vtimer  *sim.Timer
+}
+
+// NewStatsProvider starts housekeeping.
+func NewStatsProvider(s *sim.Sim, rt *cri.Runtime, node NodeResources, pods func() []*corev1.Pod) *StatsProvider {
+	p := &StatsProvider{clk: s.Clock("cadvisor", sim.PriorityDefault), rng: s.RNG("cadvisor"), rt: rt, node: node, pods: pods,
+		sampled: map[types.UID]*PodStats{}, volumes: map[types.UID]map[string]int64{}}
+	p.timer = p.clk.Schedule(0, p.housekeeping)
+	p.vtimer = p.clk.Schedule(0, p.volumeStats)
+	return p
+}
+
+// Stop stops housekeeping.
+func (p *StatsProvider) Stop() {
+	p.timer.Stop()
+	p.vtimer.Stop()
+}
+
+func (p *StatsProvider) housekeeping() {
+	for _, pod := range p.pods() {
+		p.sampled[pod.UID] = p.sample(pod.UID)
+		st := p.sampled[pod.UID]
+		p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "pod", Pod: pod.Namespace + "/" + pod.Name, Attrs: []trace.Attr{
+			{Key: "memory", Value: itoa(st.MemoryWorkingSet)}, {Key: "disk", Value: itoa(st.RootFsUsed + st.LogsUsed + st.LocalVolumesUsed)},
+			{Key: "pids", Value: itoa(st.Processes)}}})
+	}
+	sum := p.Get()
+	p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "node", Attrs: []trace.Attr{
+		{Key: "memoryCapacity", Value: itoa(int64(p.node.MemoryCapacity))}, {Key: "memoryWorkingSet", Value: itoa(int64(sum.MemoryWorkingSet))},
+		{Key: "memoryAvailable", Value: itoa(int64(sum.MemoryAvailable))}, {Key: "allocatableMemoryAvailable", Value: itoa(int64(sum.AllocatableMemoryAvailable))},
+		{Key: "nodefsCapacity", Value: itoa(int64(p.node.NodeFsCapacity))}, {Key: "nodefsUsed", Value: itoa(int64(sum.NodeFsUsed))},
+		{Key: "nodefsAvailable", Value: itoa(int64(p.node.NodeFsCapacity - sum.NodeFsUsed))},
+		{Key: "nodefsInodesFree", Value: itoa(int64(p.node.NodeFsInodes - sum.NodeFsInodesUsed))},
+		{Key: "imagefsCapacity", Value: itoa(int64(p.node.ImageFsCapacity))}, {Key: "imagefsUsed", Value: itoa(int64(sum.ImageFsUsed))},
+		{Key: "imagefsAvailable", Value: itoa(int64(p.node.ImageFsCapacity - sum.ImageFsUsed))},
+		{Key: "pidsMax", Value: itoa(int64(p.node.PidMax))}, {Key: "pidsUsed", Value: itoa(int64(sum.PidsUsed))}}})
+	p.timer = p.clk.Schedule(p.rng.Jitter(housekeepingInterval, 1.0), p.housekeeping)
+}
+
+func (p *StatsProvider) volumeStats() {
+	for _, pod := range p.pods() {
+		vols := map[string]int64{}
+		for _, c := range p.rt.Usage(pod.UID) {
+			for _, name := range sortedKeys(c.Volumes) {
+				vols[name] += int64(c.Volumes[name])
+			}
+		}
+		p.volumes[pod.UID] = vols
+	}
+	p.vtimer = p.clk.Schedule(volumeStatsAggPeriod, p.volumeStats)
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// sample reads one pod's usage now.
+func (p *StatsProvider) sample(uid types.UID) *PodStats {
+	st := &PodStats{Containers: map[string]ContainerStats{}, Volumes: map[string]int64{}}
+	for _, c := range p.rt.Usage(uid) {
+		cs := st.Containers[c.Name]
+		if c.Running {
+			cs.MemoryWorkingSet += int64(c.Memory)
+			st.MemoryWorkingSet += int64(c.Memory)
+			st.Processes += int64(c.Pids)
+		}
+		cs.RootFsUsed += int64(c.Disk)
+		st.RootFsUsed += int64(c.Disk)
+		st.Containers[c.Name] = cs
+	}
+	st.RootFsInodes = st.RootFsUsed / bytesPerInode
+	for k, v := range p.volumes[uid] {
+		st.Volumes[k] = v
+		st.LocalVolumesUsed += v
+	}
+	st.LocalVolumesInodes = st.LocalVolumesUsed / bytesPerInode
+	return st
+}
+
+// PodStats returns a pod's stats from the last housekeeping.
+func (p *StatsProvider) PodStats(pod *corev1.Pod) (*PodStats, bool) {
+	st, ok := p.sampled[pod.UID]
+	return st, ok
+}
+
+// Get is a summary now: node figures fresh, pod figures from the last housekeeping.
+func (p *StatsProvider) Get() *Summary {
+	now := p.clk.Now()
+	sum := &Summary{Time: now, Pods: p.sampled}
+	sysMem, sysDisk := p.rt.SystemUsage()
+	var podsMem, podsDisk, pids, vols float64
+	for _, proc := range p.rt.MemoryProcesses() {
+		podsMem += proc.Memory(p.clk.Elapsed())
+	}
+	for _, pod := range p.pods() {
+		for _, c := range p.rt.Usage(pod.UID) {
+			podsDisk += c.Disk
+			if c.Running {
+				pids += c.Pids
+			}
+		}
+		for _, v := range p.volumes[pod.UID] {
+			vols += float64(v)
+		}
+	}
+	images := p.rt.ImagesSize()
+	sum.PodsWorkingSet = podsMem
+	sum.MemoryWorkingSet = sysMem + podsMem
+	sum.MemoryAvailable = p.node.MemoryCapacity - sum.MemoryWorkingSet
+	sum.AllocatableMemoryAvailable = p.node.KubepodsLimit - podsMem
+	if p.node.DedicatedImageFs {
+		sum.NodeFsUsed = sysDisk + vols
+		sum.ImageFsUsed = images + podsDisk
+	} else {
+		sum.NodeFsUsed = sysDisk + vols + images + podsDisk
+		sum.ImageFsUsed = sum.NodeFsUsed
+	}
+	sum.NodeFsInodesUsed = sum.NodeFsUsed / bytesPerInode
+	sum.ImageFsInodesUsed = sum.ImageFsUsed / bytesPerInode
+	sum.PidsUsed = systemPids + pids
+	return sum
+}

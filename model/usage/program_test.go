@@ -1,0 +1,78 @@
+package usage
+
+import (
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	api "nodesim/api/v1alpha1"
+)
+
+func q(s string) *resource.Quantity   { v := resource.MustParse(s); return &v }
+func d(x time.Duration) *api.Duration { v := api.D(x); return &v }
+
+const mi = 1 << 20
+
+func TestProgramValues(t *testing.T) {
+	// 100Mi at once, then from 1m a ramp to 600Mi over 5m.
+	p := Compile(api.Program{{Set: q("100Mi")}, {At: d(time.Minute), RampTo: q("600Mi"), Over: d(5 * time.Minute)}}, 0)
+	for _, c := range []struct {
+		at   time.Duration
+		want float64
+	}{{0, 100 * mi}, {30 * time.Second, 100 * mi}, {time.Minute, 100 * mi}, {3*time.Minute + 30*time.Second, 350 * mi},
+		{6 * time.Minute, 600 * mi}, {time.Hour, 600 * mi}} {
+		if got := p.Value(c.at); got != c.want {
+			t.Errorf("value at %s = %gMi, want %gMi", c.at, got/mi, c.want/mi)
+		}
+	}
+	if s := p.Slope(2 * time.Minute); s != 100*mi/60.0 {
+		t.Errorf("slope in the ramp = %g, want %g", s, 100*mi/60.0)
+	}
+	if b := p.NextBreakpoint(30 * time.Second); b != time.Minute {
+		t.Errorf("next breakpoint = %s, want 1m", b)
+	}
+	if b := p.NextBreakpoint(2 * time.Minute); b != 6*time.Minute {
+		t.Errorf("next breakpoint in the ramp = %s, want 6m", b)
+	}
+}
+
+// A repeating program (a saw-tooth leak) starts again every period.
+func TestRepeat(t *testing.T) {
+	p := Compile(api.Program{{RampTo: q("1Gi"), Over: d(10 * time.Minute)}, {Repeat: d(10 * time.Minute)}}, 0)
+	if got := p.Value(15 * time.Minute); got != 512*mi {
+		t.Errorf("value in the second period = %gMi, want 512Mi", got/mi)
+	}
+	if b := p.NextBreakpoint(15 * time.Minute); b != 20*time.Minute {
+		t.Errorf("next breakpoint = %s, want 20m (the restart)", b)
+	}
+}
+
+func TestCrossing(t *testing.T) {
+	l := Linear{At: 0, Value: 100 * mi, Slope: 100 * mi / 60.0, Until: time.Hour}
+	at, ok := l.Crossing(400 * mi)
+	if !ok || at != 3*time.Minute+time.Microsecond && at != 3*time.Minute {
+		t.Errorf("crossing at %s, %v; want ~3m", at, ok)
+	}
+	if _, ok := (Linear{Value: 1, Slope: 0, Until: time.Hour}).Crossing(2); ok {
+		t.Error("a flat line below the limit crossed it")
+	}
+	if at, ok := (Linear{At: time.Second, Value: 3, Until: time.Hour}).Crossing(2); !ok || at != time.Second {
+		t.Error("a value already above the limit must cross at once")
+	}
+}
+
+func TestNoiseIsSeededAndBounded(t *testing.T) {
+	n := api.Percent(0.1)
+	p := Compile(api.Program{{Set: q("1000Mi"), Noise: &n}}, 0)
+	for s := 0; s < 200; s++ {
+		at := time.Duration(s) * time.Second
+		v := p.Noisy(at, 42)
+		if v < 900*mi || v > 1100*mi {
+			t.Fatalf("noisy value %gMi outside ±10%%", v/mi)
+		}
+		if v != p.Noisy(at, 42) {
+			t.Fatal("the same sample gave two values")
+		}
+	}
+}
