@@ -1,0 +1,270 @@
+package explain
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"nodesim/trace"
+)
+
+// selectStep holds a syncLoopIteration's select until the step after it shows what the
+// chosen case did: a handler (print both), nothing (a syncCh tick with no pod due is
+// counted as idle), or a message with no handler (say what it carried and why nothing
+// followed).
+type selectStep struct {
+	ev   trace.Event
+	flow uint64
+	// raw is every event taken so far, for a resync step to replay if need be.
+	raw []trace.Event
+}
+
+func (t *Transcript) selectCase(e *trace.Event) {
+	t.dispatcher = nil
+	t.skipKey = ""
+	t.housekeepingShown = false
+	t.held = &selectStep{ev: *e, raw: []trace.Event{*e}}
+}
+
+func (s *selectStep) absorb(t *Transcript, e *trace.Event) (bool, bool) {
+	if e.Track != s.ev.Track || e.At != s.ev.At {
+		return false, false
+	}
+	switch {
+	case e.Kind == kindIterationWait:
+		s.raw = append(s.raw, *e)
+		return true, false
+	case e.Kind == trace.Recv && e.Name == s.ev.Name:
+		s.flow = e.Flow
+		s.raw = append(s.raw, *e)
+		return true, false
+	case e.Kind == kindHandler && s.ev.Name == chanSync:
+		if r := t.startResync(s.raw, e); r != nil {
+			t.held = r
+			return true, false
+		}
+	}
+	return false, false
+}
+
+func (s *selectStep) flush(t *Transcript, next *trace.Event) {
+	e := &s.ev
+	name := e.Attr("select")
+	if name == "" {
+		name = "select"
+	}
+	l := line{at: e.At, track: e.Track, cat: Sync,
+		text: fmt.Sprintf("%s: ready [%s] → chose %s", name, strings.Join(e.Ready, " "), e.Name)}
+	note, hasNote := t.flows[s.flow]
+	delete(t.flows, s.flow)
+	if name != selectSyncLoop {
+		t.emit(l)
+		return
+	}
+	handled := next != nil && next.Kind == kindHandler && next.Track == e.Track && next.At == e.At
+	if handled {
+		l.pods = split(next.Attr("pods"), ",")
+	}
+	switch e.Name {
+	case chanSync:
+		if !handled {
+			t.idle(idleSyncTick, e.At, Sync)
+			return
+		}
+	case chanHousekeeping:
+		if next != nil && next.Kind == kindHousekeeping && next.At == e.At && idleCleanup(next) {
+			return // counted by housekeeping
+		}
+		t.dispatcher = &dispatcher{at: e.At, track: e.Track}
+		t.housekeepingShown = true
+	case chanPLEG:
+		if !handled && hasNote {
+			l.pods = note.pods
+			l.text += ": " + note.text
+			if note.kind == "ContainerRemoved" {
+				l.text += ", not sync-worthy"
+				t.explainOnce(&l, "removed", "isSyncPodWorthy: a removed container changes nothing a sync could act on, so no handler runs")
+			} else {
+				l.text += ", pod not in the pod manager: ignored"
+			}
+		}
+	case chanConfig:
+		if !handled && hasNote {
+			l.pods = note.pods
+			l.text += ": " + note.text
+			switch note.kind {
+			case "RECONCILE":
+				l.text += " → HandlePodReconcile"
+				t.explainOnce(&l, "reconcile", "the kubelet's own status write, back through the API watch: HandlePodReconcile updates the pod manager's copy, no sync")
+			case "ADD":
+				l.text += " → sourcesReady.AddSource"
+			}
+		}
+	}
+	t.emit(l)
+}
+
+// handler renders a syncLoop handler and the pods it passes on, indented under the select
+// that chose it.
+func (t *Transcript) handler(e *trace.Event) {
+	pods := split(e.Attr("pods"), ",")
+	cause := e.Attr("cause")
+	tickLag := false
+	if cause == chanSync {
+		cause = "syncCh: getPodsToSync"
+		if len(pods) == 1 {
+			if w := t.workers[pods[0]]; w != nil && w.requeueWhy != "" {
+				cause += fmt.Sprintf(", due at %s for %s", at(w.requeueDue), w.requeueWhy)
+				tickLag = e.At-w.requeueDue <= time.Second+10*time.Millisecond
+			}
+		}
+		for _, p := range pods {
+			if w := t.workers[p]; w != nil {
+				w.requeueWhy = ""
+			}
+		}
+	}
+	t.dispatcher = &dispatcher{at: e.At, track: e.Track, depth: 1}
+	l := line{at: e.At, track: e.Track, depth: 1, cat: Sync, pods: pods,
+		text: fmt.Sprintf("%s %s (%s)", e.Name, list(pods, 3), cause)}
+	if tickLag {
+		t.explainOnce(&l, "tick", "a requeued pod waits for a syncCh tick: getPodsToSync runs once a second, when the select picks syncCh")
+	}
+	t.emit(l)
+}
+
+// skipSync renders the health gate at the top of syncLoop. The first pass of a streak is
+// printed; the rest, every 100ms to 5s, are counted.
+func (t *Transcript) skipSync(e *trace.Event) {
+	t.dispatcher = nil
+	key := skipReason(e.Attr("error"))
+	if key == t.skipKey {
+		t.idle(repeatSkipSync, e.At, Sync)
+		return
+	}
+	t.skipKey = key
+	l := line{at: e.At, track: e.Track, cat: Sync, tone: bad,
+		text: fmt.Sprintf("skippingPodSynchronization: %s; sleeps %s", clip(e.Attr("error"), 70), e.Attr("sleep"))}
+	t.explainOnce(&l, "skip", "runtimeErrors() failed: syncLoop selects nothing, so no pod syncs and configCh and plegCh fill up, until the runtime and PLEG are healthy")
+	t.emit(l)
+}
+
+// skipReason is the shape of a runtimeErrors message, without the figures that change on
+// every pass ("pleg was last seen active 3m1s ago"): "container runtime is down, PLEG is
+// not healthy".
+func skipReason(err string) string {
+	var parts []string
+	for _, p := range strings.Split(err, ", ") {
+		if i := strings.Index(p, ":"); i >= 0 {
+			p = p[:i]
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// idleCleanup reports whether a HandlePodCleanups pass did nothing visible.
+func idleCleanup(e *trace.Event) bool {
+	if e.Attr("skipped") != "" {
+		return false
+	}
+	for _, k := range []string{"killed", "orphans", "restarted"} {
+		if v := e.Attr(k); v != "" && v != "0" {
+			return false
+		}
+	}
+	return true
+}
+
+// housekeeping renders HandlePodCleanups, which runs inline in the syncLoop goroutine.
+func (t *Transcript) housekeeping(e *trace.Event) {
+	if skipped := e.Attr("skipped"); skipped != "" {
+		l := line{at: e.At, track: e.Track, depth: 1, cat: Housekeeping, text: "housekeeping skipped: " + skipped}
+		t.explainOnce(&l, "sources", "until every config source has reported (sourcesReady), cleanup could kill pods it has not heard of yet")
+		t.emit(l)
+		return
+	}
+	if idleCleanup(e) && !t.housekeepingShown {
+		t.idle(idleHousekeeping, e.At, Housekeeping)
+		return
+	}
+	var did []string
+	for _, k := range []struct{ key, one, many string }{
+		{"killed", "pod killed", "pods killed"},
+		{"orphans", "orphaned runtime pod killed", "orphaned runtime pods killed"},
+		{"restarted", "worker restarted", "workers restarted"},
+	} {
+		var n int
+		if _, err := fmt.Sscan(e.Attr(k.key), &n); err == nil && n > 0 {
+			did = append(did, plural(n, k.one, k.many))
+		}
+	}
+	text := e.Name + " done"
+	if len(did) > 0 {
+		text = e.Name + ": " + strings.Join(did, ", ")
+	}
+	if e.Dur > 0 {
+		text += fmt.Sprintf(" (%s)", span(e.Dur))
+	}
+	l := line{at: e.At, track: e.Track, depth: 1, cat: Housekeeping, text: text}
+	t.explainOnce(&l, "inline", "housekeeping runs inline in the syncLoop goroutine: no other case is served until it returns")
+	t.emit(l)
+}
+
+// admission renders canAdmitPod's verdict under HandlePodAdditions.
+func (t *Transcript) admission(e *trace.Event) {
+	depth := 1
+	if d := t.dispatcher; d != nil {
+		depth = d.depth + 1
+	}
+	l := line{at: e.At, track: e.Track, depth: depth, cat: Sync, pods: podsOf(e),
+		text: "canAdmitPod " + e.Pod + ": admitted"}
+	if e.Kind == kindRejected {
+		l.tone = bad
+		l.text = fmt.Sprintf("canAdmitPod %s: rejected, %s: %s", e.Pod, e.Attr("reason"), clip(e.Attr("message"), 70))
+		if e.Attr("reason") == "Evicted" {
+			l.why = "the node is under pressure: the eviction manager's admit handler refuses BestEffort pods under MemoryPressure, all pods under DiskPressure or PIDPressure"
+		} else {
+			t.explainOnce(&l, "rejected", "rejectPod sets the pod Failed with the reason; it never gets a pod worker")
+		}
+	}
+	t.emit(l)
+}
+
+// cleanup renders the container removals that follow a container's death and the periodic
+// container GC.
+func (t *Transcript) cleanup(e *trace.Event) {
+	l := line{at: e.At, track: e.Track, cat: Housekeeping, pods: podsOf(e)}
+	switch e.Kind {
+	case kindContainerClean:
+		l.depth = 1
+		if d := t.dispatcher; d != nil {
+			l.depth = d.depth + 1
+		}
+		l.text = fmt.Sprintf("cleanUpContainersInPod %s: removes %s of %s, keeps the newest",
+			e.Pod, plural(atoi(e.Attr("removed")), "older dead instance", "older dead instances"), e.Container)
+	default:
+		l.text = fmt.Sprintf("container GC: %s removed", plural(atoi(e.Attr("removed")), "dead container or sandbox", "dead containers and sandboxes"))
+	}
+	t.emit(l)
+}
+
+// channel renders a channel that was full: a dropped message or a blocked sender.
+func (t *Transcript) channel(e *trace.Event) {
+	l := line{at: e.At, track: e.Track, cat: categoryOf(e), tone: bad, pods: podsOf(e)}
+	switch {
+	case e.Kind == trace.Block:
+		l.text = fmt.Sprintf("blocked: %s is full, the sender waits", e.Name)
+	case e.Name == "relistRequest":
+		l.text = "RequestRelist dropped: the on-demand relist queue is full"
+	default:
+		l.text = fmt.Sprintf("%s is full: message dropped", e.Name)
+	}
+	t.emit(l)
+}
+
+func atoi(s string) int {
+	var n int
+	fmt.Sscan(s, &n)
+	return n
+}
