@@ -127,3 +127,18 @@ func PodFullName(pod *corev1.Pod) string { return pod.Name + "_" + pod.Namespace
 
 // Key is namespace/name, how reports name a pod.
 func Key(pod *corev1.Pod) string { return pod.Namespace + "/" + pod.Name }
+
+// ConvertPodStatusToRunningPod is the runtime pod a kill works on: the running containers
+// and every sandbox of the pod (upstream kubecontainer.ConvertPodStatusToRunningPod).
+func ConvertPodStatusToRunningPod(st *PodStatus) *Pod {
+	p := &Pod{ID: st.ID, Name: st.Name, Namespace: st.Namespace}
+	for _, c := range st.ContainerStatuses {
+		if c.State == StateRunning {
+			p.Containers = append(p.Containers, &Container{ID: c.ID, Name: c.Name, Image: c.Image, Hash: c.Hash, State: c.State})
+		}
+	}
+	for _, sb := range st.SandboxStatuses {
+		p.Sandboxes = append(p.Sandboxes, &Container{ID: sb.ID})
+	}
+	return p
+}

@@ -79,7 +79,7 @@ func (kl *Kubelet) SyncTerminatingPod(pod *corev1.Pod, podStatus *container.PodS
 	if kl.probeManager != nil {
 		kl.probeManager.StopLivenessAndStartup(pod)
 	}
-	running := runningPod(podStatus)
+	running := container.ConvertPodStatusToRunningPod(podStatus)
 	kl.kubeRuntime.KillPod(pod, running, gracePeriod, func(err error) {
 		if err != nil {
 			done(fmt.Errorf("killing pod: %w", err))
@@ -130,19 +130,6 @@ func (kl *Kubelet) SyncTerminatedPod(pod *corev1.Pod, podStatus *container.PodSt
 	kl.statusManager.TerminatePod(pod)
 	kl.reasonCache.Remove(pod.UID)
 	done(nil)
-}
-
-func runningPod(st *container.PodStatus) *container.Pod {
-	p := &container.Pod{ID: st.ID, Name: st.Name, Namespace: st.Namespace}
-	for _, c := range st.ContainerStatuses {
-		if c.State == container.StateRunning {
-			p.Containers = append(p.Containers, &container.Container{ID: c.ID, Name: c.Name, Image: c.Image, Hash: c.Hash, State: c.State})
-		}
-	}
-	for _, sb := range st.SandboxStatuses {
-		p.Sandboxes = append(p.Sandboxes, &container.Container{ID: sb.ID})
-	}
-	return p
 }
 
 // generateAPIPodStatus builds the pod's API status from the runtime's view (upstream

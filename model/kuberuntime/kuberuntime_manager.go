@@ -199,7 +199,7 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podStatus *container.PodStatus, backO
 	}
 
 	if actions.KillPod {
-		m.killPodWithSyncResult(pod, runningPodFromStatus(podStatus), nil, func(kr *PodSyncResult) {
+		m.killPodWithSyncResult(pod, container.ConvertPodStatusToRunningPod(podStatus), nil, func(kr *PodSyncResult) {
 			result.SyncResults = append(result.SyncResults, kr.SyncResults...)
 			if kr.Error() != nil {
 				done(result)
@@ -395,21 +395,6 @@ func (m *Manager) killContainer(pod *corev1.Pod, id, name string, c *corev1.Cont
 		return
 	}
 	stop(grace)
-}
-
-// runningPodFromStatus is the runtime pod the kill works on: running containers and every
-// sandbox.
-func runningPodFromStatus(st *container.PodStatus) *container.Pod {
-	p := &container.Pod{ID: st.ID, Name: st.Name, Namespace: st.Namespace}
-	for _, c := range st.ContainerStatuses {
-		if c.State == container.StateRunning {
-			p.Containers = append(p.Containers, &container.Container{ID: c.ID, Name: c.Name, Image: c.Image, Hash: c.Hash, State: c.State})
-		}
-	}
-	for _, sb := range st.SandboxStatuses {
-		p.Sandboxes = append(p.Sandboxes, &container.Container{ID: sb.ID})
-	}
-	return p
 }
 
 // KillPod stops every running container of the pod and then its sandboxes
