@@ -111,6 +111,7 @@ type ctr struct {
 	memOffset     float64 // memory freed by single-process OOM kills in this run
 	frozenDisk    float64
 	frozenVolumes map[string]float64
+	noise         map[string]uint64 // noise keys by usage kind
 }
 
 // podObjects are one pod's sandboxes and containers, oldest first, and the listing of

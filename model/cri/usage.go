@@ -142,11 +142,54 @@ func (r *Runtime) ctrList() []*ctr {
 	return out
 }
 
-// noiseKey identifies a container's noise stream.
+// noiseKey identifies a container's noise stream for one kind of usage.
 func (r *Runtime) noiseKey(c *ctr, what string) uint64 {
+	if c.noise == nil {
+		c.noise = map[string]uint64{}
+	}
+	if k, ok := c.noise[what]; ok {
+		return k
+	}
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(c.id + "/" + what))
-	return h.Sum64() ^ r.cfg.Seed
+	k := h.Sum64() ^ r.cfg.Seed
+	c.noise[what] = k
+	return k
+}
+
+// PodTotals is a pod's disk (writable layers of all its containers, dead ones included) and
+// running processes now, without the detail Usage gives.
+func (r *Runtime) PodTotals(uid types.UID) (disk, pids float64) {
+	o := r.byPod[uid]
+	if o == nil {
+		return 0, 0
+	}
+	now := r.s.Elapsed()
+	for _, c := range o.ctrs {
+		if c.proc == nil {
+			continue
+		}
+		if c.state == container.StateRunning {
+			t := now - c.proc.use.origin
+			disk += c.proc.use.disk.Noisy(t, r.noiseKey(c, "disk"))
+			pids += c.proc.use.pids.Noisy(t, r.noiseKey(c, "pids"))
+		} else {
+			disk += c.frozenDisk
+		}
+	}
+	return disk, pids
+}
+
+// PodsMemory is the memory every running container holds now (the kernel's view).
+func (r *Runtime) PodsMemory() float64 {
+	now := r.s.Elapsed()
+	total := 0.0
+	for _, uid := range r.podUIDs() {
+		for _, c := range r.byPod[uid].ctrs {
+			total += c.memoryAt(now)
+		}
+	}
+	return total
 }
 
 // ContainerUsage is one container's usage now.

@@ -156,17 +156,12 @@ func (p *StatsProvider) Get() *Summary {
 	now := p.clk.Now()
 	sum := &Summary{Time: now, Pods: p.sampled}
 	sysMem, sysDisk := p.rt.SystemUsage()
-	var podsMem, podsDisk, pids, vols float64
-	for _, proc := range p.rt.MemoryProcesses() {
-		podsMem += proc.Memory(p.clk.Elapsed())
-	}
+	var podsDisk, pids, vols float64
+	podsMem := p.rt.PodsMemory()
 	for _, pod := range p.pods() {
-		for _, c := range p.rt.Usage(pod.UID) {
-			podsDisk += c.Disk
-			if c.Running {
-				pids += c.Pids
-			}
-		}
+		d, n := p.rt.PodTotals(pod.UID)
+		podsDisk += d
+		pids += n
 		for _, v := range p.volumes[pod.UID] {
 			vols += float64(v)
 		}

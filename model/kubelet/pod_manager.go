@@ -87,12 +87,16 @@ func (q *workQueue) Enqueue(uid types.UID, delay time.Duration) {
 	q.queue[string(uid)] = q.s.Now().Add(delay)
 }
 
-// GetWork removes and returns the pods whose time is strictly before now.
+// GetWork removes and returns the pods whose time is strictly before now (nil when none
+// is due, the common case once a second).
 func (q *workQueue) GetWork() map[types.UID]bool {
 	now := q.s.Now()
-	out := map[types.UID]bool{}
+	var out map[types.UID]bool
 	for uid, t := range q.queue {
 		if t.Before(now) {
+			if out == nil {
+				out = map[types.UID]bool{}
+			}
 			out[types.UID(uid)] = true
 			delete(q.queue, uid)
 		}

@@ -184,7 +184,7 @@ func (kl *Kubelet) getPodsToSync() []*corev1.Pod {
 	ready := kl.workQueue.GetWork()
 	var out []*corev1.Pod
 	for _, pod := range kl.podManager.GetPods() {
-		if ready[pod.UID] || kl.pastActiveDeadline(pod) {
+		if ready[pod.UID] || pod.Spec.ActiveDeadlineSeconds != nil && kl.pastActiveDeadline(pod) {
 			out = append(out, pod)
 		}
 	}

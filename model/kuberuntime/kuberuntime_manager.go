@@ -521,6 +521,10 @@ func (m *Manager) purgeInitContainers(pod *corev1.Pod, podStatus *container.PodS
 }
 
 func (m *Manager) removeInitInstances(pod *corev1.Pod, podStatus *container.PodStatus, keep int, next func()) {
+	if len(pod.Spec.InitContainers) == 0 {
+		next()
+		return
+	}
 	names := map[string]bool{}
 	for _, c := range pod.Spec.InitContainers {
 		names[c.Name] = true

@@ -83,6 +83,9 @@ type PodWorkers struct {
 
 	startedStaticPodsByFullname        map[string]types.UID
 	waitingToStartStaticPodsByFullname map[string][]types.UID
+
+	known   map[types.UID]bool          // SyncKnownPods' scratch
+	syncOut map[types.UID]PodWorkerSync // SyncKnownPods' answer, valid until the next call
 }
 
 // New returns the pod workers. resyncInterval is the kubelet's syncFrequency.
@@ -747,17 +750,25 @@ func minBackoffExpiry(err error) (time.Time, bool) {
 }
 
 // SyncKnownPods forgets finished workers and starts terminating workers of pods that are
-// no longer desired (housekeeping). It returns the remaining workers' states.
+// no longer desired (housekeeping). It returns the remaining workers' states; the map is
+// reused by the next call.
 func (p *PodWorkers) SyncKnownPods(desired []*corev1.Pod) map[types.UID]PodWorkerSync {
 	p.podsSynced = true
-	known := make(map[types.UID]bool, len(desired))
+	if p.known == nil {
+		p.known = map[types.UID]bool{}
+		p.syncOut = map[types.UID]PodWorkerSync{}
+	}
+	known := p.known
+	clear(known)
 	for _, pod := range desired {
 		known[pod.UID] = true
 	}
 	// Only workers that need action (restart requested, or orphaned) change state here; they
 	// are handled in UID order so that runs are reproducible. The others are just reported.
 	var act []types.UID
-	out := make(map[types.UID]PodWorkerSync, len(p.podSyncStatuses))
+	// The answer is only read until the next call, so one map serves every call.
+	out := p.syncOut
+	clear(out)
 	for uid, st := range p.podSyncStatuses {
 		if st.restartRequested || !known[uid] {
 			act = append(act, uid)

@@ -60,6 +60,7 @@ type Manager struct {
 	// written is the API resource version after this manager's last write of each pod: an
 	// API object still at that version needs no reconcile.
 	written   map[types.UID]string
+	uids      []types.UID // sortedUIDs' answer, nil when stale
 	signalled bool
 	ticker    *sim.Timer
 }
@@ -246,6 +247,9 @@ func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus,
 	if ns.at.IsZero() {
 		ns.at = now
 	}
+	if !isCached {
+		m.uids = nil
+	}
 	m.podStatuses[pod.UID] = ns
 	m.clk.Record(&trace.Event{Kind: KindSetPodStatus, Pod: pod.Namespace + "/" + pod.Name, Attrs: statusAttrs(pod, &status, ns.version)})
 	if !m.signalled {
@@ -299,19 +303,24 @@ func (m *Manager) RemoveOrphanedStatuses(known map[types.UID]bool) {
 	for uid := range m.podStatuses { // deleting in any order has the same effect
 		if !known[uid] {
 			delete(m.podStatuses, uid)
+			m.uids = nil
 			delete(m.apiVersions, uid)
 			delete(m.written, uid)
 		}
 	}
 }
 
+// sortedUIDs lists the cached pods in UID order; the list is kept until a pod comes or goes.
 func (m *Manager) sortedUIDs() []types.UID {
-	uids := make([]types.UID, 0, len(m.podStatuses))
-	for uid := range m.podStatuses {
-		uids = append(uids, uid)
+	if m.uids == nil {
+		// A fresh slice: callers may still be iterating the old one.
+		m.uids = make([]types.UID, 0, len(m.podStatuses))
+		for uid := range m.podStatuses {
+			m.uids = append(m.uids, uid)
+		}
+		sort.Slice(m.uids, func(i, j int) bool { return m.uids[i] < m.uids[j] })
 	}
-	sort.Slice(uids, func(i, j int) bool { return uids[i] < uids[j] })
-	return uids
+	return m.uids
 }
 
 // syncBatch writes the statuses that changed since the last write (all=false), or every
@@ -375,6 +384,7 @@ func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus) {
 		m.clk.Record(&trace.Event{Kind: KindDeletePod, Pod: st.podNamespace + "/" + st.podName})
 		m.api.ForceDelete(uid)
 		delete(m.podStatuses, uid)
+		m.uids = nil
 		delete(m.apiVersions, uid)
 	}
 }
