@@ -1,12 +1,10 @@
 package scenarios
 
 import (
-	"fmt"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	api "nodesim/api/v1alpha1"
 	"nodesim/internal/strictyaml"
@@ -330,13 +328,3 @@ func (l *loader) checkCount(p string, c *api.ExpectContainerCount) {
 		l.d.ErrorAt(p+".min", "min must not be negative")
 	}
 }
-
-// MemoryOf returns the quantity or zero.
-func quantityOr(q *resource.Quantity, def string) resource.Quantity {
-	if q != nil {
-		return *q
-	}
-	return resource.MustParse(def)
-}
-
-var _ = fmt.Sprintf
