@@ -418,4 +418,3 @@ func SplitImage(image string) (repo, tag string) {
 	}
 	return image, "latest"
 }
-
