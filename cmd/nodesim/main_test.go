@@ -235,3 +235,14 @@ func TestScenariosAndVersion(t *testing.T) {
 		t.Fatalf("run --help: exit %d %q", code, out)
 	}
 }
+
+// --profile writes a CPU profile of the run.
+func TestProfileFlag(t *testing.T) {
+	prof := filepath.Join(t.TempDir(), "cpu.prof")
+	if _, errOut, code := nodesim(t, "run", "crashloop", "--profile", prof, "-o", "json"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if st, err := os.Stat(prof); err != nil || st.Size() == 0 {
+		t.Fatalf("no profile written: %v", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -19,9 +20,10 @@ import (
 )
 
 type runOptions struct {
-	seed   int64
-	output string
-	outDir string
+	seed    int64
+	output  string
+	outDir  string
+	profile string
 }
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -42,6 +44,7 @@ and prints a report. Its expectations decide the exit code: 0 when all hold, 1 w
 	}
 	c.Flags().Int64Var(&o.seed, "seed", -1, "seed for the run's randomness (default: the scenario's spec.seed, else 1)")
 	c.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table, json or yaml")
+	c.Flags().StringVar(&o.profile, "profile", "", "write a CPU profile of the simulation to this file (read it with go tool pprof)")
 	c.Flags().StringVar(&o.outDir, "out", "", "also write report.json, report.html, junit.xml, timeline.csv, trace.jsonl and trace.perfetto.json into this directory")
 	return c
 }
@@ -78,7 +81,14 @@ func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {
 		defer files.abort()
 		sink = append(teeSink{builder}, files.sinks()...)
 	}
+	stopProfile, err := startProfile(o.profile)
+	if err != nil {
+		return err
+	}
 	res, err := engine.Run(l, seed, engine.Options{Sink: sink})
+	if perr := stopProfile(); perr != nil && err == nil {
+		err = perr
+	}
 	if err != nil {
 		return fmt.Errorf("simulating %s: %w", ref, err)
 	}
@@ -310,4 +320,24 @@ func (t teeSink) Record(e *trace.Event) {
 	for _, s := range t {
 		s.Record(e)
 	}
+}
+
+// startProfile starts a CPU profile into path (nothing when path is empty); the returned
+// func stops it and puts the file in place whole.
+func startProfile(path string) (func() error, error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := createAtomic(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f.f); err != nil {
+		f.abort()
+		return nil, fmt.Errorf("profiling into %s: %w", path, err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.commit()
+	}, nil
 }
