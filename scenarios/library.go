@@ -42,8 +42,8 @@ func Builtins() ([]Builtin, error) {
 	return out, nil
 }
 
-// LoadBuiltin loads a shipped scenario by name (its file name without .yaml).
-func LoadBuiltin(name string) (*Loaded, error) {
+// OpenBuiltin returns a shipped scenario's source by name (its file name without .yaml).
+func OpenBuiltin(name string) (*Source, error) {
 	file := name + ".yaml"
 	data, err := library.ReadFile(file)
 	if err != nil {
@@ -51,7 +51,18 @@ func LoadBuiltin(name string) (*Loaded, error) {
 	}
 	read := func(n string) ([]byte, error) { return library.ReadFile(path.Clean(n)) }
 	glob := func(p string) ([]string, error) { return fs.Glob(library, p) }
-	return Parse("scenarios/"+file, data, read, glob)
+	return &Source{Name: name, Data: data, parse: func(d []byte) (*Loaded, error) {
+		return Parse("scenarios/"+file, d, read, glob)
+	}}, nil
+}
+
+// LoadBuiltin loads a shipped scenario by name (its file name without .yaml).
+func LoadBuiltin(name string) (*Loaded, error) {
+	src, err := OpenBuiltin(name)
+	if err != nil {
+		return nil, err
+	}
+	return src.Parse(src.Data)
 }
 
 // BuiltinSource returns a shipped scenario's YAML.

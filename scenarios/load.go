@@ -55,12 +55,37 @@ func (p Pod) Key() string { return p.Pod.Namespace + "/" + p.Pod.Name }
 // relative to the scenario's own directory.
 type ReadFile func(name string) ([]byte, error)
 
-// LoadFile reads and validates the scenario at path.
-func LoadFile(path string) (*Loaded, error) {
+// Source is a scenario's text and where the files it refers to are found, so that variants
+// of it (a sweep's) can be parsed as the original would be.
+type Source struct {
+	// Name is the file's path, or the built-in scenario's name.
+	Name  string
+	Data  []byte
+	parse func(data []byte) (*Loaded, error)
+}
+
+// Parse validates data as a scenario from this source.
+func (s *Source) Parse(data []byte) (*Loaded, error) { return s.parse(data) }
+
+// OpenFile reads the scenario at path.
+func OpenFile(path string) (*Source, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, unwrapPathError(err))
 	}
+	return &Source{Name: path, Data: data, parse: func(d []byte) (*Loaded, error) { return parseFile(path, d) }}, nil
+}
+
+// LoadFile reads and validates the scenario at path.
+func LoadFile(path string) (*Loaded, error) {
+	src, err := OpenFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return src.Parse(src.Data)
+}
+
+func parseFile(path string, data []byte) (*Loaded, error) {
 	dir := filepath.Dir(path)
 	read := func(name string) ([]byte, error) {
 		if !filepath.IsAbs(name) {

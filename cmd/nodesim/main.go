@@ -69,7 +69,7 @@ Exit codes: 0 ok, 1 an expectation failed, 2 invalid input or usage.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRunCmd(stdout, stderr), newValidateCmd(stdout, stderr), newScenariosCmd(stdout), newVersionCmd(stdout), newExplainCmd(stdout, stderr))
+	root.AddCommand(newRunCmd(stdout, stderr), newValidateCmd(stdout, stderr), newSweepCmd(stdout, stderr), newScenariosCmd(stdout), newVersionCmd(stdout), newExplainCmd(stdout, stderr))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return invalid(fmt.Errorf("%v\nRun '%s --help' for usage.", err, c.CommandPath()))
 	})

@@ -246,3 +246,23 @@ func TestProfileFlag(t *testing.T) {
 		t.Fatalf("no profile written: %v", err)
 	}
 }
+
+func TestSweepCommand(t *testing.T) {
+	out, errOut, code := nodesim(t, "sweep", "crashloop", "--set", "spec.pods[0].behavior.app.exit.after=5s,2m", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, `"values": [`) || !strings.Contains(out, `"2m"`) {
+		t.Fatalf("json output:\n%s", out)
+	}
+	for _, args := range [][]string{
+		{"sweep", "crashloop"},
+		{"sweep", "crashloop", "--set", "nothing"},
+		{"sweep", "crashloop", "--set", "spec.pods[9].pod=x"},
+		{"sweep", "crashloop", "--set", "spec.duration=forever"},
+	} {
+		if _, errOut, code := nodesim(t, args...); code != 2 || strings.Contains(errOut, "goroutine ") {
+			t.Errorf("%v: exit %d, want 2 without a stack trace (%s)", args, code, errOut)
+		}
+	}
+}
