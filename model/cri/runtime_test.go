@@ -1,0 +1,122 @@
+package cri
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	api "nodesim/api/v1alpha1"
+	"nodesim/model/container"
+	"nodesim/sim"
+)
+
+func dur(d time.Duration) *api.Duration { v := api.D(d); return &v }
+
+// startOne creates and starts one container with behaviour b, returning its ID once it runs.
+func startOne(t *testing.T, b *api.Behavior) (*sim.Sim, *Runtime, string) {
+	t.Helper()
+	s := sim.New(1, nil)
+	r := New(s, Config{Latency: DefaultLatency(), Behavior: func(*corev1.Pod, string) *api.Behavior { return b }})
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "u", Name: "p", Namespace: "ns"}}
+	spec := &corev1.Container{Name: "c", Image: "i"}
+	var id string
+	s.Clock("worker", sim.PriorityPodWorker).Schedule(0, func() {
+		r.RunPodSandbox(pod, 0, func(sb string, err error) {
+			r.CreateContainer(sb, spec, 0, ContainerConfig{}, func(cid string, err error) {
+				id = cid
+				r.StartContainer(cid, func(error) {})
+			})
+		})
+	})
+	s.RunUntil(time.Second)
+	if id == "" || r.ctrs[id].state != container.StateRunning {
+		t.Fatal("the container did not start")
+	}
+	return s, r, id
+}
+
+// A process that exits within the grace period dies of SIGTERM (143) after its shutdown time;
+// one that would take longer is killed when the grace period runs out (137).
+func TestStopContainer(t *testing.T) {
+	for _, c := range []struct {
+		shutdown, grace time.Duration
+		code            int
+		after           time.Duration
+	}{{2 * time.Second, 10 * time.Second, ExitSIGTERM, 2 * time.Second}, {30 * time.Second, 5 * time.Second, ExitSIGKILL, 5 * time.Second}} {
+		s, r, id := startOne(t, &api.Behavior{Shutdown: dur(c.shutdown)})
+		start := s.Elapsed()
+		var returned time.Duration
+		s.Clock("worker", sim.PriorityPodWorker).Schedule(0, func() {
+			r.StopContainer(id, c.grace, func(error) { returned = s.Elapsed() })
+		})
+		s.RunUntil(time.Minute)
+		ct := r.ctrs[id]
+		if ct.exitCode != c.code || ct.finished.Sub(sim.Epoch)-start != c.after {
+			t.Errorf("shutdown %s, grace %s: exit %d after %s; want %d after %s", c.shutdown, c.grace, ct.exitCode, ct.finished.Sub(sim.Epoch)-start, c.code, c.after)
+		}
+		if returned != start+c.after+DefaultLatency().StopContainer {
+			t.Errorf("StopContainer returned at %s, want when the process was gone plus its latency", returned-start)
+		}
+	}
+}
+
+// Runs override the behaviour per run and the last override repeats.
+func TestEffectiveRuns(t *testing.T) {
+	b := &api.Behavior{Exit: &api.Exit{After: api.D(time.Minute), Code: 0},
+		Runs: []api.Behavior{{Exit: &api.Exit{After: api.D(time.Second), Code: 1}}, {}}}
+	if e := Effective(b, 1).Exit; e.After.Duration != time.Second || e.Code != 1 {
+		t.Errorf("run 1: %+v", e)
+	}
+	for _, run := range []int{2, 3, 10} {
+		if e := Effective(b, run).Exit; e.After.Duration != time.Minute {
+			t.Errorf("run %d: %+v, want the base behaviour (the empty last override repeats)", run, e)
+		}
+	}
+}
+
+// Probe scripts decide by the time since the container started; without a step, a probe
+// passes once the process is up.
+func TestRunProbe(t *testing.T) {
+	b := &api.Behavior{Startup: dur(10 * time.Second), Probes: &api.ProbeScripts{
+		Liveness:  []api.ProbeStep{{From: dur(30 * time.Second), To: dur(40 * time.Second), Result: api.ProbeFailure}},
+		Readiness: []api.ProbeStep{{From: dur(20 * time.Second), Latency: dur(3 * time.Second)}},
+	}}
+	s, r, id := startOne(t, b)
+	check := func(at time.Duration, probe string, want bool, wantTook time.Duration) {
+		t.Helper()
+		s.RunUntil(at)
+		ok, took := r.RunProbe(id, probe)
+		if ok != want || took != wantTook {
+			t.Errorf("%s at %s: %v in %s, want %v in %s", probe, at, ok, took, want, wantTook)
+		}
+	}
+	started := s.Elapsed()
+	check(started+5*time.Second, "liveness", false, 0)  // not up yet
+	check(started+15*time.Second, "liveness", true, 0)  // up
+	check(started+35*time.Second, "liveness", false, 0) // scripted failure
+	check(started+45*time.Second, "liveness", true, 0)  // the window is over
+	check(started+50*time.Second, "readiness", true, 3*time.Second)
+}
+
+// CRI calls take their configured latency and fail while the runtime is down.
+func TestLatencyAndRuntimeDown(t *testing.T) {
+	s := sim.New(1, nil)
+	r := New(s, Config{Latency: DefaultLatency()})
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "u", Name: "p", Namespace: "ns"}}
+	var at time.Duration
+	var failed error
+	w := s.Clock("worker", sim.PriorityPodWorker)
+	w.Schedule(0, func() { r.RunPodSandbox(pod, 0, func(string, error) { at = s.Elapsed() }) })
+	s.RunUntil(time.Second)
+	if at != DefaultLatency().RunPodSandbox {
+		t.Errorf("RunPodSandbox returned at %s, want %s", at, DefaultLatency().RunPodSandbox)
+	}
+	r.SetDown(time.Minute)
+	w.Schedule(0, func() { r.RunPodSandbox(pod, 1, func(_ string, err error) { failed = err }) })
+	s.RunUntil(2 * time.Second)
+	if failed == nil || r.Ready() {
+		t.Errorf("a call during the outage: %v (ready %v)", failed, r.Ready())
+	}
+}

@@ -1,0 +1,144 @@
+package podconfig
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"nodesim/sim"
+)
+
+func pod(uid, name string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: types.UID(uid), Name: name, Namespace: "ns"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i"}}}}
+}
+
+// drain returns the operations sent, as "OP:name,name".
+func drain(c *PodConfig) []string {
+	var out []string
+	for c.Updates().Len() > 0 {
+		u, _ := c.Updates().TryRecv()
+		s := u.Op.String() + ":"
+		for i, p := range u.Pods {
+			if i > 0 {
+				s += ","
+			}
+			s += p.Name
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// After upstream's config_test.go: a new source's first snapshot, then adds, updates,
+// graceful deletes, removes and status-only changes, each sent as its own operation in a
+// fixed order (REMOVE, ADD, UPDATE, DELETE, RECONCILE).
+func TestMergeOperations(t *testing.T) {
+	s := sim.New(1, nil)
+	c := New(s, ApiserverSource)
+
+	c.Merge(ApiserverSource, nil)
+	if got := drain(c); !reflect.DeepEqual(got, []string{"ADD:"}) {
+		t.Fatalf("first empty snapshot: %v, want an empty ADD marking the source seen", got)
+	}
+	a, b := pod("1", "a"), pod("2", "b")
+	c.Merge(ApiserverSource, []*corev1.Pod{a, b})
+	if got := drain(c); !reflect.DeepEqual(got, []string{"ADD:a,b"}) {
+		t.Fatalf("adds: %v", got)
+	}
+	c.Merge(ApiserverSource, []*corev1.Pod{a, b})
+	if got := drain(c); len(got) != 0 {
+		t.Fatalf("an identical snapshot sent %v", got)
+	}
+
+	a2 := a.DeepCopy()
+	a2.Spec.Containers[0].Image = "i2"
+	b2 := b.DeepCopy()
+	now := metav1.NewTime(sim.Epoch.Add(time.Minute))
+	grace := int64(30)
+	b2.DeletionTimestamp, b2.DeletionGracePeriodSeconds = &now, &grace
+	c3 := pod("3", "c")
+	c.Merge(ApiserverSource, []*corev1.Pod{a2, b2, c3})
+	if got := drain(c); !reflect.DeepEqual(got, []string{"ADD:c", "UPDATE:a", "DELETE:b"}) {
+		t.Fatalf("mixed snapshot: %v", got)
+	}
+
+	a3 := a2.DeepCopy()
+	a3.Status.Phase = corev1.PodRunning
+	c.Merge(ApiserverSource, []*corev1.Pod{a3, c3})
+	if got := drain(c); !reflect.DeepEqual(got, []string{"REMOVE:b", "RECONCILE:a"}) {
+		t.Fatalf("remove and status-only change: %v", got)
+	}
+}
+
+// A watch event for one pod gives the same operation a snapshot with that change would.
+func TestUpdateMatchesMerge(t *testing.T) {
+	s := sim.New(1, nil)
+	c := New(s, ApiserverSource)
+	c.Merge(ApiserverSource, nil)
+	drain(c)
+	a := pod("1", "a")
+	c.Update(ApiserverSource, a, false)
+	a2 := a.DeepCopy()
+	a2.Labels = map[string]string{"x": "y"}
+	c.Update(ApiserverSource, a2, false)
+	a3 := a2.DeepCopy()
+	a3.Status.Phase = corev1.PodRunning
+	c.Update(ApiserverSource, a3, false)
+	c.Update(ApiserverSource, a3, false)
+	c.Update(ApiserverSource, a3, true)
+	want := []string{"ADD:a", "UPDATE:a", "RECONCILE:a", "REMOVE:a"}
+	if got := drain(c); !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+// The kubelet's own annotations do not count as changes, and the first-seen time is kept.
+func TestKubeletAnnotationsAreNotChanges(t *testing.T) {
+	s := sim.New(1, nil)
+	c := New(s, ApiserverSource)
+	c.Merge(ApiserverSource, []*corev1.Pod{pod("1", "a")})
+	first := drain(c)
+	s.Step(time.Minute)
+	again := pod("1", "a")
+	again.Annotations = map[string]string{ConfigSourceAnnotationKey: "api"}
+	c.Merge(ApiserverSource, []*corev1.Pod{again})
+	if got := drain(c); len(got) != 0 || len(first) != 1 {
+		t.Fatalf("a kubelet annotation was taken for a change: %v", got)
+	}
+	if seen := c.pods[ApiserverSource]["1"].Annotations[ConfigFirstSeenAnnotationKey]; seen != sim.Epoch.Format("2006-01-02T15:04:05.000000000Z07:00") {
+		t.Fatalf("first-seen annotation changed to %q", seen)
+	}
+}
+
+// The configCh send blocks when 50 updates wait: the 51st parks until the syncLoop reads.
+func TestSendBlocksWhenFull(t *testing.T) {
+	s := sim.New(1, nil)
+	c := New(s, ApiserverSource)
+	for i := 0; i < ChannelCapacity+1; i++ {
+		c.Update(ApiserverSource, pod(string(rune('A'+i)), "p"), false)
+	}
+	if c.Updates().Len() != ChannelCapacity {
+		t.Fatalf("channel holds %d, want %d", c.Updates().Len(), ChannelCapacity)
+	}
+	c.Updates().TryRecv()
+	if c.Updates().Len() != ChannelCapacity {
+		t.Fatal("the parked send did not go through once there was room")
+	}
+}
+
+func TestSourcesReady(t *testing.T) {
+	r := NewSourcesReady([]string{FileSource, ApiserverSource})
+	r.AddSource(ApiserverSource)
+	if r.AllReady() {
+		t.Fatal("ready with the file source unseen")
+	}
+	r.AddSource(FileSource)
+	if !r.AllReady() {
+		t.Fatal("not ready with every source seen")
+	}
+}
