@@ -171,6 +171,15 @@ func (v *invariants) Record(e *trace.Event) {
 	case "apiRemoved":
 		delete(v.terminal, e.Pod)
 		delete(v.terminated, e.Pod)
+	case trace.Stats:
+		if e.Name == "node" {
+			var ws, capacity int64
+			fmt.Sscan(e.Attr("memoryWorkingSet"), &ws)
+			fmt.Sscan(e.Attr("memoryCapacity"), &capacity)
+			if ws > capacity {
+				v.t.Errorf("%s %s: node memory in use %d above capacity %d without an OOM kill", v.name, e.At, ws, capacity)
+			}
+		}
 	case trace.EvictionPass:
 		if e.Name == "synchronize" {
 			v.lastMet = e.Attr("actionable")
@@ -268,5 +277,29 @@ func TestLivenessRestartTiming(t *testing.T) {
 	started := first(res.Trace.Events, func(e *trace.Event) bool { return e.Kind == "containerRunning" })
 	if d := firstFail - started.At - 2*time.Minute; d < 0 || d >= period {
 		t.Errorf("first failing probe %s after the container turned unhealthy; want within one period", d)
+	}
+}
+
+// stopWhen: allPodsTerminal ends the run once every scenario pod is Succeeded or Failed.
+func TestStopWhenAllPodsTerminal(t *testing.T) {
+	src, err := scenarios.BuiltinSource("sidecar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := strings.Replace(string(src), "  duration: 5m\n", "  duration: 5m\n  stopWhen: allPodsTerminal\n", 1)
+	l, err := scenarios.Parse("sidecar.yaml", []byte(data), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(l, 1, Options{KeepTrace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.End < 90*time.Second || res.End > 100*time.Second {
+		t.Fatalf("the run ended at %s; the pod is Succeeded at about 93s", res.End)
+	}
+	end := res.Trace.Events[len(res.Trace.Events)-1]
+	if end.Kind != KindRunEnd || end.Attr("reason") != "all pods terminal" {
+		t.Fatalf("last event %v", end.String())
 	}
 }

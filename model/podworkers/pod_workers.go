@@ -38,7 +38,9 @@ type podSyncStatus struct {
 	restartRequested   bool
 	observedRuntime    bool
 
-	// the worker process
+	// the worker process, and its own random stream (requeue jitter): one per pod, so that
+	// adding a pod does not reshuffle the others' draws
+	rng          *sim.RNG
 	clk          *sim.Clock
 	doorbell     bool // the capacity-1 channel holds a value
 	scheduled    bool // a round is scheduled to run
@@ -74,7 +76,6 @@ type PodWorkers struct {
 	handler        SyncHandler
 	workQueue      WorkQueue
 	cache          *container.Cache
-	rng            *sim.RNG
 	resyncInterval time.Duration
 	backOffPeriod  time.Duration
 
@@ -92,7 +93,7 @@ type PodWorkers struct {
 func New(s *sim.Sim, handler SyncHandler, workQueue WorkQueue, cache *container.Cache, resyncInterval time.Duration) *PodWorkers {
 	return &PodWorkers{
 		s: s, clk: s.Clock("podWorkers", sim.PriorityPodWorker), handler: handler, workQueue: workQueue,
-		cache: cache, rng: s.RNG("podWorkers"), resyncInterval: resyncInterval, backOffPeriod: BackOffPeriod,
+		cache: cache, resyncInterval: resyncInterval, backOffPeriod: BackOffPeriod,
 		podSyncStatuses:                    map[types.UID]*podSyncStatus{},
 		startedStaticPodsByFullname:        map[string]types.UID{},
 		waitingToStartStaticPodsByFullname: map[string][]types.UID{},
@@ -312,6 +313,7 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 
 	if status.clk == nil {
 		status.clk = p.s.Clock("podWorker "+key, sim.PriorityPodWorker)
+		status.rng = p.s.RNG("podWorker/" + string(uid))
 		if options.Pod != nil && isStaticPod(options.Pod) {
 			p.waitingToStartStaticPodsByFullname[status.fullname] = append(p.waitingToStartStaticPodsByFullname[status.fullname], uid)
 		}
@@ -530,7 +532,7 @@ func (p *PodWorkers) startPodSync(uid types.UID) (ok bool, update *UpdatePodOpti
 	if isStaticPod(update.Pod) && !p.allowStaticPodStart(st.fullname, uid) {
 		st.pendingUpdate = update
 		st.working = false
-		delay := p.rng.Jitter(p.backOffPeriod, WorkerBackOffPeriodJitterFactor)
+		delay := st.rng.Jitter(p.backOffPeriod, WorkerBackOffPeriodJitterFactor)
 		p.workQueue.Enqueue(uid, delay)
 		p.record(st, KindRequeue, "waitingForStaticPodFullname", trace.Attr{Key: "after", Value: delay.String()})
 		return true, update, false, true
@@ -695,9 +697,9 @@ func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransit
 	case phaseTransition:
 		delay, why = 0, "phase transition"
 	case err == nil:
-		delay, why = p.rng.Jitter(p.resyncInterval, WorkerResyncIntervalJitterFactor), "resync"
+		delay, why = st.rng.Jitter(p.resyncInterval, WorkerResyncIntervalJitterFactor), "resync"
 	case strings.Contains(err.Error(), "network is not ready"):
-		delay, why = p.rng.Jitter(BackOffOnTransientErrorPeriod, WorkerBackOffPeriodJitterFactor), "network not ready"
+		delay, why = st.rng.Jitter(BackOffOnTransientErrorPeriod, WorkerBackOffPeriodJitterFactor), "network not ready"
 	case isBackoff:
 		remaining := expiry.Sub(p.clk.Now())
 		if remaining < 0 {
@@ -706,12 +708,12 @@ func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransit
 		if remaining > p.resyncInterval {
 			remaining = p.resyncInterval
 		}
-		delay, why = p.rng.Jitter(remaining, WorkerBackOffPeriodJitterFactor), "back-off expiry"
+		delay, why = st.rng.Jitter(remaining, WorkerBackOffPeriodJitterFactor), "back-off expiry"
 		if remaining == 0 {
 			delay = 0
 		}
 	default:
-		delay, why = p.rng.Jitter(p.backOffPeriod, WorkerBackOffPeriodJitterFactor), "error back-off"
+		delay, why = st.rng.Jitter(p.backOffPeriod, WorkerBackOffPeriodJitterFactor), "error back-off"
 	}
 	p.workQueue.Enqueue(uid, delay)
 	p.record(st, KindRequeue, why, trace.Attr{Key: "after", Value: delay.String()})

@@ -775,7 +775,7 @@ func TestCompleteWorkRequeueDelays(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			e.q.items = nil
-			st := &podSyncStatus{key: "ns/p"}
+			st := &podSyncStatus{key: "ns/p", rng: e.s.RNG("podWorker/u")}
 			minSeen, maxSeen := time.Duration(1<<62), time.Duration(0)
 			for i := 0; i < 400; i++ {
 				e.pw.completeWork("u", st, tc.phase, tc.err)
