@@ -157,6 +157,29 @@ func (r *Runtime) noiseKey(c *ctr, what string) uint64 {
 	return k
 }
 
+// EachContainer reports every container of a pod now, as Usage does but without building
+// records: name, whether it runs, memory (working set), disk and PIDs.
+func (r *Runtime) EachContainer(uid types.UID, fn func(name string, running bool, memory, disk, pids float64)) {
+	o := r.byPod[uid]
+	if o == nil {
+		return
+	}
+	now := r.s.Elapsed()
+	for _, c := range o.ctrs {
+		if c.proc == nil {
+			fn(c.spec.Name, false, 0, 0, 0)
+			continue
+		}
+		if c.state != container.StateRunning {
+			fn(c.spec.Name, false, 0, c.frozenDisk, 0)
+			continue
+		}
+		t := now - c.proc.use.origin
+		mem := pages(c.proc.use.memory.Noisy(t, r.noiseKey(c, "memory")) - c.memOffset)
+		fn(c.spec.Name, true, mem, c.proc.use.disk.Noisy(t, r.noiseKey(c, "disk")), c.proc.use.pids.Noisy(t, r.noiseKey(c, "pids")))
+	}
+}
+
 // PodTotals is a pod's disk (writable layers of all its containers, dead ones included) and
 // running processes now, without the detail Usage gives.
 func (r *Runtime) PodTotals(uid types.UID) (disk, pids float64) {

@@ -123,19 +123,28 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // sample reads one pod's usage now.
+// The record of the previous round is reused: readers only ever look at the latest.
 func (p *StatsProvider) sample(uid types.UID) *PodStats {
-	st := &PodStats{Containers: map[string]ContainerStats{}, Volumes: map[string]int64{}}
-	for _, c := range p.rt.Usage(uid) {
-		cs := st.Containers[c.Name]
-		if c.Running {
-			cs.MemoryWorkingSet += int64(c.Memory)
-			st.MemoryWorkingSet += int64(c.Memory)
-			st.Processes += int64(c.Pids)
-		}
-		cs.RootFsUsed += int64(c.Disk)
-		st.RootFsUsed += int64(c.Disk)
-		st.Containers[c.Name] = cs
+	st := p.sampled[uid]
+	if st == nil {
+		st = &PodStats{Containers: map[string]ContainerStats{}, Volumes: map[string]int64{}}
+	} else {
+		containers, volumes := st.Containers, st.Volumes
+		clear(containers)
+		clear(volumes)
+		*st = PodStats{Containers: containers, Volumes: volumes}
 	}
+	p.rt.EachContainer(uid, func(name string, running bool, memory, disk, pids float64) {
+		cs := st.Containers[name]
+		if running {
+			cs.MemoryWorkingSet += int64(memory)
+			st.MemoryWorkingSet += int64(memory)
+			st.Processes += int64(pids)
+		}
+		cs.RootFsUsed += int64(disk)
+		st.RootFsUsed += int64(disk)
+		st.Containers[name] = cs
+	})
 	st.RootFsInodes = st.RootFsUsed / bytesPerInode
 	for k, v := range p.volumes[uid] {
 		st.Volumes[k] = v

@@ -117,17 +117,21 @@ func isTerminal(p corev1.PodPhase) bool { return p == corev1.PodSucceeded || p =
 // filterOutInactivePods drops pods the workers finished and terminal pods not being
 // terminated: what remains counts against the node's resources.
 func (kl *Kubelet) filterOutInactivePods(pods []*corev1.Pod) []*corev1.Pod {
-	var out []*corev1.Pod
+	out := make([]*corev1.Pod, 0, len(pods))
 	for _, p := range pods {
-		if kl.podWorkers.IsPodKnownTerminated(p.UID) {
-			continue
+		if kl.isActive(p) {
+			out = append(out, p)
 		}
-		if kl.isAdmittedPodTerminal(p) && !kl.podWorkers.IsPodTerminationRequested(p.UID) {
-			continue
-		}
-		out = append(out, p)
 	}
 	return out
+}
+
+// isActive is filterOutInactivePods' test for one pod.
+func (kl *Kubelet) isActive(p *corev1.Pod) bool {
+	if kl.podWorkers.IsPodKnownTerminated(p.UID) {
+		return false
+	}
+	return !kl.isAdmittedPodTerminal(p) || kl.podWorkers.IsPodTerminationRequested(p.UID)
 }
 
 func (kl *Kubelet) isAdmittedPodTerminal(pod *corev1.Pod) bool {

@@ -104,8 +104,10 @@ type Kubelet struct {
 	probeManager     ProbeManager
 	admitHandlers    []AdmitHandler
 	statsProvider    *eviction.StatsProvider
-	evictionManager  *eviction.Manager
-	imageGCTimer     *sim.Timer
+	// housekeeping's scratch sets, kept between passes
+	cleanupKnown, cleanupDesired map[types.UID]bool
+	evictionManager              *eviction.Manager
+	imageGCTimer                 *sim.Timer
 
 	syncTicker         *sim.Ticker
 	housekeepingTicker *sim.Ticker

@@ -18,18 +18,23 @@ import (
 // returns how long it took, during which the syncLoop handles nothing else.
 func (kl *Kubelet) HandlePodCleanups() time.Duration {
 	allPods := kl.podManager.GetPods()
-	workingPods := kl.podWorkers.SyncKnownPods(allPods)
+	workingPods := kl.podWorkers.SyncKnownPodsFunc(kl.podManager.HasUID)
 
 	var cost time.Duration
 	runtimePods, err := kl.runtime.GetPods()
 	cost += kl.runtime.ListCost()
-	known := make(map[types.UID]bool, len(allPods))
+	if kl.cleanupKnown == nil {
+		kl.cleanupKnown, kl.cleanupDesired = map[types.UID]bool{}, map[types.UID]bool{}
+	}
+	known := kl.cleanupKnown
+	clear(known)
 	for _, p := range allPods {
 		known[p.UID] = true
 	}
 	kl.statusManager.RemoveOrphanedStatuses(known)
 	if kl.probeManager != nil {
-		desired := make(map[types.UID]bool, len(workingPods))
+		desired := kl.cleanupDesired
+		clear(desired)
 		for uid, w := range workingPods {
 			if w.State != podworkers.TerminatedPod {
 				desired[uid] = true
@@ -40,11 +45,11 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 
 	restarted, killed, orphans := 0, 0, 0
 	start := kl.clk.Now()
-	for _, pod := range kl.filterOutInactivePods(allPods) {
+	for _, pod := range allPods {
 		if _, ok := workingPods[pod.UID]; ok {
 			continue
 		}
-		if kl.podWorkers.IsPodKnownTerminated(pod.UID) {
+		if kl.podWorkers.IsPodKnownTerminated(pod.UID) || !kl.isActive(pod) {
 			continue
 		}
 		// A desired, active pod without a worker (UID reuse, a restart): start it again.

@@ -55,6 +55,12 @@ func (m *podManager) GetPodByUID(uid types.UID) (*corev1.Pod, bool) {
 	return p, ok
 }
 
+// HasUID reports whether the pod is desired.
+func (m *podManager) HasUID(uid types.UID) bool {
+	_, ok := m.byUID[uid]
+	return ok
+}
+
 func (m *podManager) GetPodByFullName(name string) (*corev1.Pod, bool) {
 	p, ok := m.byFullName[name]
 	return p, ok

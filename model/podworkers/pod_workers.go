@@ -38,6 +38,8 @@ type podSyncStatus struct {
 	restartRequested   bool
 	observedRuntime    bool
 
+	static int8 // 1 static pod, -1 not, 0 not looked at yet
+
 	// the worker process, and its own random stream (requeue jitter): one per pod, so that
 	// adding a pod does not reshuffle the others' draws
 	rng          *sim.RNG
@@ -755,15 +757,20 @@ func minBackoffExpiry(err error) (time.Time, bool) {
 // no longer desired (housekeeping). It returns the remaining workers' states; the map is
 // reused by the next call.
 func (p *PodWorkers) SyncKnownPods(desired []*corev1.Pod) map[types.UID]PodWorkerSync {
-	p.podsSynced = true
-	if p.known == nil {
-		p.known = map[types.UID]bool{}
-		p.syncOut = map[types.UID]PodWorkerSync{}
-	}
-	known := p.known
-	clear(known)
+	known := make(map[types.UID]bool, len(desired))
 	for _, pod := range desired {
 		known[pod.UID] = true
+	}
+	return p.SyncKnownPodsFunc(func(uid types.UID) bool { return known[uid] })
+}
+
+// SyncKnownPodsFunc is SyncKnownPods with the desired set given as a lookup (the pod
+// manager's), so that housekeeping need not build one every pass.
+func (p *PodWorkers) SyncKnownPodsFunc(isDesired func(types.UID) bool) map[types.UID]PodWorkerSync {
+	p.podsSynced = true
+	known := isDesired
+	if p.syncOut == nil {
+		p.syncOut = map[types.UID]PodWorkerSync{}
 	}
 	// Only workers that need action (restart requested, or orphaned) change state here; they
 	// are handled in UID order so that runs are reproducible. The others are just reported.
@@ -772,7 +779,7 @@ func (p *PodWorkers) SyncKnownPods(desired []*corev1.Pod) map[types.UID]PodWorke
 	out := p.syncOut
 	clear(out)
 	for uid, st := range p.podSyncStatuses {
-		if st.restartRequested || !known[uid] {
+		if st.restartRequested || !known(uid) {
 			act = append(act, uid)
 			continue
 		}
@@ -781,7 +788,7 @@ func (p *PodWorkers) SyncKnownPods(desired []*corev1.Pod) map[types.UID]PodWorke
 	sort.Slice(act, func(i, j int) bool { return act[i] < act[j] })
 	for _, uid := range act {
 		st := p.podSyncStatuses[uid]
-		orphan := !known[uid]
+		orphan := !known(uid)
 		if p.removeTerminatedWorker(uid, st, orphan) {
 			continue
 		}
@@ -794,7 +801,13 @@ func workerSync(st *podSyncStatus, orphan bool) PodWorkerSync {
 	sync := PodWorkerSync{State: st.WorkType(), Orphan: orphan}
 	if st.activeUpdate != nil && st.activeUpdate.Pod != nil {
 		sync.HasConfig = true
-		sync.Static = isStaticPod(st.activeUpdate.Pod)
+		if st.static == 0 { // a pod's source never changes: look once
+			st.static = -1
+			if isStaticPod(st.activeUpdate.Pod) {
+				st.static = 1
+			}
+		}
+		sync.Static = st.static > 0
 	}
 	return sync
 }
