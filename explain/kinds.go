@@ -123,7 +123,7 @@ func categoryOf(e *trace.Event) Category {
 			return Sync
 		}
 		return Eviction
-	case trace.Stats, trace.EvictionPass, trace.Eviction, trace.OOMKill:
+	case trace.Stats, trace.EvictionPass, trace.Eviction, trace.OOMKill, trace.ThresholdCrossed:
 		return Eviction
 	case trace.ProbeResult:
 		return Probes

@@ -73,7 +73,7 @@ func (t *Transcript) render(e *trace.Event) {
 	case kindNodeCondition:
 		t.nodeCondition(e)
 
-	case trace.Stats, trace.EvictionPass, trace.Eviction, trace.OOMKill:
+	case trace.Stats, trace.EvictionPass, trace.Eviction, trace.OOMKill, trace.ThresholdCrossed:
 		t.resources(e)
 	case trace.ProbeResult:
 		t.probe(e)

@@ -19,7 +19,23 @@ func (t *Transcript) resources(e *trace.Event) {
 		t.eviction(e)
 	case trace.OOMKill:
 		t.oomKill(e)
+	case trace.ThresholdCrossed:
+		t.thresholdCrossed(e)
 	}
+}
+
+// thresholdCrossed renders the ground truth the kubelet does not see: memory use crossing a
+// threshold's level. The kubelet finds out at its next eviction pass.
+func (t *Transcript) thresholdCrossed(e *trace.Event) {
+	text := "memory use crosses " + e.Attr("threshold")
+	if e.Attr("direction") != "up" {
+		text = "memory use is back under " + e.Attr("threshold")
+	}
+	l := line{at: e.At, track: e.Track, cat: Eviction, text: text}
+	if e.Attr("direction") == "up" {
+		t.explainOnce(&l, "threshold-crossed", "the kubelet does not see this moment: it polls; its next eviction pass (every 10s, or a memcg notification on cgroup v1) will find the threshold met")
+	}
+	t.emit(l)
 }
 
 // signalsText renders the observations of the named signals ("memory.available=94371840,

@@ -24,11 +24,14 @@ type pressure struct {
 	// killedByProbe is, per pod/container, the first failure of the run of probe failures
 	// that got the container killed, until it runs again.
 	killedByProbe map[string]time.Duration
+	// crossedAt is, per signal, when memory use last crossed a threshold's level upward (the
+	// kernel's ground truth), until it goes back down.
+	crossedAt map[string]time.Duration
 }
 
 func newPressure() pressure {
 	return pressure{metSince: map[string]time.Duration{}, evictedAt: map[string]time.Duration{},
-		failingSince: map[string]time.Duration{}, killedByProbe: map[string]time.Duration{}}
+		failingSince: map[string]time.Duration{}, killedByProbe: map[string]time.Duration{}, crossedAt: map[string]time.Duration{}}
 }
 
 // evictionPass notes which thresholds a pass of the eviction manager's synchronize found met.
@@ -53,14 +56,34 @@ func (b *Builder) evictionPass(e *trace.Event) {
 	}
 }
 
-// eviction records one pod evicted: the report's row, the count, and the detection latency
-// from the first pass that found the eviction's signal met.
+// thresholdCrossed notes when memory use truly crossed a threshold's level (and when it
+// went back), so detection is measured from the crossing, not from the first pass that saw
+// it.
+func (b *Builder) thresholdCrossed(e *trace.Event) {
+	signal := e.Attr("signal")
+	if e.Attr("direction") == "up" {
+		if _, ok := b.pr.crossedAt[signal]; !ok {
+			b.pr.crossedAt[signal] = e.At
+		}
+		return
+	}
+	delete(b.pr.crossedAt, signal)
+}
+
+// eviction records one pod evicted: the report's row, the count, and the detection latency:
+// from the moment memory truly crossed the threshold's level where the kernel tells it
+// (memory signals), else from the first pass that found the eviction's signal met.
 func (b *Builder) eviction(e *trace.Event) {
 	grace, _ := strconv.ParseInt(e.Attr("gracePeriod"), 10, 64)
 	ev := Eviction{Time: secs(e.At), Pod: e.Pod, Signal: e.Attr("signal"), Observed: e.Attr("observed"),
 		Threshold: e.Attr("threshold"), GracePeriod: grace, Ranking: parseRanking(e.Attr("ranking"))}
 	b.r.Evictions = append(b.r.Evictions, ev)
-	if since, ok := b.detectedSince(ev.Signal); ok {
+	since, ok := b.detectedSince(ev.Signal)
+	if crossed, c := b.pr.crossedAt[ev.Signal]; c {
+		since, ok = crossed, true
+		delete(b.pr.crossedAt, ev.Signal) // the next eviction counts from the next crossing
+	}
+	if ok {
 		b.lat.add("evictionDetection", e.At-since)
 	}
 	if e.Pod != "" {

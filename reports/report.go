@@ -300,6 +300,8 @@ func (b *Builder) Record(e *trace.Event) {
 		}
 	case kindEvictionPass:
 		b.evictionPass(e)
+	case trace.ThresholdCrossed:
+		b.thresholdCrossed(e)
 	case kindEviction:
 		b.eviction(e)
 	case kindOOMKill:

@@ -20,6 +20,11 @@ const (
 	// manifests), gracePeriod (seconds), ranking (pod;exceedsRequests;priority;usageAboveRequests
 	// entries joined by "|"), message.
 	Eviction Kind = "eviction"
+	// ThresholdCrossed is the ground truth the kubelet does not see: the moment memory use
+	// crossed an eviction threshold's level, upward (attrs signal, threshold, direction "up")
+	// or back down ("down"). The kubelet notices at its next eviction pass; the gap is the
+	// eviction's detection latency.
+	ThresholdCrossed Kind = "thresholdCrossed"
 	// OOMKill is one process killed by the OOM killer. Attrs: kind ("cgroup" or "node"),
 	// oomScoreAdj, candidates (pod/container=oom_score entries joined by ","), usage.
 	OOMKill Kind = "oomKill"

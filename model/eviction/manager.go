@@ -53,9 +53,12 @@ type Reclaimers struct {
 }
 
 // MemoryNotifier is the kernel's memcg threshold notification: call fn once when the
-// node's (or the kubepods cgroup's) memory use first goes above level.
+// node's (or the kubepods cgroup's) memory use first goes above level. WatchLevel reports
+// every crossing of a level, both ways: the simulator's ground truth, which reports use to
+// measure how long the kubelet takes to notice.
 type MemoryNotifier interface {
 	WatchMemory(name string, pods bool, level float64, fn func())
+	WatchLevel(name string, pods bool, level float64, onCross func(up bool))
 }
 
 // Manager is the eviction manager.
@@ -91,7 +94,41 @@ func NewManager(s *sim.Sim, cfg Config, stats *StatsProvider, podFunc func() []*
 
 // Start runs the control loop: synchronize, then wait for evicted pods to be cleaned up and
 // go again at once, or sleep the monitoring period.
-func (m *Manager) Start() { m.timer = m.clk.Schedule(0, m.loop) }
+func (m *Manager) Start() {
+	m.watchThresholdCrossings()
+	m.timer = m.clk.Schedule(0, m.loop)
+}
+
+// watchThresholdCrossings asks the kernel to record the moment memory use crosses each
+// memory threshold's level: not something the kubelet sees (it polls), but the reference
+// its detection latency is measured against.
+func (m *Manager) watchThresholdCrossings() {
+	if m.notifier == nil {
+		return
+	}
+	for _, t := range m.cfg.Thresholds {
+		var pods bool
+		var capacity float64
+		switch t.Signal {
+		case SignalMemoryAvailable:
+			capacity = m.stats.node.MemoryCapacity
+		case SignalAllocatableMemoryAvailable:
+			capacity, pods = m.stats.node.KubepodsLimit, true
+		default:
+			continue
+		}
+		t := t
+		q := GetThresholdQuantity(t.Value, qty(capacity))
+		m.notifier.WatchLevel("crossing/"+t.Key(), pods, capacity-float64(q.Value()), func(up bool) {
+			dir := "down"
+			if up {
+				dir = "up"
+			}
+			m.clk.Sim().Record(&trace.Event{Track: "kernel", Kind: trace.ThresholdCrossed, Attrs: []trace.Attr{
+				{Key: "signal", Value: string(t.Signal)}, {Key: "threshold", Value: t.String()}, {Key: "direction", Value: dir}}})
+		})
+	}
+}
 
 // Stop stops the loop.
 func (m *Manager) Stop() {

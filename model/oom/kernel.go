@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"nodesim/model/cri"
 	"nodesim/model/usage"
@@ -26,6 +27,30 @@ type Kernel struct {
 	timer         *sim.Timer
 	replan        bool
 	watches       []*watch
+	levels        []*level
+}
+
+// level is a persistent watch on a memory level: it reports every crossing, both ways.
+type level struct {
+	name    string
+	pods    bool
+	value   float64
+	above   bool
+	onCross func(up bool)
+}
+
+// WatchLevel reports, through onCross, every time the node's memory use (or the kubepods
+// cgroup's, with pods) goes above value or back to it or below. Replaces a watch of the
+// same name.
+func (k *Kernel) WatchLevel(name string, pods bool, value float64, onCross func(up bool)) {
+	for i, l := range k.levels {
+		if l.name == name {
+			k.levels = append(k.levels[:i], k.levels[i+1:]...)
+			break
+		}
+	}
+	k.levels = append(k.levels, &level{name: name, pods: pods, value: value, onCross: onCross})
+	k.Changed()
 }
 
 // watch is a memcg threshold notification (cgroup v1's cgroup.event_control): fn runs once
@@ -136,6 +161,28 @@ func (k *Kernel) plan() {
 		}
 	}
 	k.watches = keep
+	// Level watches: report the side each is on now, plan the next crossing either way.
+	for _, l := range k.levels {
+		line := node
+		if l.pods {
+			line = pods
+		}
+		if above := line.Value > l.value; above != l.above {
+			l.above = above
+			l.onCross(above)
+		}
+		var t time.Duration
+		var ok bool
+		if l.above {
+			// Going back down: when the mirrored line rises above the mirrored level.
+			t, ok = (usage.Linear{At: line.At, Value: -line.Value, Slope: -line.Slope, Until: line.Until}).Crossing(-l.value - 1)
+		} else {
+			t, ok = line.Crossing(l.value)
+		}
+		if ok && t < next {
+			next = t
+		}
+	}
 	if next == math.MaxInt64 {
 		return
 	}
