@@ -1,0 +1,107 @@
+package oom
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	api "nodesim/api/v1alpha1"
+	"nodesim/model/cri"
+	"nodesim/sim"
+	"nodesim/trace"
+)
+
+const mi = 1 << 20
+
+func q(s string) *resource.Quantity   { v := resource.MustParse(s); return &v }
+func d(x time.Duration) *api.Duration { v := api.D(x); return &v }
+
+type node struct {
+	s   *sim.Sim
+	rt  *cri.Runtime
+	k   *Kernel
+	log *trace.Log
+}
+
+// newNode starts one container per program, in order, with the given limits and scores.
+func newNode(t *testing.T, capacity float64, progs []api.Program, limits []int64, adjs []int) *node {
+	t.Helper()
+	log := &trace.Log{}
+	s := sim.New(1, log)
+	byName := map[string]*api.Behavior{}
+	rt := cri.New(s, cri.Config{Latency: cri.DefaultLatency(), Behavior: func(_ *corev1.Pod, name string) *api.Behavior { return byName[name] }})
+	k := NewKernel(s, rt, capacity, 0, false)
+	w := s.Clock("worker", sim.PriorityPodWorker)
+	for i, p := range progs {
+		name := string(rune('a' + i))
+		byName[name] = &api.Behavior{Memory: p}
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: types.UID("u" + name), Name: "p" + name, Namespace: "ns"}}
+		spec := &corev1.Container{Name: name, Image: "i"}
+		cfg := cri.ContainerConfig{MemoryLimit: limits[i], OOMScoreAdj: adjs[i]}
+		w.Schedule(0, func() {
+			rt.RunPodSandbox(pod, 0, func(sb string, _ error) {
+				rt.CreateContainer(sb, spec, 0, cfg, func(id string, _ error) { rt.StartContainer(id, func(error) {}) })
+			})
+		})
+	}
+	return &node{s: s, rt: rt, k: k, log: log}
+}
+
+func (n *node) kills() []trace.Event {
+	var out []trace.Event
+	for _, e := range n.log.Events {
+		if e.Kind == trace.OOMKill {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// A container ramping past its limit dies at the exact crossing, not at a sample.
+func TestCgroupOOMAtTheCrossing(t *testing.T) {
+	// Starts at 0.45s (sandbox, create, start); 100Mi growing 10Mi/s crosses 200Mi 10s later.
+	n := newNode(t, 8<<30, []api.Program{{{Set: q("100Mi")}, {RampTo: q("1100Mi"), Over: d(100 * time.Second)}}}, []int64{200 * mi}, []int{500})
+	n.s.RunUntil(time.Minute)
+	k := n.kills()
+	if len(k) != 1 || k[0].Attr("kind") != "cgroup" {
+		t.Fatalf("kills: %v", k)
+	}
+	want := 450*time.Millisecond + 10*time.Second
+	if got := k[0].At; got < want || got > want+time.Millisecond {
+		t.Errorf("killed at %s, want just after %s", got, want)
+	}
+}
+
+// When the node runs out, the kernel kills the highest badness: usage plus oom_score_adj in
+// thousandths of memory, so a BestEffort process goes before a bigger Burstable one.
+func TestNodeOOMPicksHighestBadness(t *testing.T) {
+	progs := []api.Program{
+		{{Set: q("600Mi")}}, // a: burstable, big
+		{{Set: q("100Mi")}, {At: d(5 * time.Second), Set: q("500Mi")}}, // b: best effort, pushes the node over 1Gi
+	}
+	n := newNode(t, 1<<30, progs, []int64{0, 0}, []int{500, 1000})
+	n.s.RunUntil(time.Minute)
+	k := n.kills()
+	if len(k) != 1 || k[0].Attr("kind") != "node" || k[0].Container != "b" {
+		t.Fatalf("want the BestEffort process killed by the node OOM killer: %v", k)
+	}
+}
+
+// A level watch reports each crossing, both ways.
+func TestWatchLevel(t *testing.T) {
+	progs := []api.Program{{{Set: q("100Mi")}, {At: d(10 * time.Second), Set: q("600Mi")}, {At: d(20 * time.Second), Set: q("100Mi")}}}
+	n := newNode(t, 8<<30, progs, []int64{0}, []int{0})
+	var got []string
+	n.k.WatchLevel("t", false, 500*mi, func(up bool) {
+		got = append(got, map[bool]string{true: "up", false: "down"}[up]+"@"+n.s.Elapsed().String())
+	})
+	n.s.RunUntil(time.Minute)
+	want := []string{"up@10.45s", "down@20.45s"}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("crossings %v, want %v", got, want)
+	}
+}
