@@ -90,6 +90,11 @@ func (b *Builder) eviction(e *trace.Event) {
 		if _, ok := b.pr.evictedAt[e.Pod]; !ok {
 			b.pr.evictedAt[e.Pod] = e.At
 		}
+		// The output contract: deletedAt is when deletion was requested, by a deletePod
+		// event or an eviction.
+		if p := b.get(e.Pod); p.deleted == nil {
+			p.deleted = fptr(secs(e.At))
+		}
 	}
 }
 
