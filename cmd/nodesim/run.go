@@ -51,10 +51,11 @@ and prints a report. Its expectations decide the exit code: 0 when all hold, 1 w
 
 // load reads a scenario file, or a built-in scenario by name.
 func load(ref string) (*scenarios.Loaded, error) {
-	if _, err := os.Stat(ref); err == nil || strings.ContainsAny(ref, "/.") {
-		return scenarios.LoadFile(ref)
+	src, err := openSource(ref)
+	if err != nil {
+		return nil, err
 	}
-	return scenarios.LoadBuiltin(ref)
+	return src.Parse(src.Data)
 }
 
 func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {

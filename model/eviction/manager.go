@@ -107,19 +107,11 @@ func (m *Manager) watchThresholdCrossings() {
 		return
 	}
 	for _, t := range m.cfg.Thresholds {
-		var pods bool
-		var capacity float64
-		switch t.Signal {
-		case SignalMemoryAvailable:
-			capacity = m.stats.node.MemoryCapacity
-		case SignalAllocatableMemoryAvailable:
-			capacity, pods = m.stats.node.KubepodsLimit, true
-		default:
+		level, pods, ok := m.memoryLevel(t)
+		if !ok {
 			continue
 		}
-		t := t
-		q := GetThresholdQuantity(t.Value, qty(capacity))
-		m.notifier.WatchLevel("crossing/"+t.Key(), pods, capacity-float64(q.Value()), func(up bool) {
+		m.notifier.WatchLevel("crossing/"+t.Key(), pods, level, func(up bool) {
 			dir := "down"
 			if up {
 				dir = "up"
@@ -243,7 +235,7 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 	sum := m.stats.Get()
 	now := m.clk.Now()
 	if m.cfg.KernelMemcgNotification && m.notifier != nil && now.Sub(m.lastNotifierRefresh) >= notifierRefreshInterval {
-		m.armNotifiers(sum)
+		m.armNotifiers()
 		m.lastNotifierRefresh = now
 	}
 	obs := m.makeSignalObservations(sum)
@@ -479,22 +471,31 @@ func (m *Manager) reclaimNodeLevelResources(s Signal) bool {
 	return len(stillMet) == 0
 }
 
+// memoryLevel is the memory use at which a memory threshold is met: capacity minus the
+// threshold, for the node (memory.available) or the kubepods cgroup
+// (allocatableMemory.available, pods true). ok is false for other signals.
+func (m *Manager) memoryLevel(t Threshold) (level float64, pods, ok bool) {
+	var capacity float64
+	switch t.Signal {
+	case SignalMemoryAvailable:
+		capacity = m.stats.node.MemoryCapacity
+	case SignalAllocatableMemoryAvailable:
+		capacity, pods = m.stats.node.KubepodsLimit, true
+	default:
+		return 0, false, false
+	}
+	q := GetThresholdQuantity(t.Value, qty(capacity))
+	return capacity - float64(q.Value()), pods, true
+}
+
 // armNotifiers arms the kernel's memcg notification for the memory thresholds at
 // capacity − threshold: a crossing runs synchronize at once, between polls.
-func (m *Manager) armNotifiers(sum *Summary) {
+func (m *Manager) armNotifiers() {
 	for _, t := range m.cfg.Thresholds {
-		var pods bool
-		var capacity float64
-		switch t.Signal {
-		case SignalMemoryAvailable:
-			capacity = m.stats.node.MemoryCapacity
-		case SignalAllocatableMemoryAvailable:
-			capacity, pods = m.stats.node.KubepodsLimit, true
-		default:
+		level, pods, ok := m.memoryLevel(t)
+		if !ok {
 			continue
 		}
-		q := GetThresholdQuantity(t.Value, qty(capacity))
-		level := capacity - float64(q.Value())
 		m.notifier.WatchMemory(t.Key(), pods, level, func() {
 			m.notifyClk.Schedule(0, func() {
 				m.notifyClk.Record(&trace.Event{Kind: trace.EvictionPass, Name: "memcgNotification", Attrs: []trace.Attr{{Key: "threshold", Value: t.String()}}})
@@ -502,5 +503,4 @@ func (m *Manager) armNotifiers(sum *Summary) {
 			})
 		})
 	}
-	_ = sum
 }
