@@ -5,6 +5,8 @@
 package apiserver
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -91,12 +93,7 @@ func (a *Server) GetByName(namespace, name string) *corev1.Pod {
 }
 
 func (a *Server) sortedUIDs() []types.UID {
-	uids := make([]types.UID, 0, len(a.pods))
-	for uid := range a.pods {
-		uids = append(uids, uid)
-	}
-	sort.Slice(uids, func(i, j int) bool { return uids[i] < uids[j] })
-	return uids
+	return slices.Sorted(maps.Keys(a.pods))
 }
 
 func (a *Server) changed(p *corev1.Pod, deleted bool) {

@@ -1,7 +1,8 @@
 package container
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -75,11 +76,9 @@ func (c *Cache) Delete(uid types.UID) {
 // satisfies.
 func (c *Cache) UpdateTime(t time.Time) {
 	c.timestamp = &t
-	uids := make([]types.UID, 0, len(c.subs))
-	for uid := range c.subs {
-		uids = append(uids, uid)
-	}
-	sort.Slice(uids, func(i, j int) bool { return uids[i] < uids[j] })
+	// Sized up front: this runs on every relist.
+	uids := slices.AppendSeq(make([]types.UID, 0, len(c.subs)), maps.Keys(c.subs))
+	slices.Sort(uids)
 	for _, uid := range uids {
 		c.notify(uid)
 	}

@@ -11,7 +11,8 @@ package cri
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -484,11 +485,7 @@ func (r *Runtime) forgetIfEmpty(uid types.UID) {
 // podUIDs lists the pods the runtime has objects for, in UID order.
 func (r *Runtime) podUIDs() []types.UID {
 	if r.uids == nil {
-		r.uids = make([]types.UID, 0, len(r.byPod))
-		for uid := range r.byPod {
-			r.uids = append(r.uids, uid)
-		}
-		sort.Slice(r.uids, func(i, j int) bool { return r.uids[i] < r.uids[j] })
+		r.uids = slices.Sorted(maps.Keys(r.byPod))
 	}
 	return r.uids
 }

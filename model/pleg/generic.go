@@ -2,7 +2,8 @@ package pleg
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -177,10 +178,7 @@ func (g *GenericPLEG) relist() {
 			r.current = p
 		}
 		if g.uids == nil {
-			for uid := range g.records {
-				g.uids = append(g.uids, uid)
-			}
-			sort.Slice(g.uids, func(i, j int) bool { return g.uids[i] < g.uids[j] })
+			g.uids = slices.Sorted(maps.Keys(g.records))
 		}
 		g.reconcile(g.uids, timestamp, start, true)
 	})

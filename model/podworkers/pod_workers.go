@@ -1,7 +1,7 @@
 package podworkers
 
 import (
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -785,7 +785,7 @@ func (p *PodWorkers) SyncKnownPodsFunc(isDesired func(types.UID) bool) map[types
 		}
 		out[uid] = workerSync(st, false)
 	}
-	sort.Slice(act, func(i, j int) bool { return act[i] < act[j] })
+	slices.Sort(act)
 	for _, uid := range act {
 		st := p.podSyncStatuses[uid]
 		orphan := !known(uid)

@@ -6,7 +6,9 @@
 package status
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -314,11 +316,7 @@ func (m *Manager) RemoveOrphanedStatuses(known map[types.UID]bool) {
 func (m *Manager) sortedUIDs() []types.UID {
 	if m.uids == nil {
 		// A fresh slice: callers may still be iterating the old one.
-		m.uids = make([]types.UID, 0, len(m.podStatuses))
-		for uid := range m.podStatuses {
-			m.uids = append(m.uids, uid)
-		}
-		sort.Slice(m.uids, func(i, j int) bool { return m.uids[i] < m.uids[j] })
+		m.uids = slices.Sorted(maps.Keys(m.podStatuses))
 	}
 	return m.uids
 }
