@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -135,7 +136,7 @@ func sweepTable(w io.Writer, res *sweep.Result) error {
 	for _, r := range res.Rows {
 		row := toAny(r.Values)
 		var evicted []string
-		for _, p := range sortedKeys(r.Evicted) {
+		for _, p := range slices.Sorted(maps.Keys(r.Evicted)) {
 			evicted = append(evicted, fmt.Sprintf("%s×%d", p, r.Evicted[p]))
 		}
 		if len(evicted) == 0 {
@@ -150,7 +151,7 @@ func sweepTable(w io.Writer, res *sweep.Result) error {
 		return err
 	}
 	for _, r := range res.Rows {
-		for _, e := range sortedKeys(r.FailedChecks) {
+		for _, e := range slices.Sorted(maps.Keys(r.FailedChecks)) {
 			fmt.Fprintf(w, "%s: failed in %d of %d runs: %s\n", strings.Join(r.Values, ", "), r.FailedChecks[e], r.Runs, e)
 		}
 	}
@@ -162,14 +163,5 @@ func toAny(xs []string) []any {
 	for i, x := range xs {
 		out[i] = x
 	}
-	return out
-}
-
-func sortedKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

@@ -1,7 +1,9 @@
 package cri
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"time"
 
 	"nodesim/sim"
@@ -130,7 +132,7 @@ func (r *Runtime) imageInUse(name string) bool {
 // of them). It returns the bytes freed.
 func (r *Runtime) DeleteUnusedImages(minAge time.Duration, want float64) float64 {
 	var names []string
-	for _, name := range sortedNames(r.images) {
+	for _, name := range slices.Sorted(maps.Keys(r.images)) {
 		img := r.images[name]
 		if !img.Present || r.imageInUse(name) {
 			continue

@@ -2,7 +2,8 @@ package cri
 
 import (
 	"hash/fnv"
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -47,7 +48,7 @@ func (r *Runtime) compilePrograms(c *ctr, b *api.Behavior) *programs {
 		if b.Pids != nil {
 			p.pids = usage.Compile(b.Pids, 0)
 		}
-		for _, name := range sortedNames(b.Volumes) {
+		for _, name := range slices.Sorted(maps.Keys(b.Volumes)) {
 			p.volumes[name] = usage.Compile(b.Volumes[name], 0)
 		}
 	}
@@ -55,15 +56,6 @@ func (r *Runtime) compilePrograms(c *ctr, b *api.Behavior) *programs {
 		r.applyOverride(p, o, nil)
 	}
 	return p
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // applyOverride lays the override's programs over p; ramps start from cur, the values in
@@ -84,7 +76,7 @@ func (r *Runtime) applyOverride(p *programs, o *UsageOverride, cur *programs) {
 	if o.Pids != nil {
 		p.pids = usage.Compile(o.Pids, from(p.pids))
 	}
-	for _, name := range sortedNames(o.Volumes) {
+	for _, name := range slices.Sorted(maps.Keys(o.Volumes)) {
 		p.volumes[name] = usage.Compile(o.Volumes[name], from(p.volumes[name]))
 	}
 }
@@ -283,8 +275,9 @@ func (r *Runtime) Usage(uid types.UID) []ContainerUsage {
 				u.Memory = pages(c.proc.use.memory.Noisy(t, r.noiseKey(c, "memory")) - c.memOffset)
 				u.Pids = c.proc.use.pids.Noisy(t, r.noiseKey(c, "pids"))
 				u.Disk = c.proc.use.disk.Noisy(t, r.noiseKey(c, "disk"))
-				for _, name := range sortedNames(c.proc.use.volumes) {
-					u.Volumes[name] = c.proc.use.volumes[name].Noisy(t, r.noiseKey(c, "volume/"+name))
+				// Noise is keyed by name, not drawn in turn, so map order changes nothing.
+				for name, v := range c.proc.use.volumes {
+					u.Volumes[name] = v.Noisy(t, r.noiseKey(c, "volume/"+name))
 				}
 			} else {
 				u.Disk = c.frozenDisk
@@ -306,13 +299,14 @@ func (r *Runtime) SystemUsage() (memory, disk float64) {
 
 // ImagesSize is the bytes held by the images on the node.
 func (r *Runtime) ImagesSize() float64 {
-	total := 0.0
-	for _, name := range sortedNames(r.images) {
-		if img := r.images[name]; img.Present {
-			total += float64(img.Size)
+	// Whole bytes add up the same in any order, so the map needs no sorting here.
+	var total int64
+	for _, img := range r.images {
+		if img.Present {
+			total += img.Size
 		}
 	}
-	return total
+	return float64(total)
 }
 
 // freeze keeps a dead container's writable layer and volume writes until it is removed.

@@ -1,7 +1,6 @@
 package eviction
 
 import (
-	"sort"
 	"strconv"
 	"time"
 
@@ -102,8 +101,8 @@ func (p *StatsProvider) volumeStats() {
 	for _, pod := range p.pods() {
 		vols := map[string]int64{}
 		for _, c := range p.rt.Usage(pod.UID) {
-			for _, name := range sortedKeys(c.Volumes) {
-				vols[name] += int64(c.Volumes[name])
+			for name, v := range c.Volumes { // integer sums: order-free
+				vols[name] += int64(v)
 			}
 		}
 		p.volumes[pod.UID] = vols
@@ -112,15 +111,6 @@ func (p *StatsProvider) volumeStats() {
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
 
 // sample reads one pod's usage now.
 // The record of the previous round is reused: readers only ever look at the latest.
