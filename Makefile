@@ -11,14 +11,16 @@ ARGS     ?=
 all: build
 
 check-go:
-	@command -v $(GO) >/dev/null 2>&1 || { echo "nodesim needs Go 1.26 or newer on PATH (https://go.dev/doc/install)"; exit 2; }
+	@command -v $(GO) >/dev/null 2>&1 || { echo "nodesim needs Go 1.26 or newer on PATH (https://go.dev/doc/install)" >&2; exit 2; }
 
+# Quiet on stdout: `make run ARGS="-o json" | jq .` sees only nodesim's own output (go build
+# writes nothing on success, and its errors go to stderr).
 build: check-go
-	$(GO) build -o $(BIN) ./cmd/nodesim
+	@$(GO) build -o $(BIN) ./cmd/nodesim
 
 # Simulate a shipped scenario: make run SCENARIO=scenarios/startup.yaml ARGS="-o json"
 run: build
-	./$(BIN) run $(SCENARIO) $(ARGS)
+	@./$(BIN) run $(SCENARIO) $(ARGS)
 
 # The browser tests of report.html need Chromium: the script installs it where it can and
 # never fails (without it those tests skip).
