@@ -423,6 +423,12 @@ func specByName(pod *corev1.Pod, name string) *corev1.Container {
 
 func (m *Manager) killPodWithSyncResult(pod *corev1.Pod, runningPod *container.Pod, gracePeriodOverride *int64, done func(*PodSyncResult)) {
 	result := &PodSyncResult{}
+	if pod == nil {
+		// A runtime pod no config knows (housekeeping's orphan kill): upstream rebuilds the
+		// pod's identity from the containers' labels; the runtime's listing carries it.
+		pod = &corev1.Pod{}
+		pod.UID, pod.Name, pod.Namespace = runningPod.ID, runningPod.Name, runningPod.Namespace
+	}
 	var regular, sidecars []*container.Container
 	for _, c := range runningPod.Containers {
 		if spec := specByName(pod, c.Name); spec != nil && IsRestartableInitContainer(spec) {
