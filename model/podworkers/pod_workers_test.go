@@ -827,3 +827,31 @@ func TestCompleteWorkTakesPendingUpdate(t *testing.T) {
 	e.s.RunUntil(time.Second)
 	e.expectCalls(t, "SyncPod(create, web/1)@0s", "SyncPod(update, web/2)@300ms")
 }
+
+// A shorter grace period while SyncTerminatingPod runs cancels that sync (upstream:
+// wasGracePeriodShortened cancels the worker's context): its completion, due 10s after it
+// started, never comes; the worker kills again with the shorter grace as soon as the
+// cache is newer than the cancelled sync (relist every second: at 6s). The second kill
+// ends at 16s; the terminated round waits for the next relist, at 17s.
+func TestShorterGracePeriodCancelsTheKillInFlight(t *testing.T) {
+	e := newEnv(10 * time.Second)
+	e.relistEvery(time.Second)
+	pod := newPod("u1", "web")
+	e.h.syncPod = func(*corev1.Pod) (bool, error) { return false, nil }
+	e.at(0, func() { e.pw.UpdatePod(UpdatePodOptions{UpdateType: SyncPodCreate, Pod: pod}) })
+	// SyncPod takes 10s too; the first deletion (20s) at 500ms cancels it.
+	e.at(500*time.Millisecond, func() { e.pw.UpdatePod(UpdatePodOptions{UpdateType: SyncPodUpdate, Pod: deleted(pod, 20)}) })
+	e.at(5500*time.Millisecond, func() { e.pw.UpdatePod(UpdatePodOptions{UpdateType: SyncPodUpdate, Pod: deleted(pod, 5)}) })
+	// A third deletion with the same grace is no shortening: nothing is cancelled.
+	e.at(6500*time.Millisecond, func() { e.pw.UpdatePod(UpdatePodOptions{UpdateType: SyncPodUpdate, Pod: deleted(pod, 5)}) })
+	e.s.RunUntil(time.Minute)
+	e.expectCalls(t,
+		"SyncPod(create, web/1)@0s",
+		"SyncTerminatingPod(web/1, grace=20)@1s",
+		"SyncTerminatingPod(web/1, grace=5)@6s",
+		"SyncTerminatedPod(web/1, grace=nil)@17s",
+	)
+	if !e.pw.IsPodKnownTerminated("u1") {
+		t.Error("the pod did not terminate")
+	}
+}
