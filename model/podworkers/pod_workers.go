@@ -351,9 +351,9 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 	p.ring(uid, status)
 
 	if (becameTerminating || wasGracePeriodShortened) && status.inRound && status.round != nil {
-		reason := "termination requested during a sync"
+		reason := "termination requested"
 		if !becameTerminating {
-			reason = "grace period shortened during termination"
+			reason = "grace period shortened"
 		}
 		p.cancelSync(uid, status, reason)
 	}
