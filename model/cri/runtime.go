@@ -439,6 +439,15 @@ func (r *Runtime) StopContainer(id string, grace time.Duration, done func(err er
 	c.proc.stop(grace)
 }
 
+// ContainerSpec is the spec a container was created with, or nil. A real runtime keeps
+// what the kubelet needs of it (name, preStop hook, grace period) as container labels.
+func (r *Runtime) ContainerSpec(id string) *corev1.Container {
+	if c := r.ctrs[id]; c != nil {
+		return c.spec.DeepCopy()
+	}
+	return nil
+}
+
 // RemoveContainer deletes an exited container.
 func (r *Runtime) RemoveContainer(id string, done func(err error)) {
 	c := r.ctrs[id]
