@@ -221,7 +221,8 @@ func (t *Transcript) workerLifecycle(e *trace.Event) {
 		}
 		t.emit(l)
 	default:
-		w := t.worker(e.Pod)
-		t.emit(t.workerLine(e, fmt.Sprintf("termination requested during %s: it finishes, the next round terminates", w.sync)))
+		l := t.workerLine(e, fmt.Sprintf("%s during %s: its context is cancelled, nothing more of it runs", e.Attr("reason"), e.Name))
+		t.explainOnce(&l, "cancelSync", "UpdatePod cancels the sync in flight when the pod starts terminating or its grace period shrinks: the next round terminates with the new grace period")
+		t.emit(l)
 	}
 }

@@ -24,9 +24,10 @@ var (
 )
 
 // Clock returns a process clock: events it schedules run on track at prio. The process
-// belongs to the lifetime of whoever creates it (see Within).
+// belongs to the lifetime of whoever creates it (see Within), never to a context of it
+// (see Lifetime.Context).
 func (s *Sim) Clock(track string, prio Priority) *Clock {
-	return &Clock{s: s, track: track, prio: prio, life: s.life}
+	return &Clock{s: s, track: track, prio: prio, life: s.life.owner()}
 }
 
 // Within runs fn as part of life: processes created and events scheduled during fn belong
@@ -37,6 +38,9 @@ func (s *Sim) Within(life *Lifetime, fn func()) {
 	defer func() { s.life = prev }()
 	fn()
 }
+
+// Life is the lifetime of the clock's process.
+func (c *Clock) Life() *Lifetime { return c.life }
 
 // In returns a clock for the same process that lives and dies with life.
 func (c *Clock) In(life *Lifetime) *Clock {

@@ -51,8 +51,11 @@ type event struct {
 // process. Ending it drops every event its processes have scheduled, including the
 // continuations of calls they were waiting on, as the death of an OS process would.
 type Lifetime struct {
-	name  string
-	ended bool
+	name   string
+	ended  bool
+	parent *Lifetime
+	// context: a lifetime for one piece of work of the parent's processes (see Context)
+	context bool
 }
 
 // NewLifetime returns a live lifetime.
@@ -65,8 +68,32 @@ func (l *Lifetime) End() {
 	}
 }
 
-// Ended reports whether the lifetime has ended.
-func (l *Lifetime) Ended() bool { return l != nil && l.ended }
+// Ended reports whether the lifetime, or one it was made from, has ended.
+func (l *Lifetime) Ended() bool {
+	for ; l != nil; l = l.parent {
+		if l.ended {
+			return true
+		}
+	}
+	return false
+}
+
+// Context returns a lifetime for one piece of work done by l's processes, as a cancellable
+// context is for a goroutine's call chain (a pod worker's sync): ending it drops the
+// continuations of that work, the calls it is waiting on included; ending l ends it too.
+// Processes created while it runs still belong to l, since a context bounds calls, not the
+// goroutines they start.
+func (l *Lifetime) Context(name string) *Lifetime {
+	return &Lifetime{name: name, parent: l, context: true}
+}
+
+// owner is the lifetime processes created under l belong to: l without its contexts.
+func (l *Lifetime) owner() *Lifetime {
+	for l != nil && l.context {
+		l = l.parent
+	}
+	return l
+}
 
 func (a *event) before(b *event) bool {
 	if a.at != b.at {
@@ -168,6 +195,30 @@ func (s *Sim) Self() Process { return Process{s: s, track: s.track, prio: s.prio
 
 // Resume runs fn d from now as that process.
 func (p Process) Resume(d time.Duration, fn func()) { p.s.schedule(d, p.prio, p.track, p.life, fn) }
+
+// Run runs fn at once as that process, unless its lifetime has ended; it reports whether fn
+// ran. A component that finished work on another's behalf hands the result over this way
+// when it must first do its own part (release a slot) whatever became of the caller.
+func (p Process) Run(fn func()) bool {
+	if p.life.Ended() {
+		return false
+	}
+	track, prio, life := p.s.track, p.s.prio, p.s.life
+	p.s.track, p.s.prio, p.s.life = p.track, p.prio, p.life
+	defer func() { p.s.track, p.s.prio, p.s.life = track, prio, life }()
+	fn()
+	return true
+}
+
+// Alive reports whether the process's lifetime has not ended.
+func (p Process) Alive() bool { return !p.life.Ended() }
+
+// In returns the same process with another lifetime.
+func (p Process) In(life *Lifetime) Process { p.life = life; return p }
+
+// Life is the lifetime the running code belongs to (its contexts left out): where a
+// component that outlives any one call keeps its own work.
+func (s *Sim) Life() *Lifetime { return s.life.owner() }
 
 // Track is the process's track.
 func (p Process) Track() string { return p.track }

@@ -291,3 +291,36 @@ func TestSleepPanicsWithAMessage(t *testing.T) {
 	}()
 	New(1, nil).Clock("p", PriorityDefault).Sleep(time.Second)
 }
+
+// Ending a context drops the continuations scheduled under it, not those of its parent;
+// a clock created while running under it belongs to the parent; ending the parent ends
+// the context too.
+func TestLifetimeContext(t *testing.T) {
+	s := New(1, nil)
+	parent := NewLifetime("kubelet")
+	var ran []string
+	var child *Clock
+	var ctx *Lifetime
+	s.Within(parent, func() {
+		ctx = parent.Context("sync")
+		s.Clock("worker", PriorityDefault).Schedule(0, func() {
+			s.Within(ctx, func() {
+				s.Continue(time.Second, func() { ran = append(ran, "ctx") })
+				child = s.Clock("probe", PriorityDefault)
+			})
+			s.Continue(time.Second, func() { ran = append(ran, "parent") })
+		})
+	})
+	s.Step(500 * time.Millisecond)
+	ctx.End()
+	child.Schedule(time.Second, func() { ran = append(ran, "clock made under ctx") })
+	s.Step(2 * time.Second)
+	if len(ran) != 2 || ran[0] != "parent" || ran[1] != "clock made under ctx" {
+		t.Errorf("ran %v, want the parent's continuation and the clock's event only", ran)
+	}
+	other := parent.Context("next")
+	parent.End()
+	if !other.Ended() {
+		t.Error("a context outlived its parent")
+	}
+}

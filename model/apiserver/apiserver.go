@@ -116,13 +116,28 @@ func (a *Server) Create(pod *corev1.Pod) {
 	a.changed(p, false)
 }
 
-// Update replaces a pod's spec, labels and annotations (a user edit).
+// Update replaces a pod's spec, labels and annotations (a user edit). The mirror pod
+// annotation is the API server's to guard: validation forbids adding, changing or removing
+// it on update (ValidatePodSpecificAnnotationUpdates), so an edit keeps the current value,
+// as an edit of the live object (kubectl edit, a patch) does; without it a mirror pod would
+// stop being one and the kubelet would start a second copy of the static pod.
 func (a *Server) Update(pod *corev1.Pod) bool {
 	cur, ok := a.pods[pod.UID]
 	if !ok {
 		return false
 	}
 	p := pod.DeepCopy()
+	mirror, isMirror := cur.Annotations[corev1.MirrorPodAnnotationKey]
+	if _, has := p.Annotations[corev1.MirrorPodAnnotationKey]; has || isMirror {
+		if p.Annotations == nil {
+			p.Annotations = map[string]string{}
+		}
+		if isMirror {
+			p.Annotations[corev1.MirrorPodAnnotationKey] = mirror
+		} else {
+			delete(p.Annotations, corev1.MirrorPodAnnotationKey)
+		}
+	}
 	p.Status = cur.Status
 	p.DeletionTimestamp, p.DeletionGracePeriodSeconds = cur.DeletionTimestamp, cur.DeletionGracePeriodSeconds
 	p.CreationTimestamp = cur.CreationTimestamp
@@ -133,9 +148,15 @@ func (a *Server) Update(pod *corev1.Pod) bool {
 	return true
 }
 
-// Delete requests a graceful deletion: the pod gets a deletion timestamp and grace period
-// (the request's, else the pod's terminationGracePeriodSeconds). A grace period of 0 (a
-// force delete) or a pod already terminal removes it at once.
+// Delete is a user's delete of a pod, as the API server's graceful deletion runs it
+// (BeforeDelete with the pod strategy's CheckGracefulDelete, then the store's update and
+// delete). The grace period is the request's, else the pod's terminationGracePeriodSeconds;
+// 0 for a pod already terminal; a negative one counts as 1. The first deletion writes the
+// deletion timestamp and grace period. A later one may only shorten them: the timestamp
+// moves back by the difference (never into the past; a graceful request whose whole period
+// has already gone by becomes 1s). A grace period of 0 (a force delete) is still written
+// first, so that watchers see the deletion timestamp with grace 0, and the object is removed
+// right after.
 func (a *Server) Delete(uid types.UID, gracePeriodSeconds *int64) bool {
 	p, ok := a.pods[uid]
 	if !ok {
@@ -148,26 +169,49 @@ func (a *Server) Delete(uid types.UID, gracePeriodSeconds *int64) bool {
 	if gracePeriodSeconds != nil {
 		grace = *gracePeriodSeconds
 	}
+	if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		grace = 0
+	}
+	if grace < 0 {
+		grace = 1
+	}
 	key := p.Namespace + "/" + p.Name
 	a.clk.Record(&trace.Event{Kind: KindDelete, Pod: key, Attrs: []trace.Attr{{Key: "gracePeriodSeconds", Value: itoa(int(grace))}}})
-	if grace == 0 || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
-		delete(a.pods, uid)
-		a.clk.Record(&trace.Event{Kind: KindRemoved, Pod: key})
-		a.changed(p, true)
+	now := a.s.Now()
+	switch {
+	case p.DeletionTimestamp == nil:
+		ts := metav1.NewTime(now.Add(time.Duration(grace) * time.Second))
+		p.DeletionTimestamp, p.DeletionGracePeriodSeconds = &ts, &grace
+	case p.DeletionGracePeriodSeconds == nil || *p.DeletionGracePeriodSeconds == 0:
+		// a deletion with grace 0 that was written but not carried out: remove it now
+		a.remove(uid, p)
 		return true
-	}
-	if p.DeletionTimestamp != nil {
-		if p.DeletionGracePeriodSeconds != nil && *p.DeletionGracePeriodSeconds <= grace {
-			return true
+	case grace >= *p.DeletionGracePeriodSeconds:
+		return true // a graceful deletion is pending; only a shorter one changes it
+	default:
+		prev := *p.DeletionGracePeriodSeconds
+		ts := p.DeletionTimestamp.Add(time.Duration(grace-prev) * time.Second)
+		if ts.Before(now) {
+			ts = now
+			if grace != 0 {
+				grace = 1
+			}
 		}
-	} else {
-		now := metav1.NewTime(a.s.Now().Add(time.Duration(grace) * time.Second))
-		p.DeletionTimestamp = &now
+		mts := metav1.NewTime(ts)
+		p.DeletionTimestamp, p.DeletionGracePeriodSeconds = &mts, &grace
 	}
-	p.DeletionGracePeriodSeconds = &grace
 	a.bump(p)
 	a.changed(p, false)
+	if grace == 0 {
+		a.remove(uid, p)
+	}
 	return true
+}
+
+func (a *Server) remove(uid types.UID, p *corev1.Pod) {
+	delete(a.pods, uid)
+	a.clk.Record(&trace.Event{Kind: KindRemoved, Pod: p.Namespace + "/" + p.Name})
+	a.changed(p, true)
 }
 
 // ResourceVersion is the pod's current resource version ("" when it does not exist).
@@ -198,9 +242,7 @@ func (a *Server) ForceDelete(uid types.UID) {
 	if !ok {
 		return
 	}
-	delete(a.pods, uid)
-	a.clk.Record(&trace.Event{Kind: KindRemoved, Pod: p.Namespace + "/" + p.Name})
-	a.changed(p, true)
+	a.remove(uid, p)
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

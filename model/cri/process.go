@@ -24,6 +24,10 @@ type process struct {
 	use      *programs
 	exitT    *sim.Timer
 	stopping bool
+	// Once stopping: when the process ends on its own after the stop signal (its shutdown
+	// time), when it is SIGKILLed (the grace period's end), and the timer for the earlier.
+	termAt, killAt time.Time
+	stopT          *sim.Timer
 }
 
 // Effective is the behaviour of the given run (1-based): the base behaviour with the run's
@@ -102,28 +106,37 @@ func (r *Runtime) start(c *ctr) {
 	}
 }
 
-// stop delivers the stop signal; the process exits after its shutdown time, or is killed
-// when the grace period runs out. It returns how long until the process is gone.
-func (p *process) stop(grace time.Duration) time.Duration {
+// stop delivers the stop signal: the process exits after its shutdown time, or is killed
+// when the grace period runs out. A repeated stop (a kubelet restarted mid-termination, a
+// shorter grace period) does not restart the shutdown: the process is already on its way
+// out, and the kill can only come sooner (the earlier of the two deadlines).
+func (p *process) stop(grace time.Duration) {
+	now := p.r.s.Now()
+	killAt := now.Add(grace)
 	if p.stopping {
-		return grace
+		if !killAt.Before(p.killAt) {
+			return
+		}
+		p.killAt = killAt
+		p.stopT.Stop()
+	} else {
+		p.stopping = true
+		shutdown := time.Duration(0)
+		if p.b.Shutdown != nil {
+			shutdown = p.b.Shutdown.Duration
+		}
+		p.termAt, p.killAt = now.Add(shutdown), killAt
 	}
-	p.stopping = true
-	shutdown := time.Duration(0)
-	if p.b.Shutdown != nil {
-		shutdown = p.b.Shutdown.Duration
-	}
-	code, wait := ExitSIGTERM, shutdown
-	if shutdown > grace {
-		code, wait = ExitSIGKILL, grace
+	code, at := ExitSIGTERM, p.termAt
+	if p.termAt.After(p.killAt) {
+		code, at = ExitSIGKILL, p.killAt
 	}
 	c := p.c
-	p.r.clk.Schedule(wait, func() {
+	p.stopT = p.r.clk.Schedule(at.Sub(now), func() {
 		if c.state == container.StateRunning {
 			p.r.exit(c, code, "Error")
 		}
 	})
-	return wait
 }
 
 // exit ends the container's process.
@@ -137,6 +150,15 @@ func (r *Runtime) exit(c *ctr, code int, reason string) {
 	defer r.usageChanged()
 	if c.proc != nil && c.proc.exitT != nil {
 		c.proc.exitT.Stop()
+	}
+	if c.proc != nil && c.proc.stopT != nil {
+		c.proc.stopT.Stop()
+	}
+	// StopContainer calls waiting on this container return now, whatever ended it.
+	waiters := c.stopWaiters
+	c.stopWaiters = nil
+	for _, w := range waiters {
+		w()
 	}
 	r.s.Record(&trace.Event{Kind: KindContainerExit, Pod: c.sandbox.ns + "/" + c.sandbox.name, Container: c.spec.Name, Track: "runtime",
 		Attrs: []trace.Attr{{Key: "id", Value: c.id}, {Key: "exitCode", Value: strconv.Itoa(code)}, {Key: "reason", Value: reason},

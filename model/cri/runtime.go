@@ -106,6 +106,8 @@ type ctr struct {
 	exitCode  int
 	reason    string
 	proc      *process
+	// stopWaiters are the StopContainer calls waiting for this container to exit.
+	stopWaiters []func()
 
 	oomScoreAdj   int
 	memoryLimit   float64
@@ -415,8 +417,9 @@ func (r *Runtime) StartContainer(id string, done func(err error)) {
 	})
 }
 
-// StopContainer sends the stop signal and, after grace, SIGKILL; it returns once the
-// process is gone.
+// StopContainer sends the stop signal and, after grace, SIGKILL; it returns as soon as the
+// process is gone, whatever ended it (its shutdown, the SIGKILL, the OOM killer, its own
+// exit), as a runtime's StopContainer returns once the container has stopped.
 func (r *Runtime) StopContainer(id string, grace time.Duration, done func(err error)) {
 	c := r.ctrs[id]
 	pod, name := r.names(c)
@@ -430,8 +433,19 @@ func (r *Runtime) StopContainer(id string, grace time.Duration, done func(err er
 		r.s.Continue(r.cfg.Latency.StopContainer, func() { done(nil) })
 		return
 	}
-	wait := c.proc.stop(grace)
-	r.s.Continue(wait+r.cfg.Latency.StopContainer, func() { done(nil) })
+	caller := r.s.Self()
+	latency := r.cfg.Latency.StopContainer
+	c.stopWaiters = append(c.stopWaiters, func() { caller.Resume(latency, func() { done(nil) }) })
+	c.proc.stop(grace)
+}
+
+// ContainerSpec is the spec a container was created with, or nil. A real runtime keeps
+// what the kubelet needs of it (name, preStop hook, grace period) as container labels.
+func (r *Runtime) ContainerSpec(id string) *corev1.Container {
+	if c := r.ctrs[id]; c != nil {
+		return c.spec.DeepCopy()
+	}
+	return nil
 }
 
 // RemoveContainer deletes an exited container.

@@ -120,3 +120,62 @@ func TestLatencyAndRuntimeDown(t *testing.T) {
 		t.Errorf("a call during the outage: %v (ready %v)", failed, r.Ready())
 	}
 }
+
+// StopContainer returns when the process is gone, whatever ended it: here the cgroup-free
+// equivalent, the process's own scripted exit 20s into a 60s grace period (its shutdown
+// would take 10m). It returns at the exit + its 50ms latency, not at the grace's end.
+func TestStopContainerReturnsWhenTheProcessExitsOnItsOwn(t *testing.T) {
+	s, r, id := startOne(t, &api.Behavior{Shutdown: dur(10 * time.Minute)})
+	start := s.Elapsed()
+	var returned time.Duration
+	worker := s.Clock("worker", sim.PriorityPodWorker)
+	worker.Schedule(0, func() {
+		r.StopContainer(id, time.Minute, func(error) { returned = s.Elapsed() })
+	})
+	// 20s into the grace period the process ends by another cause (the OOM killer's path).
+	s.Clock("kernel", sim.PriorityDefault).Schedule(20*time.Second, func() { r.exit(r.ctrs[id], ExitSIGKILL, "OOMKilled") })
+	s.RunUntil(5 * time.Minute)
+	if ct := r.ctrs[id]; ct.reason != "OOMKilled" || ct.finished.Sub(sim.Epoch)-start != 20*time.Second {
+		t.Errorf("exit %s after %s, want OOMKilled after 20s", ct.reason, ct.finished.Sub(sim.Epoch)-start)
+	}
+	if want := start + 20*time.Second + DefaultLatency().StopContainer; returned != want {
+		t.Errorf("StopContainer returned after %s, want %s", returned-start, want-start)
+	}
+}
+
+// A second StopContainer of a container already stopping does not start its shutdown over:
+// a longer grace keeps the first deadline (a restarted kubelet: SIGKILL at 20s, not at
+// 5s + 20s), a shorter one brings the kill forward (5s + 5s = 10s). Both calls return
+// when the process is gone.
+func TestRepeatedStopContainer(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		second       time.Duration
+		wantKilledAt time.Duration
+	}{
+		{"longer grace keeps the first deadline", 20 * time.Second, 20 * time.Second},
+		{"shorter grace brings the kill forward", 5 * time.Second, 10 * time.Second},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, r, id := startOne(t, &api.Behavior{Shutdown: dur(30 * time.Second)})
+			start := s.Elapsed()
+			var returned []time.Duration
+			worker := s.Clock("worker", sim.PriorityPodWorker)
+			worker.Schedule(0, func() {
+				r.StopContainer(id, 20*time.Second, func(error) { returned = append(returned, s.Elapsed()-start) })
+			})
+			worker.Schedule(5*time.Second, func() {
+				r.StopContainer(id, c.second, func(error) { returned = append(returned, s.Elapsed()-start) })
+			})
+			s.RunUntil(5 * time.Minute)
+			ct := r.ctrs[id]
+			if got := ct.finished.Sub(sim.Epoch) - start; got != c.wantKilledAt || ct.exitCode != ExitSIGKILL {
+				t.Errorf("exit %d after %s, want SIGKILL after %s", ct.exitCode, got, c.wantKilledAt)
+			}
+			want := c.wantKilledAt + DefaultLatency().StopContainer
+			if len(returned) != 2 || returned[0] != want || returned[1] != want {
+				t.Errorf("StopContainer calls returned at %v, want both at %s", returned, want)
+			}
+		})
+	}
+}

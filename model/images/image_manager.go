@@ -52,7 +52,11 @@ type ImageManager struct {
 	// slots is how many pulls may run at once (1 = serialized); 0 means unbounded.
 	slots   int
 	running int
-	queue   []func()
+	queue   []sim.Process // callers waiting for a slot, oldest first
+	starts  []func()      // what each waiting caller runs when it gets the slot
+	// life is the kubelet's: the pulls and their slots belong to it, not to the sync that
+	// asked (a cancelled sync drops only its wait for the result).
+	life *sim.Lifetime
 }
 
 // NewImageManager returns an image manager. serialize and maxParallel are the kubelet's
@@ -64,7 +68,7 @@ func NewImageManager(s *sim.Sim, runtime Runtime, serialize bool, maxParallel *i
 	} else if maxParallel != nil && *maxParallel > 0 {
 		slots = int(*maxParallel)
 	}
-	return &ImageManager{s: s, runtime: runtime, backOff: flowcontrol.NewBackOff(imageBackOffPeriod, maxImageBackOff), slots: slots}
+	return &ImageManager{s: s, runtime: runtime, backOff: flowcontrol.NewBackOff(imageBackOffPeriod, maxImageBackOff), slots: slots, life: s.Life()}
 }
 
 // EnsureImageExists makes sure the container's image is on the node, pulling it if the
@@ -103,20 +107,18 @@ func (m *ImageManager) EnsureImageExists(pod *corev1.Pod, c *corev1.Container, d
 }
 
 // pull runs the pull when a slot is free; the caller's continuation resumes on its track.
+// The pull and its slot are the image manager's: when the pull ends the slot passes to the
+// oldest waiter still alive, whatever became of the caller, and only then is the caller
+// handed the result (if its sync was not cancelled meanwhile).
 func (m *ImageManager) pull(image, pod string, done func(error)) {
 	self := m.s.Self()
-	// start runs with a slot already taken; when the pull ends the slot passes to the
-	// oldest waiter, if any.
+	// start runs with a slot already taken, on the caller's track.
 	start := func() {
-		m.runtime.PullImage(image, pod, func(err error) {
-			if len(m.queue) > 0 {
-				next := m.queue[0]
-				m.queue = m.queue[1:]
-				next()
-			} else {
-				m.running--
-			}
-			done(err)
+		m.s.Within(m.life, func() {
+			m.runtime.PullImage(image, pod, func(err error) {
+				m.release()
+				self.Run(func() { done(err) })
+			})
 		})
 	}
 	if m.slots == 0 || m.running < m.slots {
@@ -125,7 +127,25 @@ func (m *ImageManager) pull(image, pod string, done func(error)) {
 		return
 	}
 	// Waiting for a slot: the pull starts on this worker's track when one frees up.
-	m.queue = append(m.queue, func() { self.Resume(0, start) })
+	m.queue = append(m.queue, self)
+	m.starts = append(m.starts, start)
+}
+
+// release hands a finished pull's slot to the oldest waiter whose sync is still alive.
+func (m *ImageManager) release() {
+	for len(m.queue) > 0 {
+		next, start := m.queue[0], m.starts[0]
+		m.queue, m.starts = m.queue[1:], m.starts[1:]
+		if next.Alive() {
+			next.In(m.life).Resume(0, func() {
+				if !next.Run(start) {
+					m.release() // cancelled at this very instant: the slot goes on
+				}
+			})
+			return
+		}
+	}
+	m.running--
 }
 
 // GC drops expired back-off entries.

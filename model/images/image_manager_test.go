@@ -117,3 +117,49 @@ func TestPullBackOff(t *testing.T) {
 		}
 	}
 }
+
+// ensureIn is ensure run under a cancellable context (a pod worker's sync).
+func ensureIn(s *sim.Sim, m *ImageManager, ctx *sim.Lifetime, image string) *outcome {
+	o := &outcome{at: -1}
+	pod, c := podWith(image, corev1.PullIfNotPresent)
+	s.Clock("podWorker "+image, sim.PriorityPodWorker).Schedule(0, func() {
+		s.Within(ctx, func() {
+			m.EnsureImageExists(pod, c, func(_ string, err error) { o.at, o.err = s.Elapsed(), err })
+		})
+	})
+	return o
+}
+
+// A sync cancelled during its pull never gets the result, but the pull and its slot are
+// the image manager's: with serialized pulls the next waiter still starts when the big
+// pull ends (10s, then 1s for the small one), and a waiter cancelled while queued is
+// skipped, never holding the slot.
+func TestCancelledSyncDoesNotLeakThePullSlot(t *testing.T) {
+	s, rt := setup(t, false)
+	m := NewImageManager(s, rt, true, nil)
+	kubelet := sim.NewLifetime("kubelet")
+	bigCtx, queuedCtx := kubelet.Context("sync big"), kubelet.Context("sync queued")
+	big := ensureIn(s, m, bigCtx, "big:1")
+	queued := ensureIn(s, m, queuedCtx, "present:1") // present: no pull, no slot
+	s.Step(time.Millisecond)
+	// A caller of an unlisted image (100Mi: 10s) waits for the slot, then is cancelled
+	// while queued: were it not skipped, the live small pull would end at 21s.
+	waiting := ensureIn(s, m, queuedCtx, "other:1")
+	small := ensure(s, m, "small:1", corev1.PullIfNotPresent)
+	s.Step(2 * time.Second)
+	bigCtx.End()
+	queuedCtx.End()
+	s.RunUntil(time.Minute)
+	if big.at != -1 || waiting.at != -1 {
+		t.Errorf("cancelled callers got results: big at %s, queued small at %s", big.at, waiting.at)
+	}
+	if queued.at != 0 {
+		t.Errorf("present image at %s, want at once", queued.at)
+	}
+	if small.err != nil || small.at != 11*time.Second {
+		t.Errorf("the live small pull ended at %s (%v), want 11s: the slot passed on after the big pull", small.at, small.err)
+	}
+	if m.running != 0 || len(m.queue) != 0 {
+		t.Errorf("after all pulls: %d running, %d queued; want none", m.running, len(m.queue))
+	}
+}

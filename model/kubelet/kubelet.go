@@ -102,6 +102,7 @@ type Kubelet struct {
 	readinessManager *results.Manager
 	startupManager   *results.Manager
 	probeManager     ProbeManager
+	prober           *prober.Manager
 	admitHandlers    []AdmitHandler
 	statsProvider    *eviction.StatsProvider
 	// housekeeping's scratch sets, kept between passes
@@ -120,6 +121,12 @@ type Kubelet struct {
 	nodeStatus     *nodeStatus
 	stopped        bool
 	unsubscribeAPI func()
+
+	// ChangeContainerStatusOnKubeletRestart is the feature gate of that name: deprecated and
+	// off by default since v1.35, when a restarted kubelet keeps the Started and Ready of
+	// the containers it adopts. On, it resets them as before v1.35 (not ready until the
+	// readiness probe passes, the startup probe runs again). Set it before Run.
+	ChangeContainerStatusOnKubeletRestart bool
 }
 
 // ProbeManager is the prober's interface to the kubelet (upstream prober.Manager).
@@ -166,8 +173,9 @@ func New(s *sim.Sim, deps Dependencies) *Kubelet {
 	kl.kubeRuntime = kuberuntime.NewManager(s, deps.Runtime, kl.imageManager, kl.livenessManager, kl.startupManager, deps.MemoryCapacity)
 	kl.podWorkers = podworkers.New(s, kl, kl.workQueue, kl.podCache, cfg.SyncFrequency.Duration)
 	kl.statusManager = status.NewManager(s, deps.API, kl.podWorkers)
-	kl.probeManager = prober.NewManager(s, kl.statusManager, probeRunner{deps.Runtime},
+	kl.prober = prober.NewManager(s, kl.statusManager, probeRunner{deps.Runtime},
 		kl.livenessManager, kl.readinessManager, kl.startupManager, s.Now())
+	kl.probeManager = kl.prober
 	kl.nodeStatus = newNodeStatus(kl)
 	kl.newEvictionManager()
 	return kl
@@ -195,6 +203,7 @@ func (kl *Kubelet) PodWorkers() *podworkers.PodWorkers { return kl.podWorkers }
 // check, PLEG, the status manager, garbage collection, node status, the config sources, and
 // the syncLoop.
 func (kl *Kubelet) Run() {
+	kl.prober.ChangeContainerStatusOnKubeletRestart = kl.ChangeContainerStatusOnKubeletRestart
 	kl.updateRuntimeUp()
 	kl.pleg.Start()
 	kl.statusManager.Start()

@@ -3,6 +3,7 @@ package kubelet
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -143,7 +144,7 @@ func (kl *Kubelet) generateAPIPodStatus(pod *corev1.Pod, podStatus *container.Po
 		e, ok := kl.reasonCache.Get(uid, name)
 		return status.Reason{Err: e.err, Message: e.message}, ok
 	}
-	st := status.GenerateAPIPodStatus(pod, podStatus, &old, podIsTerminal, reasons, probeState{kl}, kl.clk.Now())
+	st := status.GenerateAPIPodStatus(pod, podStatus, &old, podIsTerminal, reasons, probeState{kl, pod}, kl.clk.Now())
 	if kl.probeManager != nil {
 		kl.probeManager.UpdatePodStatus(pod, &st)
 	}
@@ -155,8 +156,23 @@ func (kl *Kubelet) generateAPIPodStatus(pod *corev1.Pod, podStatus *container.Po
 	return st
 }
 
-// probeState answers status generation's started/ready questions from the probe results.
-type probeState struct{ kl *Kubelet }
+// probeState answers status generation's started/ready questions from the probe results
+// (upstream: the prober manager's UpdatePodStatus), for one pod as the pod manager holds it.
+type probeState struct {
+	kl  *Kubelet
+	pod *corev1.Pod
+}
+
+func (p probeState) ChangeContainerStatusOnKubeletRestart() bool {
+	return p.kl.ChangeContainerStatusOnKubeletRestart
+}
+
+// StartupResult: without a cached startup result (a container adopted from the previous
+// kubelet, whose worker kept no initial value) status generation keeps the previous Started.
+func (p probeState) StartupResult(_ types.UID, id string) (success, known bool) {
+	r, ok := p.kl.startupManager.Get(trimID(id))
+	return r == results.Success, ok
+}
 
 func trimID(id string) string {
 	if i := strings.Index(id, "://"); i >= 0 {
@@ -173,10 +189,43 @@ func (p probeState) Started(_ types.UID, id string, c *corev1.Container) bool {
 	return ok && r == results.Success
 }
 
-func (p probeState) Ready(_ types.UID, id string, c *corev1.Container) bool {
+// Ready: a readiness result decides; without one, a container with a readiness probe is
+// not ready, unless (ChangeContainerStatusOnKubeletRestart off) it was running before this
+// kubelet started: then it is as ready as the pod was (its API Ready condition), so that a
+// kubelet restart does not turn a ready pod NotReady until the first probe
+// (upstream setReadyStateOnKubeletRestart).
+func (p probeState) Ready(uid types.UID, id string, c *corev1.Container) bool {
 	if c == nil || c.ReadinessProbe == nil {
 		return true
 	}
-	r, ok := p.kl.readinessManager.Get(trimID(id))
-	return ok && r == results.Success
+	if r, ok := p.kl.readinessManager.Get(trimID(id)); ok {
+		return r == results.Success
+	}
+	if p.kl.ChangeContainerStatusOnKubeletRestart || !p.kl.probeStarted(p.startedAt(uid, id)) {
+		return false
+	}
+	for _, cond := range p.pod.Status.Conditions {
+		if cond.Type == corev1.PodReady {
+			return cond.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// probeStarted reports whether a container that started at t was running before this
+// kubelet started (the prober's rule).
+func (kl *Kubelet) probeStarted(t time.Time) bool { return kl.prober.StartedBeforeKubeletRestart(t) }
+
+// startedAt is when the runtime started the container with the given ID, from the pod cache.
+func (p probeState) startedAt(uid types.UID, id string) time.Time {
+	st, err := p.kl.podCache.Get(uid)
+	if err != nil || st == nil {
+		return time.Time{}
+	}
+	for _, cs := range st.ContainerStatuses {
+		if trimID(cs.ID) == trimID(id) {
+			return cs.StartedAt
+		}
+	}
+	return time.Time{}
 }

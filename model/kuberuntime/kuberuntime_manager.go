@@ -423,6 +423,18 @@ func specByName(pod *corev1.Pod, name string) *corev1.Container {
 
 func (m *Manager) killPodWithSyncResult(pod *corev1.Pod, runningPod *container.Pod, gracePeriodOverride *int64, done func(*PodSyncResult)) {
 	result := &PodSyncResult{}
+	if pod == nil {
+		// A runtime pod no config knows (housekeeping's orphan kill): upstream rebuilds the
+		// pod and each container's spec (its preStop hook included) from the containers'
+		// labels (restoreSpecsFromContainerLabels); the runtime keeps them here.
+		pod = &corev1.Pod{}
+		pod.UID, pod.Name, pod.Namespace = runningPod.ID, runningPod.Name, runningPod.Namespace
+		for _, c := range runningPod.Containers {
+			if spec := m.runtime.ContainerSpec(c.ID); spec != nil {
+				pod.Spec.Containers = append(pod.Spec.Containers, *spec)
+			}
+		}
+	}
 	var regular, sidecars []*container.Container
 	for _, c := range runningPod.Containers {
 		if spec := specByName(pod, c.Name); spec != nil && IsRestartableInitContainer(spec) {

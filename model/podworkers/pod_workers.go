@@ -1,6 +1,8 @@
 package podworkers
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -49,6 +51,22 @@ type podSyncStatus struct {
 	inRound      bool
 	lastSyncTime time.Time
 	closed       bool
+
+	// ctx is the context the worker's syncs run in (upstream podSyncStatus.ctx): reused
+	// round after round until UpdatePod cancels it, which drops every pending step of the
+	// sync in flight, its CRI calls included.
+	ctx *sim.Lifetime
+	// round is the round in flight, for finishing it when its sync is cancelled.
+	round *round
+}
+
+// round is one pass of podWorkerLoop in flight.
+type round struct {
+	update   *UpdatePodOptions
+	workType WorkType
+	ctx      *sim.Lifetime
+	syncing  bool          // the sync function was called (it is not waiting for the cache)
+	start    time.Duration // when the sync function was called
 }
 
 func (s *podSyncStatus) IsWorking() bool              { return s.working }
@@ -332,12 +350,36 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 	status.working = true
 	p.ring(uid, status)
 
-	if (becameTerminating || wasGracePeriodShortened) && status.inRound {
-		// Upstream cancels the in-flight sync's context. The runtime calls inside a sync run
-		// with a context that is not cancelled, so here the sync completes and the next
-		// round terminates.
-		p.record(status, "cancelSync", "", trace.Attr{Key: "reason", Value: "termination requested during a sync"})
+	if (becameTerminating || wasGracePeriodShortened) && status.inRound && status.round != nil {
+		reason := "termination requested"
+		if !becameTerminating {
+			reason = "grace period shortened"
+		}
+		p.cancelSync(uid, status, reason)
 	}
+}
+
+// cancelSync cancels the sync in flight (upstream: UpdatePod calls the worker's cancelFn).
+// Every pending step of the sync is dropped at once: a CRI call in flight never returns to
+// it, an image pull's result is never used, and nothing it was about to create or start is
+// created or started. The worker then finishes the round as upstream's does when the sync
+// returns context.Canceled, and takes the pending update (the termination, or the shorter
+// grace period) in a new round with a new context. A round still waiting for a fresh pod
+// cache entry has not called its sync function: it ends without one.
+func (p *PodWorkers) cancelSync(uid types.UID, st *podSyncStatus, reason string) {
+	r := st.round
+	r.ctx.End()
+	p.record(st, KindCancelSync, syncFuncName(r.workType, r.update), trace.Attr{Key: "reason", Value: reason})
+	st.clk.Schedule(0, func() {
+		if st.round != r {
+			return
+		}
+		if r.syncing {
+			p.syncDone(uid, st, r.update, r.workType, false, context.Canceled, r.start)
+			return
+		}
+		p.finishRound(uid, st, r.update, r.workType, false, context.Canceled)
+	})
 }
 
 func terminationReason(st *podSyncStatus, o UpdatePodOptions) string {
@@ -434,6 +476,18 @@ func (p *PodWorkers) podWorkerLoop(uid types.UID) {
 	}
 	st.inRound = true
 	workType := st.WorkType()
+	if st.ctx == nil || st.ctx.Ended() {
+		st.ctx = st.clk.Life().Context("sync " + st.key)
+	}
+	r := &round{update: update, workType: workType, ctx: st.ctx}
+	st.round = r
+	p.s.Within(r.ctx, func() { p.runRound(uid, st, r) })
+}
+
+// runRound waits for a runtime observation newer than the worker's previous sync, then runs
+// the sync function for the worker's state; all of it within the round's context.
+func (p *PodWorkers) runRound(uid types.UID, st *podSyncStatus, r *round) {
+	update, workType := r.update, r.workType
 	run := func(status *container.PodStatus, cacheErr error) {
 		if cacheErr != nil {
 			p.finishRound(uid, st, update, workType, false, cacheErr)
@@ -441,6 +495,7 @@ func (p *PodWorkers) podWorkerLoop(uid types.UID) {
 		}
 		p.record(st, KindSyncStart, syncFuncName(workType, update), trace.Attr{Key: "update", Value: update.UpdateType.String()})
 		start := p.clk.Elapsed()
+		r.syncing, r.start = true, start
 		switch workType {
 		case TerminatedPod:
 			p.handler.SyncTerminatedPod(update.Pod, status, func(err error) {
@@ -618,8 +673,11 @@ func (p *PodWorkers) syncDone(uid types.UID, st *podSyncStatus, update *UpdatePo
 
 func (p *PodWorkers) finishRound(uid types.UID, st *podSyncStatus, update *UpdatePodOptions, workType WorkType, isTerminal bool, err error) {
 	st.inRound = false
+	st.round = nil
 	var phaseTransition bool
 	switch {
+	case errors.Is(err, context.Canceled):
+		// cancelled by UpdatePod, which queued the update that follows
 	case err != nil:
 		// logged; the pod is retried after a back-off below
 	case workType == TerminatedPod:
@@ -668,6 +726,7 @@ func (p *PodWorkers) completeTerminatingRuntimePod(uid types.UID, st *podSyncSta
 		fn()
 	}
 	delete(p.podSyncStatuses, uid)
+	p.record(st, KindWorkerState, "terminated", trace.Attr{Key: "reason", Value: "orphaned runtime pod killed"})
 	p.record(st, KindWorkerState, "finished", trace.Attr{Key: "reason", Value: "orphaned runtime pod killed"})
 }
 

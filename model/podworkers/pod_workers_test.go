@@ -242,10 +242,14 @@ func TestUpdatePodCoalescesPendingUpdates(t *testing.T) {
 	}
 }
 
-// A kill that arrives while SyncPod runs is latched: a later plain update does not undo it,
-// the next round terminates (with the latest spec and the kill's grace), and the terminated
-// round follows on its own.
-func TestKillDuringSyncIsLatched(t *testing.T) {
+// A kill that arrives while SyncPod runs cancels that sync (upstream: UpdatePod calls the
+// worker's cancelFn when the pod becomes terminating): SyncPod's own completion, due at
+// 500ms, never comes; the round ends at 200ms with context.Canceled (error back-off
+// requeue, but the pending kill runs at once). The kill is latched: the next round,
+// waiting for a cache newer than the cancelled sync (the relist at 1s), terminates with
+// the kill's grace, and a later plain update (300ms) does not undo it; the terminated round
+// follows with the latest spec.
+func TestKillDuringSyncCancelsItAndIsLatched(t *testing.T) {
 	e := newEnv(500 * time.Millisecond)
 	e.relistEvery(time.Second)
 	v1 := newPod("u1", "web")
@@ -283,7 +287,7 @@ func TestKillDuringSyncIsLatched(t *testing.T) {
 	e.s.RunUntil(5 * time.Second)
 	e.expectCalls(t,
 		"SyncPod(create, web/1)@0s",
-		"SyncTerminatingPod(web/2, grace=5)@1s",
+		"SyncTerminatingPod(web/1, grace=5)@1s",
 		"SyncTerminatedPod(web/2, grace=nil)@2s",
 	)
 	if !e.h.calls[1].statusFn {
@@ -298,9 +302,10 @@ func TestKillDuringSyncIsLatched(t *testing.T) {
 	if !e.pw.ShouldPodContentBeRemoved("u1") {
 		t.Error("an evicted pod's content is not removable")
 	}
-	// Requeues: resync after SyncPod, immediate after the terminating transition, none after
-	// the worker finished.
-	if len(e.q.items) != 2 || !inRange(e.q.items[0].delay, 60*time.Second, 90*time.Second) || e.q.items[1].delay != 0 || e.q.items[1].at != 1500*time.Millisecond {
+	// Requeues: the error back-off of the cancelled SyncPod (10s jittered by up to 50%) at
+	// 200ms, immediate after the terminating transition, none after the worker finished.
+	if len(e.q.items) != 2 || !inRange(e.q.items[0].delay, 10*time.Second, 15*time.Second) || e.q.items[0].at != 200*time.Millisecond ||
+		e.q.items[1].delay != 0 || e.q.items[1].at != 1500*time.Millisecond {
 		t.Errorf("requeues %+v", e.q.items)
 	}
 
@@ -420,12 +425,13 @@ func TestCreateWhileTerminatingRequestsRestart(t *testing.T) {
 	if !st.restartRequested {
 		t.Error("restartRequested not set by a CREATE during termination")
 	}
-	if st.pendingUpdate == nil || st.pendingUpdate.Pod != v1 || st.pendingUpdate.UpdateType != SyncPodKill {
-		t.Errorf("the ignored CREATE replaced the pending kill: %+v", st.pendingUpdate)
+	// The kill cancelled SyncPod at 100ms and its round took the kill at once (the cache is
+	// fresh): the CREATE left nothing pending.
+	if st.pendingUpdate != nil {
+		t.Errorf("the ignored CREATE became a pending update: %+v", st.pendingUpdate)
 	}
 
-	// Housekeeping while the old pod still terminates keeps the worker.
-	e.s.RunUntil(800 * time.Millisecond)
+	// Housekeeping while the old pod still terminates (until 600ms) keeps the worker.
 	known := e.pw.SyncKnownPods([]*corev1.Pod{again})
 	if s, ok := known["u1"]; !ok || s.State != TerminatingPod || s.Orphan || !s.HasConfig {
 		t.Errorf("SyncKnownPods during termination: %+v (present %v)", s, ok)
@@ -434,8 +440,8 @@ func TestCreateWhileTerminatingRequestsRestart(t *testing.T) {
 	e.s.RunUntil(2 * time.Second)
 	e.expectCalls(t,
 		"SyncPod(create, static-ish/1)@0s",
-		"SyncTerminatingPod(static-ish/1, grace=30)@500ms",
-		"SyncTerminatedPod(static-ish/1, grace=nil)@1s",
+		"SyncTerminatingPod(static-ish/1, grace=30)@100ms",
+		"SyncTerminatedPod(static-ish/1, grace=nil)@600ms",
 	)
 	known = e.pw.SyncKnownPods([]*corev1.Pod{again})
 	if _, ok := known["u1"]; ok {
@@ -488,15 +494,17 @@ func TestRuntimePods(t *testing.T) {
 		if !st.deleted || !st.observedRuntime {
 			t.Errorf("deleted=%v observedRuntime=%v, want both", st.deleted, st.observedRuntime)
 		}
-		if st.pendingUpdate == nil || st.pendingUpdate.Pod != pod || st.pendingUpdate.RunningPod != nil {
-			t.Errorf("pending update %+v, want the known spec in place of the running pod", st.pendingUpdate)
-		}
 		e.s.RunUntil(3 * time.Second)
+		// The kill cancelled SyncPod at 200ms; the terminating round runs at once (fresh
+		// cache) with the known spec in place of the running pod.
 		e.expectCalls(t,
 			"SyncPod(create, web/1)@0s",
-			"SyncTerminatingPod(web/1, grace=30)@500ms",
-			"SyncTerminatedPod(web/1, grace=nil)@1s",
+			"SyncTerminatingPod(web/1, grace=30)@200ms",
+			"SyncTerminatedPod(web/1, grace=nil)@700ms",
 		)
+		if c := e.h.calls[1]; c.pod != pod || c.runningPod != nil {
+			t.Errorf("terminating round got pod %v, running pod %v; want the known spec", c.pod, c.runningPod)
+		}
 		if !e.pw.ShouldPodContentBeRemoved("u1") {
 			t.Error("content of an orphan-killed, terminated pod not removable")
 		}
@@ -818,4 +826,32 @@ func TestCompleteWorkTakesPendingUpdate(t *testing.T) {
 	e.at(100*time.Millisecond, func() { e.pw.UpdatePod(UpdatePodOptions{UpdateType: SyncPodUpdate, Pod: version(pod, "2")}) })
 	e.s.RunUntil(time.Second)
 	e.expectCalls(t, "SyncPod(create, web/1)@0s", "SyncPod(update, web/2)@300ms")
+}
+
+// A shorter grace period while SyncTerminatingPod runs cancels that sync (upstream:
+// wasGracePeriodShortened cancels the worker's context): its completion, due 10s after it
+// started, never comes; the worker kills again with the shorter grace as soon as the
+// cache is newer than the cancelled sync (relist every second: at 6s). The second kill
+// ends at 16s; the terminated round waits for the next relist, at 17s.
+func TestShorterGracePeriodCancelsTheKillInFlight(t *testing.T) {
+	e := newEnv(10 * time.Second)
+	e.relistEvery(time.Second)
+	pod := newPod("u1", "web")
+	e.h.syncPod = func(*corev1.Pod) (bool, error) { return false, nil }
+	e.at(0, func() { e.pw.UpdatePod(UpdatePodOptions{UpdateType: SyncPodCreate, Pod: pod}) })
+	// SyncPod takes 10s too; the first deletion (20s) at 500ms cancels it.
+	e.at(500*time.Millisecond, func() { e.pw.UpdatePod(UpdatePodOptions{UpdateType: SyncPodUpdate, Pod: deleted(pod, 20)}) })
+	e.at(5500*time.Millisecond, func() { e.pw.UpdatePod(UpdatePodOptions{UpdateType: SyncPodUpdate, Pod: deleted(pod, 5)}) })
+	// A third deletion with the same grace is no shortening: nothing is cancelled.
+	e.at(6500*time.Millisecond, func() { e.pw.UpdatePod(UpdatePodOptions{UpdateType: SyncPodUpdate, Pod: deleted(pod, 5)}) })
+	e.s.RunUntil(time.Minute)
+	e.expectCalls(t,
+		"SyncPod(create, web/1)@0s",
+		"SyncTerminatingPod(web/1, grace=20)@1s",
+		"SyncTerminatingPod(web/1, grace=5)@6s",
+		"SyncTerminatedPod(web/1, grace=nil)@17s",
+	)
+	if !e.pw.IsPodKnownTerminated("u1") {
+		t.Error("the pod did not terminate")
+	}
 }

@@ -118,6 +118,7 @@ const (
 	KindSyncEnd     trace.Kind = "syncEnd"
 	KindRequeue     trace.Kind = "requeue"
 	KindForget      trace.Kind = "workerForgotten"
+	KindCancelSync  trace.Kind = "cancelSync"
 )
 
 // Upstream's periods (pkg/kubelet/kubelet.go and pod_workers.go).

@@ -52,6 +52,23 @@ type Manager struct {
 	startup          *results.Manager
 	kubeletStartedAt time.Time
 	workers          map[probeKey]*worker
+
+	// ChangeContainerStatusOnKubeletRestart is the feature gate of that name (deprecated and
+	// off by default since v1.35). Off, a worker that finds a container which was already
+	// running before this kubelet started does not reset its result to the initial value:
+	// the container keeps the Started and Ready the previous kubelet reported, instead of
+	// going NotReady and through its startup probe again.
+	ChangeContainerStatusOnKubeletRestart bool
+}
+
+// KubeletRestartGracePeriod is how long before the kubelet's start a container must have
+// started to count as adopted from a previous kubelet (upstream kubeletRestartGracePeriod).
+const KubeletRestartGracePeriod = 10 * time.Second
+
+// StartedBeforeKubeletRestart reports whether a container that started at startedAt was
+// running before this kubelet started (by KubeletRestartGracePeriod).
+func (m *Manager) StartedBeforeKubeletRestart(startedAt time.Time) bool {
+	return !startedAt.IsZero() && startedAt.Before(m.kubeletStartedAt.Add(-KubeletRestartGracePeriod))
 }
 
 // NewManager returns a prober. kubeletStartedAt decides the start-up jitter: a worker

@@ -157,7 +157,16 @@ func (w *worker) doProbe() bool {
 		}
 		w.containerID = id
 		w.lastResult, w.resultRun = results.Unknown, 0
-		w.set(w.initialValue)
+		adopted := !w.m.ChangeContainerStatusOnKubeletRestart && c.State.Running != nil &&
+			w.m.StartedBeforeKubeletRestart(c.State.Running.StartedAt.Time)
+		if adopted && w.probeType == Startup && w.container.RestartPolicy != nil &&
+			*w.container.RestartPolicy == corev1.ContainerRestartPolicyAlways && c.Started != nil && *c.Started {
+			// a sidecar that had started: the pod's initialization must still see it started
+			w.set(results.Success)
+		}
+		if !adopted {
+			w.set(w.initialValue)
+		}
 		w.onHold = false
 		if w.blocked {
 			return true

@@ -201,3 +201,40 @@ func TestTerminalPodStopsWorker(t *testing.T) {
 		t.Fatal("the worker kept going for a terminal pod")
 	}
 }
+
+// A container that was running 10s or more before this kubelet started (adopted after a
+// restart): with ChangeContainerStatusOnKubeletRestart off the worker does not reset its
+// result to the initial value, so a readiness probe that has not yet failed
+// failureThreshold times leaves no result (status generation keeps the previous Ready), and
+// the startup probe of a started container sets none (Started is kept). On, the initial
+// values come back: readiness Failure, startup Unknown.
+func TestAdoptedContainerKeepsItsResults(t *testing.T) {
+	for _, gate := range []bool{false, true} {
+		for _, pt := range []ProbeType{Readiness, Startup} {
+			h := newHarness(pt, corev1.Probe{})
+			h.runner.ok = false
+			// The container started at time zero; this kubelet a minute later.
+			h.m.kubeletStartedAt = h.s.Now().Add(time.Minute)
+			h.m.ChangeContainerStatusOnKubeletRestart = gate
+			h.probe(t)
+			r, known := h.w.results.Get("c1")
+			switch {
+			case !gate && known:
+				t.Errorf("gate off, %s: result %s set for an adopted container, want none", pt, r)
+			case gate && pt == Readiness && (!known || r != results.Failure):
+				t.Errorf("gate on, readiness: %s (known %v), want the initial Failure", r, known)
+			case gate && pt == Startup && (!known || r != results.Unknown):
+				t.Errorf("gate on, startup: %s (known %v), want the initial Unknown", r, known)
+			}
+		}
+	}
+	// A container started after the kubelet (by less than the 10s grace before it, too)
+	// gets the initial value whatever the gate.
+	h := newHarness(Readiness, corev1.Probe{})
+	h.runner.ok = false
+	h.m.kubeletStartedAt = h.s.Now().Add(5 * time.Second)
+	h.probe(t)
+	if r, known := h.w.results.Get("c1"); !known || r != results.Failure {
+		t.Errorf("container started 5s before the kubelet: %s (known %v), want the initial Failure", r, known)
+	}
+}

@@ -95,6 +95,19 @@ type StartupResults interface {
 	StartupResult(uid types.UID, containerID string) (success, known bool)
 }
 
+// KubeletRestartGate may be implemented by a ProbeState to give the feature gate
+// ChangeContainerStatusOnKubeletRestart (deprecated, off by default since v1.35). Off (or
+// not implemented), a running container keeps the Started of its previous status, so a
+// restarted kubelet does not report it as not started again.
+type KubeletRestartGate interface {
+	ChangeContainerStatusOnKubeletRestart() bool
+}
+
+func changesStatusOnKubeletRestart(probes ProbeState) bool {
+	g, ok := probes.(KubeletRestartGate)
+	return ok && g.ChangeContainerStatusOnKubeletRestart()
+}
+
 // ConditionObservedGeneration is the observedGeneration written on a kubelet-owned
 // condition. PodObservedGenerationTracking is GA (locked on) since v1.35, so it is the
 // pod's generation whenever a previous status is known (upstream passes one always).
@@ -732,7 +745,7 @@ func containerStarted(uid types.UID, cs *corev1.ContainerStatus, spec *corev1.Co
 	if cs.State.Running == nil {
 		return false
 	}
-	prev := cs.Started != nil && *cs.Started
+	prev := cs.Started != nil && *cs.Started && !changesStatusOnKubeletRestart(probes)
 	if probes == nil || spec == nil {
 		return true
 	}

@@ -195,8 +195,13 @@ func (m *Manager) TerminatePod(pod *corev1.Pod) {
 				Reason: "ContainerStatusUnknown", Message: "The container could not be located when the pod was terminated", ExitCode: 137}}
 		}
 	}
-	mark(st.ContainerStatuses)
-	mark(st.InitContainerStatuses)
+	// Regular containers only once the pod has initialized: before that they never ran, and
+	// they stay waiting (PodInitializing). Init containers: all but the trailing ones that
+	// never left waiting.
+	if hasPodInitialized(pod) {
+		mark(st.ContainerStatuses)
+	}
+	mark(initializedContainers(st.InitContainerStatuses))
 	if st.Phase == corev1.PodPending || st.Phase == corev1.PodRunning || st.Phase == "" {
 		if pod.Annotations["kubernetes.io/config.source"] != "file" {
 			st.Phase = corev1.PodFailed
@@ -204,6 +209,59 @@ func (m *Manager) TerminatePod(pod *corev1.Pod) {
 	}
 	m.clk.Record(&trace.Event{Kind: KindTerminatePod, Pod: pod.Namespace + "/" + pod.Name})
 	m.updateStatusInternal(pod, *st, true, true)
+}
+
+// hasPodInitialized reports, from the pod's API status, whether the pod ever got past its
+// init containers (upstream hasPodInitialized): it has none; a regular container left
+// waiting at some point; or the last init container completed with exit code 0 (a sidecar:
+// is running and started).
+func hasPodInitialized(pod *corev1.Pod) bool {
+	if len(pod.Spec.InitContainers) == 0 {
+		return true
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		if cs.LastTerminationState.Terminated != nil || cs.State.Waiting == nil {
+			return true
+		}
+	}
+	n := len(pod.Status.InitContainerStatuses)
+	if n == 0 {
+		return false
+	}
+	last := pod.Status.InitContainerStatuses[n-1]
+	var spec *corev1.Container
+	for i := range pod.Spec.InitContainers {
+		if pod.Spec.InitContainers[i].Name == last.Name {
+			spec = &pod.Spec.InitContainers[i]
+		}
+	}
+	if spec == nil {
+		return false
+	}
+	if spec.RestartPolicy != nil && *spec.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+		return last.State.Running != nil && last.Started != nil && *last.Started
+	}
+	if t := last.LastTerminationState.Terminated; t != nil && t.ExitCode == 0 {
+		return true
+	}
+	if t := last.State.Terminated; t != nil && t.ExitCode == 0 {
+		return true
+	}
+	return false
+}
+
+// initializedContainers is the init containers up to the last one that left waiting (at
+// least the first): the ones that must have run (upstream initializedContainers).
+func initializedContainers(list []corev1.ContainerStatus) []corev1.ContainerStatus {
+	for i := len(list) - 1; i >= 0; i-- {
+		if list[i].State.Waiting == nil || list[i].LastTerminationState.Terminated != nil {
+			return list[:i+1]
+		}
+	}
+	if len(list) > 0 {
+		return list[:1]
+	}
+	return nil
 }
 
 func isTerminal(p corev1.PodPhase) bool { return p == corev1.PodSucceeded || p == corev1.PodFailed }

@@ -1,0 +1,90 @@
+package apiserver
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"nodesim/sim"
+)
+
+func int64p(v int64) *int64 { return &v }
+
+func newServer(t *testing.T) (*sim.Sim, *Server, *[]WatchEvent) {
+	t.Helper()
+	s := sim.New(1, nil)
+	a := New(s)
+	var seen []WatchEvent
+	a.Watch(func([]*corev1.Pod) {}, func(e WatchEvent) {
+		cp := e
+		cp.Pod = e.Pod.DeepCopy()
+		seen = append(seen, cp)
+	})
+	a.Create(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "u", Name: "web", Namespace: "default"},
+		Spec: corev1.PodSpec{TerminationGracePeriodSeconds: int64p(30)}})
+	seen = seen[:0]
+	return s, a, &seen
+}
+
+// A force delete (grace 0) is written first (deletion timestamp, grace 0), then removed:
+// the watcher sees both, in that order (upstream updateForGracefulDeletionAndFinalizers).
+func TestForceDeleteWritesGraceZeroThenRemoves(t *testing.T) {
+	_, a, seen := newServer(t)
+	a.Delete("u", int64p(0))
+	if len(*seen) != 2 {
+		t.Fatalf("%d watch events, want 2", len(*seen))
+	}
+	mod, del := (*seen)[0], (*seen)[1]
+	if mod.Deleted || mod.Pod.DeletionTimestamp == nil || mod.Pod.DeletionGracePeriodSeconds == nil || *mod.Pod.DeletionGracePeriodSeconds != 0 {
+		t.Errorf("first event %+v, want the pod with deletion grace 0", mod)
+	}
+	if !del.Deleted || a.Get("u") != nil {
+		t.Error("the pod was not removed")
+	}
+}
+
+// A second deletion may only shorten: 20s at t=0, then 5s at t=5s moves the timestamp from
+// 20s to 5s (back by 15s); a longer one changes nothing; one whose whole period has passed
+// becomes 1s from now (BeforeDelete).
+func TestShorterDeletionMovesTheTimestampBack(t *testing.T) {
+	s, a, seen := newServer(t)
+	a.Delete("u", int64p(20))
+	s.Step(5 * time.Second)
+	a.Delete("u", int64p(5))
+	p := a.Get("u")
+	if got := p.DeletionTimestamp.Sub(sim.Epoch); got != 5*time.Second || *p.DeletionGracePeriodSeconds != 5 {
+		t.Errorf("timestamp %s, grace %d; want 5s, 5", got, *p.DeletionGracePeriodSeconds)
+	}
+	n := len(*seen)
+	a.Delete("u", int64p(10))
+	if len(*seen) != n || *a.Get("u").DeletionGracePeriodSeconds != 5 {
+		t.Error("a longer deletion changed the pod")
+	}
+	s.Step(10 * time.Second) // now 15s: 4s would be in the past
+	a.Delete("u", int64p(4))
+	p = a.Get("u")
+	if got := p.DeletionTimestamp.Sub(sim.Epoch); got != 15*time.Second || *p.DeletionGracePeriodSeconds != 1 {
+		t.Errorf("timestamp %s, grace %d; want now (15s) and 1", got, *p.DeletionGracePeriodSeconds)
+	}
+}
+
+// An update keeps the mirror annotation (validation forbids removing or changing it) and
+// cannot add one to a pod that is not a mirror pod.
+func TestUpdateKeepsTheMirrorAnnotation(t *testing.T) {
+	_, a, _ := newServer(t)
+	a.Create(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "m", Name: "etcd-node-1", Namespace: "kube-system",
+		Annotations: map[string]string{corev1.MirrorPodAnnotationKey: "hash"}}})
+	a.Update(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "m", Name: "etcd-node-1", Namespace: "kube-system",
+		Labels: map[string]string{"tier": "control-plane"}}})
+	p := a.Get("m")
+	if p.Annotations[corev1.MirrorPodAnnotationKey] != "hash" || p.Labels["tier"] != "control-plane" {
+		t.Errorf("after a label edit: annotations %v, labels %v", p.Annotations, p.Labels)
+	}
+	a.Update(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "u", Name: "web", Namespace: "default",
+		Annotations: map[string]string{corev1.MirrorPodAnnotationKey: "forged"}}})
+	if _, ok := a.Get("u").Annotations[corev1.MirrorPodAnnotationKey]; ok {
+		t.Error("an update made a pod a mirror pod")
+	}
+}
