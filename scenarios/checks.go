@@ -235,7 +235,7 @@ func LatencyMetrics() []string {
 // CountMetrics are the run-wide counters an expectation may bound.
 func CountMetrics() []string {
 	return []string{"evictions", "nodeOOMKills", "cgroupOOMKills", "oomKills", "restarts",
-		"admissionRejections", "plegDiscardedEvents", "podsStarted", "podsTerminated"}
+		"admissionRejections", "plegDiscardedEvents", "podsStarted", "podsTerminated", "containersStarted"}
 }
 
 func (l *loader) checkExpectations() {
