@@ -11,6 +11,7 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 )
 
@@ -159,6 +160,10 @@ func Table(w io.Writer, r *Report) error {
 		if err := t.Render(); err != nil {
 			return err
 		}
+	}
+	for _, h := range r.SystemMemoryHeld {
+		fmt.Fprintf(w, "\nAt %.3fs system usage asked for %s of memory; with no pod process left to kill, the kernel held it at %s, so that memory in use stays within the node's capacity.\n",
+			h.Time, resource.NewQuantity(h.Requested, resource.BinarySI), resource.NewQuantity(h.Held, resource.BinarySI))
 	}
 	if len(r.NotModelled) > 0 {
 		fmt.Fprintf(w, "\nKubelet settings given but not modelled (no effect on this run): %s\n", strings.Join(r.NotModelled, ", "))

@@ -29,7 +29,11 @@ type Report struct {
 	Expectations        []ExpectationResult     `json:"expectations"`
 	Counts              map[string]int64        `json:"counts"`
 	NotModelled         []string                `json:"notModelled"`
-	Reproduce           string                  `json:"reproduce"`
+	// SystemMemoryHeld lists the moments the kernel held system memory (outside pods) below
+	// what the scenario asked for, because memory in use never exceeds capacity and no pod
+	// process was left to kill. Absent when it never happened.
+	SystemMemoryHeld []SystemMemoryHold `json:"systemMemoryHeld,omitempty"`
+	Reproduce        string             `json:"reproduce"`
 
 	samples map[string][]float64
 	phases  map[string][]phaseAt
@@ -96,6 +100,14 @@ type OOMKill struct {
 	Container   string  `json:"container"`
 	Kind        string  `json:"kind"`
 	OOMScoreAdj int     `json:"oomScoreAdj"`
+}
+
+// SystemMemoryHold is one such moment: the bytes the system usage program asked for and the
+// bytes it was held at.
+type SystemMemoryHold struct {
+	Time      float64 `json:"time"`
+	Requested int64   `json:"requested"`
+	Held      int64   `json:"held"`
 }
 
 // AdmissionRejection is a pod the kubelet refused.
@@ -306,6 +318,10 @@ func (b *Builder) Record(e *trace.Event) {
 		b.eviction(e)
 	case kindOOMKill:
 		b.oomKill(e)
+	case trace.SystemMemoryHeld:
+		req, _ := strconv.ParseInt(e.Attr("requested"), 10, 64)
+		held, _ := strconv.ParseInt(e.Attr("held"), 10, 64)
+		b.r.SystemMemoryHeld = append(b.r.SystemMemoryHeld, SystemMemoryHold{Time: secs(e.At), Requested: req, Held: held})
 	case kindProbeResult:
 		b.probeResult(e)
 	case kindKilling:

@@ -28,6 +28,10 @@ const (
 	// OOMKill is one process killed by the OOM killer. Attrs: kind ("cgroup" or "node"),
 	// oomScoreAdj, candidates (pod/container=oom_score entries joined by ","), usage.
 	OOMKill Kind = "oomKill"
+	// SystemMemoryHeld is the kernel holding the node's system memory (outside pods) at what
+	// capacity leaves once no pod process is left to kill: memory in use never exceeds
+	// capacity. Attrs: requested (what the system usage program asked for), held (bytes).
+	SystemMemoryHeld Kind = "systemMemoryHeld"
 
 	// ProbeResult is one probe run. Name is liveness, readiness or startup; attrs result
 	// (success, failure), counted (the consecutive count), and changed=true when the

@@ -109,6 +109,15 @@ func (r *Runtime) SetUsage(podKey, containerName string, o *UsageOverride) {
 	r.usageChanged()
 }
 
+// HoldSystemMemory pins the node's system memory at level from now on, until the next
+// SetSystemUsage: the kernel's answer when system usage asks for more than the node has and
+// no pod process is left to kill. A constant needs no origin, so the disk program's clock is
+// left alone.
+func (r *Runtime) HoldSystemMemory(level float64) {
+	r.systemMemory = usage.Constant(level)
+	r.usageChanged()
+}
+
 // SetSystemUsage replaces the node's system usage programs from now on.
 func (r *Runtime) SetSystemUsage(memory, disk api.Program) {
 	now := r.s.Elapsed()

@@ -108,6 +108,7 @@ func badness(usage float64, adj int, totalPages int64) int64 {
 func (k *Kernel) plan() {
 	for i := 0; i < 1000 && k.enforce(); i++ {
 	}
+	k.holdSystemMemory()
 	if k.timer != nil {
 		k.timer.Stop()
 		k.timer = nil
@@ -187,6 +188,28 @@ func (k *Kernel) plan() {
 		return
 	}
 	k.timer = k.clk.Schedule(next-now, k.plan)
+}
+
+// holdSystemMemory keeps memory in use within capacity when only the system's own usage is
+// left above it: no pod process remains to kill (the kernel would kill system processes, and
+// nodesim does not model those), so system usage is held at what capacity leaves, and the
+// trace says so. Without the hold, the crossing would be "now" forever and the planner would
+// reschedule itself at the same instant.
+func (k *Kernel) holdSystemMemory() {
+	now := k.clk.Elapsed()
+	total := 0.0
+	for _, p := range k.rt.MemoryProcesses() {
+		total += p.Memory(now)
+	}
+	sys, _, _ := k.rt.SystemMemoryAt(now)
+	if total+sys <= k.capacity {
+		return
+	}
+	held := math.Max(0, k.capacity-total)
+	k.rt.HoldSystemMemory(held)
+	k.clk.Record(&trace.Event{Kind: trace.SystemMemoryHeld, Attrs: []trace.Attr{
+		{Key: "requested", Value: strconv.FormatInt(int64(sys), 10)},
+		{Key: "held", Value: strconv.FormatInt(int64(held), 10)}}})
 }
 
 // enforce kills one process for the first limit exceeded now; it reports whether it did.

@@ -105,3 +105,55 @@ func TestWatchLevel(t *testing.T) {
 		t.Fatalf("crossings %v, want %v", got, want)
 	}
 }
+
+// System usage ramping past capacity: the kernel kills the pod processes first (node OOM),
+// then, with none left, holds system memory at capacity instead of re-planning the same
+// instant forever. Hand arithmetic: capacity 1Gi; the container holds 200Mi from 0.45s;
+// system memory ramps from 0 to 2Gi over 100s, 20.48Mi/s, so pods + system cross 1Gi when
+// system reaches 824Mi, at 824/20.48 = 40.234375s (kill), and system alone crosses 1Gi at
+// 1024/20.48 = 50s (hold).
+func TestSystemUsagePastCapacityIsHeld(t *testing.T) {
+	log := &trace.Log{}
+	s := sim.New(1, log)
+	beh := &api.Behavior{Memory: api.Program{{Set: q("200Mi")}}}
+	rt := cri.New(s, cri.Config{Latency: cri.DefaultLatency(),
+		SystemMemory: api.Program{{Set: q("0")}, {RampTo: q("2Gi"), Over: d(100 * time.Second)}},
+		Behavior:     func(*corev1.Pod, string) *api.Behavior { return beh }})
+	NewKernel(s, rt, 1<<30, 0, false)
+	w := s.Clock("worker", sim.PriorityPodWorker)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "u", Name: "p", Namespace: "ns"}}
+	spec := &corev1.Container{Name: "a", Image: "i"}
+	w.Schedule(0, func() {
+		rt.RunPodSandbox(pod, 0, func(sb string, _ error) {
+			rt.CreateContainer(sb, spec, 0, cri.ContainerConfig{OOMScoreAdj: 1000}, func(id string, _ error) { rt.StartContainer(id, func(error) {}) })
+		})
+	})
+	s.RunUntil(5 * time.Minute) // a livelock would never return
+	var kills, holds []trace.Event
+	for _, e := range log.Events {
+		switch e.Kind {
+		case trace.OOMKill:
+			kills = append(kills, e)
+		case trace.SystemMemoryHeld:
+			holds = append(holds, e)
+		}
+	}
+	if len(kills) != 1 || kills[0].Attr("kind") != "node" {
+		t.Fatalf("kills: %v", kills)
+	}
+	if want := 40234375 * time.Microsecond; kills[0].At < want || kills[0].At > want+time.Millisecond {
+		t.Errorf("node OOM kill at %s, want %s", kills[0].At, want)
+	}
+	if len(holds) != 1 {
+		t.Fatalf("holds: %v", holds)
+	}
+	if want := 50 * time.Second; holds[0].At < want || holds[0].At > want+time.Millisecond {
+		t.Errorf("held at %s, want %s", holds[0].At, want)
+	}
+	if got := holds[0].Attr("held"); got != "1073741824" {
+		t.Errorf("held at %s bytes, want 1Gi", got)
+	}
+	if sys, _ := rt.SystemUsage(); sys > 1<<30 {
+		t.Errorf("system memory %v above capacity at the end", sys)
+	}
+}
