@@ -74,6 +74,8 @@ func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 		out = append(out, opts.Sink)
 	}
 	s := sim.New(seed, out)
+	// The per-second bound grows with the node: each pod adds its workers, probes and stats.
+	s.SetWatchdog(sim.Watchdog{PerSecond: sim.DefaultWatchdog.PerSecond + 50_000*uint64(len(l.Pods))})
 	s.StartAt(-BootTime)
 	spec := &l.Scenario.Spec
 
@@ -127,6 +129,9 @@ func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 		driver.Schedule(time.Second, check)
 	}
 	s.RunUntil(spec.Duration.Duration)
+	if st := s.Stall(); st != nil {
+		return nil, st
+	}
 	if !s.Stopped() {
 		driver.Record(&trace.Event{Kind: KindRunEnd, Attrs: []trace.Attr{{Key: "reason", Value: "duration reached"}}})
 	}

@@ -119,6 +119,13 @@ type Sim struct {
 	traceN  uint64
 	stopped bool
 	fired   uint64
+
+	watch    Watchdog
+	instant  time.Duration // the instant instantN counts events at
+	instantN uint64
+	window   time.Duration // start of the simulated second windowN counts events in
+	windowN  uint64
+	stall    *Stalled
 }
 
 // New returns a simulation at time zero whose randomness derives from seed and whose
@@ -165,11 +172,8 @@ func (s *Sim) Stopped() bool { return s.stopped }
 
 // schedule queues fn to run d from now on the given track, priority and lifetime.
 func (s *Sim) schedule(d time.Duration, prio Priority, track string, life *Lifetime, fn func()) *event {
-	if d < 0 {
-		d = 0
-	}
 	s.seq++
-	ev := &event{at: s.now + d, prio: prio, seq: s.seq, fn: fn, track: track, life: life}
+	ev := &event{at: s.after(d), prio: prio, seq: s.seq, fn: fn, track: track, life: life}
 	s.push(ev)
 	return ev
 }
@@ -238,6 +242,9 @@ func (s *Sim) RunUntil(end time.Duration) {
 		}
 		s.track, s.prio, s.life = ev.track, ev.prio, ev.life
 		s.fired++
+		if s.overBudget(ev) {
+			break
+		}
 		ev.fn()
 	}
 	if !s.stopped && s.now < end {

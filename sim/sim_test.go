@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -322,5 +323,50 @@ func TestLifetimeContext(t *testing.T) {
 	parent.End()
 	if !other.Ended() {
 		t.Error("a context outlived its parent")
+	}
+}
+
+// A process that reschedules itself at the same instant forever is stopped by the watchdog,
+// with the time and the goroutine named.
+func TestWatchdogStopsASameInstantLoop(t *testing.T) {
+	s := New(1, nil)
+	s.SetWatchdog(Watchdog{PerInstant: 1000})
+	c := s.Clock("planner", PriorityDefault)
+	var loop func()
+	loop = func() { c.Schedule(0, loop) }
+	c.Schedule(5*time.Second, loop)
+	s.RunUntil(time.Minute)
+	st := s.Stall()
+	if st == nil || st.At != 5*time.Second || st.Track != "planner" {
+		t.Fatalf("stall = %v, want one at 5s on planner", st)
+	}
+	if got := st.Error(); got != "simulation stalled at t=5s: planner (more than 1000 events at one instant)" {
+		t.Errorf("message %q", got)
+	}
+}
+
+// Ever-closer steps (a Zeno loop) break the per-second bound instead.
+func TestWatchdogStopsAZenoLoop(t *testing.T) {
+	s := New(1, nil)
+	s.SetWatchdog(Watchdog{PerInstant: 1000, PerSecond: 5000})
+	c := s.Clock("ramp", PriorityDefault)
+	var loop func()
+	loop = func() { c.Schedule(time.Microsecond, loop) }
+	c.Schedule(0, loop)
+	s.RunUntil(time.Hour)
+	if st := s.Stall(); st == nil || st.At != 5000*time.Microsecond {
+		t.Fatalf("stall = %v, want one at 5ms", st)
+	}
+}
+
+// A delay past the end of representable time saturates: it never wraps into the past.
+func TestScheduleSaturates(t *testing.T) {
+	s := New(1, nil)
+	c := s.Clock("c", PriorityDefault)
+	fired := false
+	c.Schedule(time.Hour, func() { c.Schedule(time.Duration(math.MaxInt64), func() { fired = true }) })
+	s.RunUntil(2 * time.Hour)
+	if fired {
+		t.Fatal("an event scheduled at the end of time fired within two hours")
 	}
 }

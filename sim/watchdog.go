@@ -1,0 +1,86 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Watchdog bounds how many events a run may fire before it counts as stalled: a model that
+// reschedules itself at the same instant, or ever closer to it, would otherwise never return.
+// Bounds are generous multiples of what real workloads fire (a busy 110-pod node fires about
+// ten events per simulated second).
+type Watchdog struct {
+	// PerInstant is the most events one simulated instant may fire.
+	PerInstant uint64
+	// PerSecond is the most events one simulated second may fire.
+	PerSecond uint64
+}
+
+// DefaultWatchdog is the kernel's bound when a run sets none.
+var DefaultWatchdog = Watchdog{PerInstant: 1_000_000, PerSecond: 5_000_000}
+
+// Stalled is a run the watchdog stopped: the time, the goroutine (track) whose event broke
+// the bound, and which bound it was. It is an internal error of the model, never of the
+// scenario's input.
+type Stalled struct {
+	At    time.Duration
+	Track string
+	What  string
+}
+
+func (e *Stalled) Error() string {
+	return fmt.Sprintf("simulation stalled at t=%s: %s (%s)", e.At, e.Track, e.What)
+}
+
+// SetWatchdog replaces the event bounds (zero fields keep the default's).
+func (s *Sim) SetWatchdog(w Watchdog) {
+	if w.PerInstant == 0 {
+		w.PerInstant = DefaultWatchdog.PerInstant
+	}
+	if w.PerSecond == 0 {
+		w.PerSecond = DefaultWatchdog.PerSecond
+	}
+	s.watch = w
+}
+
+// Stall returns why the watchdog stopped the run, or nil.
+func (s *Sim) Stall() *Stalled { return s.stall }
+
+// overBudget counts ev against the watchdog's bounds and stops the run when one is broken.
+func (s *Sim) overBudget(ev *event) bool {
+	w := s.watch
+	if w.PerInstant == 0 {
+		w = DefaultWatchdog
+	}
+	if ev.at != s.instant || s.instantN == 0 {
+		s.instant, s.instantN = ev.at, 0
+	}
+	s.instantN++
+	if ev.at-s.window >= time.Second || s.windowN == 0 {
+		s.window, s.windowN = ev.at, 0
+	}
+	s.windowN++
+	switch {
+	case s.instantN > w.PerInstant:
+		s.stall = &Stalled{At: ev.at, Track: ev.track, What: fmt.Sprintf("more than %d events at one instant", w.PerInstant)}
+	case s.windowN > w.PerSecond:
+		s.stall = &Stalled{At: ev.at, Track: ev.track, What: fmt.Sprintf("more than %d events in one simulated second", w.PerSecond)}
+	default:
+		return false
+	}
+	s.stopped = true
+	return true
+}
+
+// after is now+d, saturating: a delay past the end of representable time waits forever
+// instead of wrapping into the past, and a negative one means now.
+func (s *Sim) after(d time.Duration) time.Duration {
+	if d <= 0 {
+		return s.now
+	}
+	if s.now > 0 && d > math.MaxInt64-s.now {
+		return math.MaxInt64
+	}
+	return s.now + d
+}
