@@ -177,7 +177,17 @@ func (p *StatsProvider) Get() *Summary {
 		sum.NodeFsUsed = sysDisk + vols + images + podsDisk
 		sum.ImageFsUsed = sum.NodeFsUsed
 	}
-	sum.NodeFsInodesUsed = sum.NodeFsUsed / bytesPerInode
+	// A full filesystem stays full: writes past its capacity fail (ENOSPC) and hold no
+	// bytes, and memory in use never exceeds capacity (the OOM killer sees to it; noise in
+	// the readings must not say otherwise). No available figure is ever negative.
+	imageCap := p.node.NodeFsCapacity
+	if p.node.DedicatedImageFs {
+		imageCap = p.node.ImageFsCapacity
+	}
+	sum.NodeFsUsed = min(sum.NodeFsUsed, p.node.NodeFsCapacity)
+	sum.ImageFsUsed = min(sum.ImageFsUsed, imageCap)
+	sum.MemoryAvailable = max(sum.MemoryAvailable, 0)
+	sum.NodeFsInodesUsed = min(sum.NodeFsUsed/bytesPerInode, p.node.NodeFsInodes)
 	sum.ImageFsInodesUsed = sum.ImageFsUsed / bytesPerInode
 	sum.PidsUsed = systemPids + pids
 	return sum
