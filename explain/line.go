@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"nodesim/internal/safetext"
 )
 
 // Column widths. The time column fits runs of up to a day and a half (" 99999.999s");
@@ -50,11 +52,14 @@ func write(w io.Writer, p palette, l *line) error {
 	if l.depth > 0 {
 		indent = strings.Repeat("  ", l.depth-1) + "↳ "
 	}
-	track := fmt.Sprintf("%-*s", trackWidth, l.track)
-	if len(l.track) >= trackWidth {
-		track = l.track
+	// Scenario strings (pod names, images, messages) reach these fields: escape control
+	// characters before colour is added, so only the palette's own sequences reach a terminal.
+	lt := safetext.Escape(l.track)
+	track := fmt.Sprintf("%-*s", trackWidth, lt)
+	if len(lt) >= trackWidth {
+		track = lt
 	}
-	text := l.text
+	text := safetext.Escape(l.text)
 	switch l.tone {
 	case bad:
 		text = p.bad(text)
@@ -68,6 +73,6 @@ func write(w io.Writer, p palette, l *line) error {
 		return nil
 	}
 	pad := strings.Repeat(" ", timeWidth+2+trackWidth+1+len([]rune(indent)))
-	_, err := fmt.Fprintf(w, "%s%s\n", pad, p.why("why: "+l.why))
+	_, err := fmt.Fprintf(w, "%s%s\n", pad, p.why("why: "+safetext.Escape(l.why)))
 	return err
 }

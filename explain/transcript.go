@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"nodesim/internal/safetext"
 	"nodesim/trace"
 )
 
@@ -203,7 +204,7 @@ func (t *Transcript) begin() {
 	}
 	t.started = true
 	if t.o.Title != "" {
-		t.printRaw(t.o.Title)
+		t.printRaw(safetext.Escape(t.o.Title))
 	}
 	t.printRaw(t.pal.faint(fmt.Sprintf("%*s  %-*s %s", timeWidth, "time", trackWidth, "goroutine", "step")))
 }

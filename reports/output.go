@@ -12,6 +12,8 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"nodesim/internal/safetext"
 	"sigs.k8s.io/yaml"
 )
 
@@ -51,8 +53,19 @@ func newTable(w io.Writer, title string, header ...any) *tablewriter.Table {
 	return t
 }
 
-// Table writes the human-readable report.
+// Table writes the human-readable report. Scenario strings (the description, pod and image
+// names, messages) reach it, so it is rendered whole and its control characters escaped
+// before anything reaches w: a terminal shows them, never obeys them.
 func Table(w io.Writer, r *Report) error {
+	var buf bytes.Buffer
+	if err := table(&buf, r); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, safetext.EscapeText(buf.String()))
+	return err
+}
+
+func table(w io.Writer, r *Report) error {
 	fmt.Fprintf(w, "scenario %s (seed %d), %s simulated\n", r.Scenario, r.Seed, f3(r.Duration))
 	if r.Description != "" {
 		fmt.Fprintf(w, "%s\n", r.Description)
