@@ -72,7 +72,7 @@ func (l *loader) loadKubeletFile(name string) (*kubeletconfigv1beta1.KubeletConf
 		l.extraErr(err)
 		return nil, nil, false
 	}
-	d := strictyaml.NewDecoder(name)
+	d := newDecoder(name)
 	cfg := &kubeletconfigv1beta1.KubeletConfiguration{}
 	d.Decode(root, "", cfg)
 	if lookup(root, "apiVersion") == nil {

@@ -27,7 +27,8 @@ import (
 type Loaded struct {
 	// File is the path the scenario was read from (or its built-in name).
 	File string
-	// Hash identifies the scenario's bytes (sha256, hex), for reproduce lines.
+	// Hash identifies the run's inputs (sha256, hex), for reproduce lines: the scenario's
+	// bytes alone, or with every file it refers to.
 	Hash     string
 	Scenario *api.Scenario
 	// Kubelet is the kubelet configuration with upstream's defaults filled in.
@@ -67,13 +68,29 @@ type Source struct {
 // Parse validates data as a scenario from this source.
 func (s *Source) Parse(data []byte) (*Loaded, error) { return s.parse(data) }
 
-// OpenFile reads the scenario at path.
-func OpenFile(path string) (*Source, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, unwrapPathError(err))
+// OpenFile reads the scenario at path; its referenced files must stay in its directory.
+func OpenFile(path string) (*Source, error) { return OpenFileWith(path, FileOptions{}) }
+
+// OpenFileWith reads the scenario at path, its referenced files resolved as opts allow. The
+// path must name a regular file of at most MaxFileSize bytes; "-" reads standard input, whose
+// referenced files are resolved from the current directory.
+func OpenFileWith(path string, opts FileOptions) (*Source, error) {
+	var data []byte
+	var err error
+	dir := filepath.Dir(path)
+	if path == "-" {
+		data, err = ReadLimited(os.Stdin)
+		dir = "."
+	} else {
+		data, err = readRegular(path)
 	}
-	return &Source{Name: path, Data: data, parse: func(d []byte) (*Loaded, error) { return parseFile(path, d) }}, nil
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &Source{Name: path, Data: data, parse: func(d []byte) (*Loaded, error) {
+		read, glob := fileReader(dir, opts)
+		return Parse(path, d, read, glob)
+	}}, nil
 }
 
 // LoadFile reads and validates the scenario at path.
@@ -83,32 +100,6 @@ func LoadFile(path string) (*Loaded, error) {
 		return nil, err
 	}
 	return src.Parse(src.Data)
-}
-
-func parseFile(path string, data []byte) (*Loaded, error) {
-	dir := filepath.Dir(path)
-	read := func(name string) ([]byte, error) {
-		if !filepath.IsAbs(name) {
-			name = filepath.Join(dir, name)
-		}
-		return os.ReadFile(name)
-	}
-	glob := func(pattern string) ([]string, error) {
-		if !filepath.IsAbs(pattern) {
-			pattern = filepath.Join(dir, pattern)
-		}
-		m, err := filepath.Glob(pattern)
-		if err != nil {
-			return nil, err
-		}
-		for i := range m {
-			if r, err := filepath.Rel(dir, m[i]); err == nil {
-				m[i] = r
-			}
-		}
-		return m, nil
-	}
-	return Parse(path, data, read, glob)
 }
 
 func unwrapPathError(err error) error {
@@ -126,14 +117,34 @@ func Parse(file string, data []byte, read ReadFile, glob func(string) ([]string,
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
+	// The reproduce line's hash covers every input: the scenario's bytes and then each file
+	// it read, in the order read (the same for every run of the same scenario).
+	inputs := sha256.New()
+	inputs.Write(sum[:])
+	referenced := 0
+	if read != nil {
+		inner := read
+		read = func(name string) ([]byte, error) {
+			b, err := inner(name)
+			if err == nil {
+				h := sha256.Sum256(b)
+				fmt.Fprintf(inputs, "%s\x00%x\n", name, h)
+				referenced++
+			}
+			return b, err
+		}
+	}
 	l := &loader{
-		d:    strictyaml.NewDecoder(file),
+		d:    newDecoder(file),
 		root: root,
 		read: read,
 		glob: glob,
 		out:  &Loaded{File: file, Hash: hex.EncodeToString(sum[:])},
 	}
 	l.load()
+	if referenced > 0 {
+		l.out.Hash = hex.EncodeToString(inputs.Sum(nil))
+	}
 	var all strictyaml.ErrorList
 	all = append(all, l.d.Errors...)
 	all = append(all, l.extra...)
@@ -166,6 +177,7 @@ func (l *loader) load() {
 	l.loadPods()
 	l.checkEvents()
 	l.checkExpectations()
+	l.checkBounds()
 	l.refuseUnsupported()
 }
 

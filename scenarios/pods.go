@@ -312,7 +312,7 @@ func (l *loader) loadPodFiles() {
 				l.extraErr(err)
 				continue
 			}
-			d := strictyaml.NewDecoder(f)
+			d := newDecoder(f)
 			pod := &corev1.Pod{}
 			d.Decode(root, "", pod)
 			if pod.Kind != "" && pod.Kind != "Pod" {

@@ -134,6 +134,7 @@ func (d *Decoder) hooks(n *yaml.Node, path string, v reflect.Value) bool {
 	if !v.CanAddr() || !v.Addr().CanInterface() {
 		return false
 	}
+	before := len(d.Errors)
 	switch u := v.Addr().Interface().(type) {
 	case NodeUnmarshaler:
 		u.UnmarshalYAMLNode(d, n, path)
@@ -143,6 +144,11 @@ func (d *Decoder) hooks(n *yaml.Node, path string, v reflect.Value) bool {
 		d.unmarshalText(n, path, u)
 	default:
 		return false
+	}
+	if d.Check != nil && len(d.Errors) == before {
+		if msg := d.Check(v.Addr().Interface(), n.Value); msg != "" {
+			d.Errorf(n, path, "%s", msg)
+		}
 	}
 	return true
 }
@@ -320,6 +326,11 @@ func (d *Decoder) decodeDuration(n *yaml.Node, path string, v reflect.Value) {
 		return
 	}
 	v.SetInt(int64(dur))
+	if d.Check != nil {
+		if msg := d.Check(dur, n.Value); msg != "" {
+			d.Errorf(n, path, "%s", msg)
+		}
+	}
 }
 
 func (d *Decoder) decodeSlice(n *yaml.Node, path string, v reflect.Value) {

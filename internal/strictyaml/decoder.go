@@ -31,6 +31,11 @@ type Decoder struct {
 	File      string
 	Errors    ErrorList
 	Positions map[string]Pos // every visited path -> position of its value node (root "" included)
+	// Check, when set, sees every value a type decoded for itself (durations, quantities,
+	// ...) with the text as written, and returns a message when the value is out of range,
+	// reported at its position. It is how a caller bounds every such value in a document with
+	// one rule.
+	Check func(v any, written string) string
 
 	depth      int                          // current nesting of value decoding
 	aliasDepth int                          // > 0 while decoding content reached through an alias or merge key
