@@ -20,6 +20,7 @@ import (
 )
 
 type explainOptions struct {
+	files    scenarios.FileOptions
 	seed     int64
 	pod      string
 	from, to string
@@ -63,6 +64,7 @@ complete), 2 invalid input or usage.`,
   nodesim explain my-node.yaml --seed 7 --no-color | less`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.files = fileOptions(cmd)
 			return o.run(args[0], stdout, stderr)
 		},
 	}
@@ -165,15 +167,15 @@ func isTerminal(w io.Writer) bool {
 
 // title is the transcript's first line: the command that reproduces it.
 func (o *explainOptions) title(ref string, l *scenarios.Loaded, seed uint64, eo explain.Options) string {
-	args := []string{"nodesim explain", ref, "--seed", strconv.FormatUint(seed, 10)}
+	args := []string{"nodesim explain", shellQuote(ref), "--seed", strconv.FormatUint(seed, 10)}
 	if eo.Pod != "" {
-		args = append(args, "--pod", eo.Pod)
+		args = append(args, "--pod", shellQuote(eo.Pod))
 	}
 	if o.from != "" {
-		args = append(args, "--from", o.from)
+		args = append(args, "--from", shellQuote(o.from))
 	}
 	if o.to != "" {
-		args = append(args, "--to", o.to)
+		args = append(args, "--to", shellQuote(o.to))
 	}
 	if len(eo.Only) > 0 {
 		args = append(args, "--only", eo.OnlyString())
@@ -189,7 +191,7 @@ func (o *explainOptions) title(ref string, l *scenarios.Loaded, seed uint64, eo 
 }
 
 func (o *explainOptions) run(ref string, stdout, stderr io.Writer) error {
-	l, err := load(ref)
+	l, err := load(ref, o.files)
 	if err != nil {
 		return invalid(err)
 	}
@@ -208,7 +210,7 @@ func (o *explainOptions) run(ref string, stdout, stderr io.Writer) error {
 	builder := newReportBuilder(l, seed)
 	res, err := engine.Run(l, seed, engine.Options{Sink: teeSink{tr, builder}})
 	if err != nil {
-		return fmt.Errorf("simulating %s: %w", ref, err)
+		return internal(fmt.Errorf("simulating %s: %w", ref, err))
 	}
 	if err := tr.Close(); err != nil {
 		return fmt.Errorf("writing the transcript: %w", err)

@@ -7,8 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"nodesim/internal/safetext"
+	"nodesim/scenarios"
+	"nodesim/sim"
 )
 
 // Version is nodesim's version.
@@ -19,7 +25,12 @@ const (
 	exitOK          = 0
 	exitExpectation = 1
 	exitInvalid     = 2
+	// exitInternal is nodesim's own failure: a panic, a stalled simulation. Never the input's.
+	exitInternal = 3
 )
+
+// stackEnv asks for the Go stack of an internal error.
+const stackEnv = "NODESIM_STACK"
 
 // exitError carries an exit code to main.
 type exitError struct {
@@ -31,12 +42,51 @@ func (e *exitError) Error() string { return e.err.Error() }
 
 func invalid(err error) error { return &exitError{code: exitInvalid, err: err} }
 
+// internal marks an error as nodesim's own: a stalled simulation, an internal error.
+func internal(err error) error {
+	var st *sim.Stalled
+	if errors.As(err, &st) {
+		return &exitError{code: exitInternal, err: fmt.Errorf("nodesim: %w", err)}
+	}
+	return &exitError{code: exitInternal, err: fmt.Errorf("nodesim: internal error: %w", err)}
+}
+
+// fileOptions reads the flags that say where a scenario's referenced files may be.
+func fileOptions(cmd *cobra.Command) scenarios.FileOptions {
+	allow, _ := cmd.Flags().GetBool(strings.TrimPrefix(scenarios.AllowOutsideFlag, "--"))
+	return scenarios.FileOptions{AllowOutside: allow}
+}
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run executes the command line and returns the exit code.
+// run executes the command line and returns the exit code. A panic anywhere is nodesim's own
+// failure: it is reported as an internal error with the command that reproduces it (the Go
+// stack only when NODESIM_STACK is set) and exits 3, never 2, which means bad input.
 func run(args []string, stdout, stderr io.Writer) int {
+	return guarded(args, stderr, func() int { return execute(args, stdout, stderr) })
+}
+
+// guarded runs f, turning a panic into the internal error it is.
+func guarded(args []string, stderr io.Writer, f func() int) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "nodesim: internal error: %s\n", safetext.Escape(fmt.Sprint(r)))
+			fmt.Fprintf(stderr, "reproduce: %s\n", shellJoin(append([]string{"nodesim"}, args...)))
+			if os.Getenv(stackEnv) != "" {
+				stderr.Write(debug.Stack())
+			} else {
+				fmt.Fprintf(stderr, "(set %s=1 to print the Go stack)\n", stackEnv)
+			}
+			code = exitInternal
+		}
+	}()
+	return f()
+}
+
+// execute runs the command line and returns the exit code.
+func execute(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
@@ -46,12 +96,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintln(stderr, ee.err.Error())
+			fmt.Fprintln(stderr, safetext.EscapeText(ee.err.Error()))
 		}
 		return ee.code
 	}
 	// cobra's own usage errors (unknown flag, wrong argument count)
-	fmt.Fprintf(stderr, "Error: %v\nRun 'nodesim --help' for usage.\n", err)
+	fmt.Fprintf(stderr, "Error: %s\nRun 'nodesim --help' for usage.\n", safetext.Escape(err.Error()))
 	return exitInvalid
 }
 
@@ -63,10 +113,13 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 pod workers, PLEG, the runtime manager and the status manager, against an in-memory container
 runtime that follows a scenario's script. The same scenario and seed always give the same report.
 
-Exit codes: 0 ok, 1 an expectation failed, 2 invalid input or usage.`,
+Exit codes: 0 ok, 1 an expectation failed, 2 invalid input or usage, 3 nodesim's own failure
+(an internal error or a stalled simulation).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.PersistentFlags().Bool(strings.TrimPrefix(scenarios.AllowOutsideFlag, "--"), false,
+		"let kubeletConfigFile and podFiles name files outside the scenario's directory")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newRunCmd(stdout, stderr), newValidateCmd(stdout, stderr), newSweepCmd(stdout, stderr), newScenariosCmd(stdout), newVersionCmd(stdout), newExplainCmd(stdout, stderr))
@@ -86,4 +139,35 @@ func newVersionCmd(stdout io.Writer) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// shellJoin quotes each word for a POSIX shell where it needs it, so that a reproduce line
+// can be pasted as it is, whatever the path holds.
+func shellJoin(words []string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = shellQuote(w)
+	}
+	return strings.Join(out, " ")
+}
+
+func shellQuote(w string) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,@%+") == "" {
+		return w
+	}
+	return "'" + strings.ReplaceAll(safetext.Escape(w), "'", `'\''`) + "'"
+}
+
+// internalPanic is a panic caught on a goroutine of nodesim's own (a sweep's worker).
+type internalPanic struct {
+	value any
+	stack []byte
+}
+
+func (p *internalPanic) Error() string {
+	msg := fmt.Sprint(p.value)
+	if os.Getenv(stackEnv) != "" {
+		msg += "\n" + string(p.stack)
+	}
+	return msg
 }

@@ -20,6 +20,7 @@ import (
 )
 
 type runOptions struct {
+	files   scenarios.FileOptions
 	seed    int64
 	output  string
 	outDir  string
@@ -39,6 +40,7 @@ and prints a report. Its expectations decide the exit code: 0 when all hold, 1 w
   nodesim run my-node.yaml --out results/`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.files = fileOptions(cmd)
 			return o.run(args[0], stdout, stderr)
 		},
 	}
@@ -50,8 +52,8 @@ and prints a report. Its expectations decide the exit code: 0 when all hold, 1 w
 }
 
 // load reads a scenario file, or a built-in scenario by name.
-func load(ref string) (*scenarios.Loaded, error) {
-	src, err := openSource(ref)
+func load(ref string, opts scenarios.FileOptions) (*scenarios.Loaded, error) {
+	src, err := openSource(ref, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +66,7 @@ func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {
 	default:
 		return invalid(fmt.Errorf("unknown output format %q (want table, json or yaml)", o.output))
 	}
-	l, err := load(ref)
+	l, err := load(ref, o.files)
 	if err != nil {
 		return invalid(err)
 	}
@@ -91,7 +93,7 @@ func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {
 		err = perr
 	}
 	if err != nil {
-		return fmt.Errorf("simulating %s: %w", ref, err)
+		return internal(fmt.Errorf("simulating %s: %w", ref, err))
 	}
 	r := finishReport(builder, res, ref)
 	if files != nil {
@@ -156,7 +158,7 @@ func finishReport(b *reports.Builder, res *engine.Result, ref string) *reports.R
 	if len(hash) > 12 {
 		hash = hash[:12]
 	}
-	r.Reproduce = fmt.Sprintf("reproduce: nodesim run %s --seed %d  (nodesim %s, scenario sha256 %s)", ref, res.Seed, Version, hash)
+	r.Reproduce = fmt.Sprintf("reproduce: nodesim run %s --seed %d  (nodesim %s, scenario sha256 %s)", shellQuote(ref), res.Seed, Version, hash)
 	return r
 }
 

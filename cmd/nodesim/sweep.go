@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -16,10 +18,12 @@ import (
 	"nodesim/engine"
 	"nodesim/reports"
 	"nodesim/scenarios"
+	"nodesim/sim"
 	"nodesim/sweep"
 )
 
 type sweepOptions struct {
+	files    scenarios.FileOptions
 	sets     []string
 	seeds    int
 	first    int64
@@ -44,7 +48,10 @@ strictly as a scenario file. Runs go in parallel; the output does not depend on 
 		Example: `  nodesim sweep besteffort-evicted-first --set 'spec.kubelet.evictionHard[memory.available]=100Mi,200Mi,500Mi'
   nodesim sweep my-node.yaml --set spec.kubelet.evictionPressureTransitionPeriod=1m,5m --seeds 10 -o json`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(args[0], stdout) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.files = fileOptions(cmd)
+			return o.run(args[0], stdout)
+		},
 	}
 	c.Flags().StringArrayVar(&o.sets, "set", nil, "PATH=VALUE,VALUE,...: a setting to sweep (repeat for a grid)")
 	c.Flags().IntVar(&o.seeds, "seeds", 1, "how many seeds per setting: the scenario's seed (or --seed) and the ones after it")
@@ -55,9 +62,9 @@ strictly as a scenario file. Runs go in parallel; the output does not depend on 
 }
 
 // openSource finds a scenario file, or a built-in scenario by name.
-func openSource(ref string) (*scenarios.Source, error) {
-	if _, err := os.Stat(ref); err == nil || strings.ContainsAny(ref, "/.") {
-		return scenarios.OpenFile(ref)
+func openSource(ref string, opts scenarios.FileOptions) (*scenarios.Source, error) {
+	if _, err := os.Stat(ref); err == nil || ref == "-" || strings.ContainsAny(ref, "/.") {
+		return scenarios.OpenFileWith(ref, opts)
 	}
 	return scenarios.OpenBuiltin(ref)
 }
@@ -80,7 +87,7 @@ func (o *sweepOptions) run(ref string, stdout io.Writer) error {
 		}
 		axes = append(axes, a)
 	}
-	src, err := openSource(ref)
+	src, err := openSource(ref, o.files)
 	if err != nil {
 		return invalid(err)
 	}
@@ -96,17 +103,29 @@ func (o *sweepOptions) run(ref string, stdout io.Writer) error {
 	for i := 0; i < o.seeds; i++ {
 		seeds = append(seeds, first+uint64(i))
 	}
-	res, err := sweep.Run(src, axes, seeds, o.parallel, func(l *scenarios.Loaded, seed uint64) (*reports.Report, error) {
+	res, err := sweep.Run(src, axes, seeds, o.parallel, func(l *scenarios.Loaded, seed uint64) (rep *reports.Report, err error) {
+		// Runs go on worker goroutines, beyond main's panic guard: a panic in one is caught
+		// here and reported as the internal error it is.
+		defer func() {
+			if r := recover(); r != nil {
+				rep, err = nil, &internalPanic{value: r, stack: debug.Stack()}
+			}
+		}()
 		b := newReportBuilder(l, seed)
 		r, err := engine.Run(l, seed, engine.Options{Sink: b})
 		if err != nil {
 			return nil, err
 		}
-		rep := finishReport(b, r, ref)
+		rep = finishReport(b, r, ref)
 		reports.Evaluate(rep, l.Scenario.Spec.Expect)
 		return rep, nil
 	})
 	if err != nil {
+		var st *sim.Stalled
+		var ip *internalPanic
+		if errors.As(err, &st) || errors.As(err, &ip) {
+			return internal(err)
+		}
 		return invalid(err)
 	}
 	if o.output == "json" {

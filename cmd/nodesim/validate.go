@@ -20,7 +20,7 @@ column. It exits 0 when every file is valid and 2 otherwise.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			bad := 0
 			for _, f := range args {
-				if _, err := load(f); err != nil {
+				if _, err := load(f, fileOptions(cmd)); err != nil {
 					bad++
 					fmt.Fprintln(stderr, strings.TrimRight(err.Error(), "\n"))
 					continue
