@@ -14,6 +14,7 @@ const (
 	// model/kubelet
 	kindSkipSync       trace.Kind = "skippingPodSynchronization"
 	kindHandler        trace.Kind = "handler"
+	kindNoHandler      trace.Kind = "noHandler"
 	kindHousekeeping   trace.Kind = "housekeeping"
 	kindDispatch       trace.Kind = "dispatchWork"
 	kindAdmitted       trace.Kind = "admitted"
@@ -87,6 +88,7 @@ const (
 	chanConfig       = "configCh"
 	chanPLEG         = "plegCh"
 	chanSync         = "syncCh"
+	chanLiveness     = "livenessManager"
 	chanHousekeeping = "housekeepingCh"
 	selectSyncLoop   = "syncLoopIteration"
 )

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -146,7 +147,22 @@ func (t *Transcript) requeueText(e *trace.Event) string {
 	case "resync":
 		return "next resync in " + attrSpan(after)
 	case "back-off expiry":
-		return "requeued for the back-off's end, in " + attrSpan(after)
+		text := "requeued for the back-off's end, in " + attrSpan(after)
+		var parts []string
+		if c := e.Attr("cappedAt"); c != "" {
+			parts = append(parts, fmt.Sprintf("the back-off ends in %s, but a requeue waits at most the resync interval, %s", attrSpan(e.Attr("backoffEnds")), attrSpan(c)))
+		}
+		if j := e.Attr("jitter"); j != "" {
+			pct := ""
+			if f, err := strconv.ParseFloat(e.Attr("jitterFactor"), 64); err == nil {
+				pct = fmt.Sprintf(", of up to %.0f%% more", f*100)
+			}
+			parts = append(parts, fmt.Sprintf("plus a random jitter of %s%s", attrSpan(j), pct))
+		}
+		if len(parts) > 0 {
+			text += " (" + strings.Join(parts, "; ") + ")"
+		}
+		return text
 	case "error back-off":
 		return "retry in " + attrSpan(after) + " (error back-off)"
 	case "phase transition":

@@ -12,6 +12,8 @@ import (
 // line, so that a kind added to the model shows up before it gets its own words.
 func (t *Transcript) render(e *trace.Event) {
 	switch e.Kind {
+	case kindNoHandler:
+		// Shown on the select line that received the message.
 	case kindIterationWait, kindPodSeen, trace.Recv, trace.Send:
 		// Plumbing: the wait is a metric, the first-seen stamp feeds latency, and channel
 		// messages are shown by the steps that send and select them.

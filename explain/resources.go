@@ -218,39 +218,45 @@ func (t *Transcript) oomKill(e *trace.Event) {
 	}
 }
 
-// probe renders a probe worker's result. A result that differs from the published one
-// prints, so that a reader sees the count climb toward failureThreshold (or
-// successThreshold); the flip prints; results that repeat the published one are counted.
+// probe renders a probe worker's result from what the worker recorded: its run count and
+// threshold, whether the published result changed, and why it did not (below the
+// threshold) or why it was published without a probe run (a new container's initial value).
+// Results that repeat the published one are counted, not printed.
 func (t *Transcript) probe(e *trace.Event) {
 	result := e.Attr("result")
-	changed := e.Attr("changed") == "true"
-	key := e.Track + "/" + e.Name
-	published := t.probes[key]
-	if changed {
-		t.probes[key] = result
-	}
-	switch {
-	case changed:
-	case result == "success" && (published == "" || published == result):
-		// a worker starts from success: a first success before any result is news to no one
-		t.idle(probeSuccess, e.At, Probes)
+	l := line{at: e.At, track: e.Track, cat: Probes, pods: podsOf(e)}
+	switch e.Attr("reason") {
+	case "initial":
+		l.text = fmt.Sprintf("%s probe of %s: new container, the worker publishes the initial result %s → sent to the %s manager",
+			e.Name, e.Container, result, e.Name)
+		t.explainOnce(&l, "probe-initial", reasonText(e.Attr("reason")))
+		t.emit(l)
 		return
-	case result == published:
-		t.idle(probeRepeat, e.At, Probes)
-		return
-	}
-	l := line{at: e.At, track: e.Track, cat: Probes, pods: podsOf(e),
-		text: fmt.Sprintf("%s probe of %s: %s", e.Name, e.Container, result)}
-	if n := atoi(e.Attr("counted")); n > 1 {
-		l.text += fmt.Sprintf(" (%d in a row)", n)
+	case "belowThreshold":
+		if result == e.Attr("published") {
+			t.idle(probeRepeat, e.At, Probes)
+			return
+		}
+		l.text = fmt.Sprintf("%s probe of %s: %s (%s of %s in a row), below the threshold: the published result stays %s",
+			e.Name, e.Container, result, e.Attr("counted"), e.Attr("threshold"), e.Attr("published"))
+		t.explainOnce(&l, "probe-threshold", reasonText(e.Attr("reason")))
+	default:
+		if e.Attr("changed") != "true" {
+			kind := probeRepeat
+			if result == "success" {
+				kind = probeSuccess
+			}
+			t.idle(kind, e.At, Probes)
+			return
+		}
+		l.text = fmt.Sprintf("%s probe of %s: %s", e.Name, e.Container, result)
+		if n := atoi(e.Attr("counted")); n > 1 {
+			l.text += fmt.Sprintf(" (%d in a row)", n)
+		}
+		l.text += " → result changes, sent to the " + e.Name + " manager"
 	}
 	if to := e.Attr("timeout"); to != "" {
 		l.text += ", timed out after " + attrSpan(to)
-	}
-	if changed {
-		l.text += " → result changes, sent to the " + e.Name + " manager"
-	} else {
-		l.text += ", below the threshold: result unchanged"
 	}
 	if result != "success" {
 		l.tone = bad

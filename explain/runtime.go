@@ -48,7 +48,12 @@ func (t *Transcript) runtimeManager(e *trace.Event) {
 			l.text = fmt.Sprintf("started %s container %s", kind, e.Container)
 		}
 		if c.exited && !c.backedOff {
-			t.explainOnce(&l, "first-restart", "the first restart is immediate: doBackOff finds no back-off yet and starts one for the next exit")
+			switch reason := e.Attr("reason"); reason {
+			case "noExitedInstance":
+				t.explainOnce(&l, "restart-"+reason, reasonText(reason))
+			case "backOffStarted":
+				t.explainOnce(&l, "restart-"+reason, fmt.Sprintf(reasonText(reason), e.Attr("backoff"), attrInstant(e.Attr("backoffFrom"))))
+			}
 		}
 	case kindStartFailed:
 		l.tone = bad
@@ -127,7 +132,12 @@ func (t *Transcript) runtime(e *trace.Event) {
 		if e.Attr("exitCode") != "0" {
 			l.tone = bad
 		}
-		t.explainOnce(&l, "exit", "the kubelet does not watch processes: it learns of the exit at PLEG's next relist")
+		switch e.Attr("kubeletLearnsBy") {
+		case "relist":
+			t.explainOnce(&l, "exit-relist", reasonText("exitedOnItsOwn"))
+		case "stopContainer":
+			t.explainOnce(&l, "exit-stop", reasonText("exitedWhenStopped"))
+		}
 	case kindRuntimeDown:
 		l.tone = bad
 		l.text = fmt.Sprintf("the runtime stops answering for %s: every CRI call fails", span(e.Dur))

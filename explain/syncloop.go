@@ -77,6 +77,15 @@ func (s *selectStep) flush(t *Transcript, next *trace.Event) {
 		}
 		t.dispatcher = &dispatcher{at: e.At, track: e.Track}
 		t.housekeepingShown = true
+	case chanLiveness:
+		if next != nil && next.Kind == kindNoHandler && next.Track == e.Track && next.At == e.At {
+			if next.Pod != "" {
+				l.pods = []string{next.Pod}
+				l.text += ": " + next.Pod + " " + next.Attr("result")
+			}
+			l.text += ", no handler"
+			t.explainOnce(&l, "noHandler-"+next.Attr("reason"), reasonText(next.Attr("reason")))
+		}
 	case chanPLEG:
 		if !handled && hasNote {
 			l.pods = note.pods
@@ -241,8 +250,15 @@ func (t *Transcript) cleanup(e *trace.Event) {
 		if d := t.dispatcher; d != nil {
 			l.depth = d.depth + 1
 		}
-		l.text = fmt.Sprintf("cleanUpContainersInPod %s: removes %s of %s, keeps the newest",
-			e.Pod, plural(atoi(e.Attr("removed")), "older dead instance", "older dead instances"), e.Container)
+		switch reason := e.Attr("reason"); reason {
+		case "removeAllDead":
+			l.text = fmt.Sprintf("cleanUpContainersInPod %s: removes %s of %s, all there are",
+				e.Pod, plural(atoi(e.Attr("removed")), "dead instance", "dead instances"), e.Container)
+			t.explainOnce(&l, "clean-"+reason, reasonText(reason))
+		default:
+			l.text = fmt.Sprintf("cleanUpContainersInPod %s: removes %s of %s, keeps the newest",
+				e.Pod, plural(atoi(e.Attr("removed")), "older dead instance", "older dead instances"), e.Container)
+		}
 	default:
 		l.text = fmt.Sprintf("container GC: %s removed", plural(atoi(e.Attr("removed")), "dead container or sandbox", "dead containers and sandboxes"))
 	}

@@ -160,6 +160,9 @@ func (b *Builder) oomKill(e *trace.Event) {
 // probeResult follows runs of liveness and startup probe failures, the probes whose failure
 // kills the container.
 func (b *Builder) probeResult(e *trace.Event) {
+	if e.Attr("reason") == "initial" {
+		return // a new container's starting value, not a probe run
+	}
 	key := e.Name + "|" + e.Pod + "/" + e.Container
 	switch e.Attr("result") {
 	case "failure":

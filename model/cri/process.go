@@ -154,7 +154,12 @@ func (r *Runtime) exit(c *ctr, code int, reason string) {
 	if c.proc != nil && c.proc.stopT != nil {
 		c.proc.stopT.Stop()
 	}
-	// StopContainer calls waiting on this container return now, whatever ended it.
+	// StopContainer calls waiting on this container return now, whatever ended it; the
+	// caller then reads the status itself, so the trace says whether anyone was waiting.
+	learns := "relist"
+	if len(c.stopWaiters) > 0 {
+		learns = "stopContainer"
+	}
 	waiters := c.stopWaiters
 	c.stopWaiters = nil
 	for _, w := range waiters {
@@ -162,7 +167,7 @@ func (r *Runtime) exit(c *ctr, code int, reason string) {
 	}
 	r.s.Record(&trace.Event{Kind: KindContainerExit, Pod: c.sandbox.ns + "/" + c.sandbox.name, Container: c.spec.Name, Track: "runtime",
 		Attrs: []trace.Attr{{Key: "id", Value: c.id}, {Key: "exitCode", Value: strconv.Itoa(code)}, {Key: "reason", Value: reason},
-			{Key: "attempt", Value: strconv.Itoa(c.attempt)}}})
+			{Key: "attempt", Value: strconv.Itoa(c.attempt)}, {Key: "kubeletLearnsBy", Value: learns}}})
 }
 
 // ProcessUp reports whether a running container's process has finished starting up (its

@@ -116,9 +116,9 @@ func (kl *Kubelet) cleanUpContainersInPod(uid types.UID, exitedID string) {
 	if name == "" {
 		return
 	}
-	keep := 1
+	keep, reason := 1, "keepNewestDead"
 	if kl.podWorkers.ShouldPodContentBeRemoved(uid) {
-		keep = 0
+		keep, reason = 0, "removeAllDead"
 	}
 	var dead []*container.Status
 	for _, c := range st.ContainerStatuses {
@@ -135,7 +135,7 @@ func (kl *Kubelet) cleanUpContainersInPod(uid types.UID, exitedID string) {
 		gc.Schedule(0, func() { kl.runtime.RemoveContainer(id, func(error) {}) })
 	}
 	kl.clk.Record(&trace.Event{Kind: KindContainerClean, Pod: st.Namespace + "/" + st.Name, Container: name,
-		Attrs: []trace.Attr{{Key: "removed", Value: strconv.Itoa(len(dead) - keep)}}})
+		Attrs: []trace.Attr{{Key: "removed", Value: strconv.Itoa(len(dead) - keep)}, {Key: "reason", Value: reason}}})
 }
 
 // containerGC is the periodic container garbage collection (every minute): dead containers

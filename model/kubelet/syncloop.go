@@ -17,8 +17,11 @@ import (
 
 // Trace kinds recorded by the syncLoop.
 const (
-	KindSkipSync       trace.Kind = "skippingPodSynchronization"
-	KindHandler        trace.Kind = "handler"
+	KindSkipSync trace.Kind = "skippingPodSynchronization"
+	KindHandler  trace.Kind = "handler"
+	// KindNoHandler is a message the syncLoop received and, by rule, acted on with no
+	// handler. Name is the channel; attrs reason (the rule) and result.
+	KindNoHandler      trace.Kind = "noHandler"
 	KindHousekeeping   trace.Kind = "housekeeping"
 	KindDispatch       trace.Kind = "dispatchWork"
 	KindAdmitted       trace.Kind = "admitted"
@@ -127,6 +130,13 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 		u, _ := kl.livenessManager.Updates().TryRecv()
 		if u.Result == results.Failure {
 			kl.handleProbeSync(u, "liveness")
+		} else {
+			e := &trace.Event{Kind: KindNoHandler, Name: "livenessManager", Attrs: []trace.Attr{
+				{Key: "reason", Value: "livenessActsOnFailureOnly"}, {Key: "result", Value: u.Result.String()}}}
+			if pod, ok := kl.podManager.GetPodByUID(u.PodUID); ok {
+				e.Pod = pod.Namespace + "/" + pod.Name
+			}
+			kl.clk.Record(e)
 		}
 	case caseReadiness:
 		u, _ := kl.readinessManager.Updates().TryRecv()

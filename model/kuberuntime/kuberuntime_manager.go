@@ -268,7 +268,8 @@ func (m *Manager) startRegularContainers(pod *corev1.Pod, podStatus *container.P
 
 // start is one container start: the back-off check, then startContainer.
 func (m *Manager) start(pod *corev1.Pod, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, sandboxID string, c *corev1.Container, kind string, result *PodSyncResult, done func(error)) {
-	if inBackOff, msg, err := m.doBackOff(pod, c, podStatus, backOff); inBackOff {
+	inBackOff, msg, why, err := m.decideBackOff(pod, c, podStatus, backOff)
+	if inBackOff {
 		result.add(StartContainer, c.Name, err, msg)
 		done(err)
 		return
@@ -282,7 +283,7 @@ func (m *Manager) start(pod *corev1.Pod, podStatus *container.PodStatus, backOff
 			return
 		}
 		result.add(StartContainer, c.Name, nil, "")
-		m.s.Record(&trace.Event{Kind: KindStarted, Pod: container.Key(pod), Container: c.Name, Attrs: []trace.Attr{{Key: "type", Value: kind}}})
+		m.s.Record(&trace.Event{Kind: KindStarted, Pod: container.Key(pod), Container: c.Name, Attrs: append([]trace.Attr{{Key: "type", Value: kind}}, why...)})
 		done(nil)
 	})
 }
@@ -290,6 +291,14 @@ func (m *Manager) start(pod *corev1.Pod, podStatus *container.PodStatus, backOff
 // doBackOff holds back a container whose last instance exited within the current
 // crash-loop back-off window (upstream doBackOff).
 func (m *Manager) doBackOff(pod *corev1.Pod, c *corev1.Container, podStatus *container.PodStatus, backOff *flowcontrol.Backoff) (bool, string, error) {
+	in, msg, _, err := m.decideBackOff(pod, c, podStatus, backOff)
+	return in, msg, err
+}
+
+// decideBackOff is doBackOff with the reason it decided by, for the trace: no exited
+// instance to back off from (a first start, or a restart after the kubelet killed the
+// container in this same sync), or a back-off started or extended from the last exit.
+func (m *Manager) decideBackOff(pod *corev1.Pod, c *corev1.Container, podStatus *container.PodStatus, backOff *flowcontrol.Backoff) (bool, string, []trace.Attr, error) {
 	var last *container.Status
 	for _, s := range podStatus.ContainerStatuses {
 		if s.Name == c.Name && s.State == container.StateExited {
@@ -298,7 +307,7 @@ func (m *Manager) doBackOff(pod *corev1.Pod, c *corev1.Container, podStatus *con
 		}
 	}
 	if last == nil {
-		return false, "", nil // the first start records nothing
+		return false, "", []trace.Attr{{Key: "reason", Value: "noExitedInstance"}}, nil
 	}
 	key := GetStableKey(pod, c)
 	now := m.s.Now()
@@ -308,10 +317,12 @@ func (m *Manager) doBackOff(pod *corev1.Pod, c *corev1.Container, podStatus *con
 		msg := fmt.Sprintf("back-off %s restarting failed container=%s pod=%s_%s(%s)", current, c.Name, pod.Name, pod.Namespace, pod.UID)
 		m.s.Record(&trace.Event{Kind: KindBackOff, Pod: container.Key(pod), Container: c.Name,
 			Attrs: []trace.Attr{{Key: "backoff", Value: current.String()}, {Key: "until", Value: expiry.Sub(sim.Epoch).String()}}})
-		return true, msg, &BackoffError{Msg: msg, Expiry: expiry}
+		return true, msg, nil, &BackoffError{Msg: msg, Expiry: expiry}
 	}
 	backOff.Next(key, last.FinishedAt, now)
-	return false, "", nil
+	next := backOff.Get(key)
+	return false, "", []trace.Attr{{Key: "reason", Value: "backOffStarted"}, {Key: "backoff", Value: next.String()},
+		{Key: "backoffFrom", Value: last.FinishedAt.Sub(sim.Epoch).String()}}, nil
 }
 
 // startContainer pulls the image if needed, then creates and starts the container

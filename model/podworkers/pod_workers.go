@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -753,6 +754,7 @@ func (p *PodWorkers) requeueLastPodUpdate(st *podSyncStatus) {
 func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransition bool, err error) {
 	var delay time.Duration
 	var why string
+	var detail []trace.Attr // the values the delay was computed from, for the trace
 	expiry, isBackoff := minBackoffExpiry(err)
 	switch {
 	case phaseTransition:
@@ -766,18 +768,24 @@ func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransit
 		if remaining < 0 {
 			remaining = 0
 		}
+		detail = append(detail, trace.Attr{Key: "backoffEnds", Value: remaining.String()})
 		if remaining > p.resyncInterval {
 			remaining = p.resyncInterval
+			detail = append(detail, trace.Attr{Key: "cappedAt", Value: p.resyncInterval.String()})
 		}
 		delay, why = st.rng.Jitter(remaining, WorkerBackOffPeriodJitterFactor), "back-off expiry"
 		if remaining == 0 {
 			delay = 0
 		}
+		if delay != remaining {
+			detail = append(detail, trace.Attr{Key: "jitter", Value: (delay - remaining).String()},
+				trace.Attr{Key: "jitterFactor", Value: strconv.FormatFloat(WorkerBackOffPeriodJitterFactor, 'g', -1, 64)})
+		}
 	default:
 		delay, why = st.rng.Jitter(p.backOffPeriod, WorkerBackOffPeriodJitterFactor), "error back-off"
 	}
 	p.workQueue.Enqueue(uid, delay)
-	p.record(st, KindRequeue, why, trace.Attr{Key: "after", Value: delay.String()})
+	p.record(st, KindRequeue, why, append([]trace.Attr{{Key: "after", Value: delay.String()}}, detail...)...)
 	if st.pendingUpdate != nil {
 		st.doorbell = true
 		p.scheduleRound(uid, st)

@@ -165,6 +165,11 @@ func (w *worker) doProbe() bool {
 			w.set(results.Success)
 		}
 		if !adopted {
+			// A new container starts from the probe's initial value (liveness and startup
+			// Success or Unknown, readiness Failure), published at once: the syncLoop
+			// receives it on the probe's channel, and no handler acts on it.
+			w.record(strings.ToLower(w.initialValue.String()), trace.Attr{Key: "reason", Value: "initial"},
+				trace.Attr{Key: "published", Value: strings.ToLower(w.initialValue.String())})
 			w.set(w.initialValue)
 		}
 		w.onHold = false
@@ -213,12 +218,22 @@ func (w *worker) doProbe() bool {
 	if timedOut {
 		attrs = append(attrs, trace.Attr{Key: "timeout", Value: took.String()})
 	}
-	if (result == results.Failure && w.resultRun < int(w.spec.FailureThreshold)) ||
-		(result == results.Success && w.resultRun < int(w.spec.SuccessThreshold)) {
-		w.record(label, attrs...)
-		return true // below the threshold: keep the previous result
+	threshold := int(w.spec.SuccessThreshold)
+	if result == results.Failure {
+		threshold = int(w.spec.FailureThreshold)
 	}
+	attrs = append(attrs, trace.Attr{Key: "threshold", Value: strconv.Itoa(threshold)})
 	prev, known := w.results.Get(w.containerID)
+	if w.resultRun < threshold {
+		// Below the threshold: the published result stays as it is.
+		published := "unknown"
+		if known {
+			published = strings.ToLower(prev.String())
+		}
+		w.record(label, append(attrs, trace.Attr{Key: "reason", Value: "belowThreshold"}, trace.Attr{Key: "published", Value: published})...)
+		return true
+	}
+	attrs = append(attrs, trace.Attr{Key: "published", Value: label})
 	if !known || prev != result {
 		attrs = append(attrs, trace.Attr{Key: "changed", Value: "true"})
 	}
