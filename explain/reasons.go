@@ -13,6 +13,7 @@ var reasons = map[string]string{
 	"noExitedInstance":          "doBackOff finds no exited instance of the container (the kubelet killed it in this same sync), so there is nothing to back off from: the restart is immediate",
 	"backOffStarted":            "doBackOff finds the last exit outside any back-off window, so the restart is immediate; it starts a back-off of %s from that exit (%s) for the next one",
 	"removeAllDead":             "the pod is deleted or evicted (ShouldPodContentBeRemoved): all its dead instances go",
+	"minimumGrace":              "killContainer never stops a container with less than 2s: a shorter grace period is raised to the minimum",
 	"keepNewestDead":            "only older dead instances go: the newest stays for its logs and status",
 }
 

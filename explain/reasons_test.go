@@ -32,6 +32,10 @@ func TestEveryRecordedReasonIsExplained(t *testing.T) {
 			switch e.Kind {
 			case trace.ProbeResult, kindNoHandler, kindStarted, kindContainerClean:
 				reason = e.Attr("reason")
+			case kindKilling:
+				if e.Attr("graceRaisedTo") != "" {
+					reason = "minimumGrace"
+				}
 			case kindContainerExit:
 				reason = map[string]string{"relist": "exitedOnItsOwn", "stopContainer": "exitedWhenStopped"}[e.Attr("kubeletLearnsBy")]
 				if reason == "" {

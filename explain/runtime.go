@@ -63,8 +63,15 @@ func (t *Transcript) runtimeManager(e *trace.Event) {
 		}
 	case kindKilling:
 		l.text = fmt.Sprintf("killContainer %s, grace period %s", e.Container, e.Attr("grace"))
+		if src := e.Attr("graceSource"); src != "" && src != "terminationGracePeriodSeconds" {
+			l.text += " from " + src
+		}
 		if r := e.Attr("reason"); r != "" {
 			l.text += " (" + r + ")"
+		}
+		if to := e.Attr("graceRaisedTo"); to != "" {
+			l.text += ", raised to " + to
+			t.explainOnce(&l, "graceRaised", reasonText("minimumGrace"))
 		}
 	case kindPreStop:
 		l.text = fmt.Sprintf("preStop hook of %s runs %s, out of the grace period", e.Container, span(e.Dur))

@@ -359,35 +359,46 @@ func (m *Manager) startContainer(pod *corev1.Pod, podStatus *container.PodStatus
 
 // setTerminationGracePeriod is the grace for a kill without an explicit override.
 func setTerminationGracePeriod(pod *corev1.Pod, c *corev1.Container, reason KillReason) int64 {
+	g, _ := terminationGracePeriod(pod, c, reason)
+	return g
+}
+
+// terminationGracePeriod is setTerminationGracePeriod with the field it came from, for the
+// trace.
+func terminationGracePeriod(pod *corev1.Pod, c *corev1.Container, reason KillReason) (int64, string) {
 	switch {
 	case pod.DeletionGracePeriodSeconds != nil:
-		return *pod.DeletionGracePeriodSeconds
+		return *pod.DeletionGracePeriodSeconds, "deletionGracePeriodSeconds"
 	case pod.Spec.TerminationGracePeriodSeconds != nil:
 		if c != nil {
 			if reason == ReasonStartupProbe && c.StartupProbe != nil && c.StartupProbe.TerminationGracePeriodSeconds != nil {
-				return *c.StartupProbe.TerminationGracePeriodSeconds
+				return *c.StartupProbe.TerminationGracePeriodSeconds, "startupProbe.terminationGracePeriodSeconds"
 			}
 			if reason == ReasonLivenessProbe && c.LivenessProbe != nil && c.LivenessProbe.TerminationGracePeriodSeconds != nil {
-				return *c.LivenessProbe.TerminationGracePeriodSeconds
+				return *c.LivenessProbe.TerminationGracePeriodSeconds, "livenessProbe.terminationGracePeriodSeconds"
 			}
 		}
-		return *pod.Spec.TerminationGracePeriodSeconds
+		return *pod.Spec.TerminationGracePeriodSeconds, "terminationGracePeriodSeconds"
 	}
-	return minimumGracePeriodSec
+	return minimumGracePeriodSec, "minimum"
 }
 
 // killContainer stops one container: preStop hook first (if the spec has one), then the
 // stop signal with what is left of the grace period, at least 2s (upstream killContainer).
 func (m *Manager) killContainer(pod *corev1.Pod, id, name string, c *corev1.Container, message string, reason KillReason, gracePeriodOverride *int64, done func(error)) {
-	grace := setTerminationGracePeriod(pod, c, reason)
+	grace, source := terminationGracePeriod(pod, c, reason)
 	if gracePeriodOverride != nil {
-		grace = *gracePeriodOverride
+		grace, source = *gracePeriodOverride, "the pod worker"
 	}
 	if message == "" {
 		message = fmt.Sprintf("Stopping container %s", name)
 	}
-	m.s.Record(&trace.Event{Kind: KindKilling, Pod: container.Key(pod), Container: name,
-		Attrs: []trace.Attr{{Key: "message", Value: message}, {Key: "grace", Value: fmt.Sprintf("%ds", grace)}, {Key: "reason", Value: string(reason)}}})
+	attrs := []trace.Attr{{Key: "message", Value: message}, {Key: "grace", Value: fmt.Sprintf("%ds", grace)}, {Key: "reason", Value: string(reason)},
+		{Key: "graceSource", Value: source}}
+	if grace < minimumGracePeriodSec {
+		attrs = append(attrs, trace.Attr{Key: "graceRaisedTo", Value: fmt.Sprintf("%ds", minimumGracePeriodSec)})
+	}
+	m.s.Record(&trace.Event{Kind: KindKilling, Pod: container.Key(pod), Container: name, Attrs: attrs})
 	stop := func(grace int64) {
 		if grace < minimumGracePeriodSec {
 			grace = minimumGracePeriodSec
