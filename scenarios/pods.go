@@ -27,6 +27,7 @@ func isDNSSubdomain(s string) string {
 // loadPods expands replicas, applies the API server's defaults and checks each pod.
 func (l *loader) loadPods() {
 	l.pods = map[string]*Pod{}
+	l.priorityClasses()
 	for i := range l.sc.Spec.Pods {
 		e := &l.sc.Spec.Pods[i]
 		path := strictyaml.Index("spec.pods", i)
@@ -65,7 +66,7 @@ func (l *loader) loadPods() {
 				pod.Name += "-" + l.nodeName()
 			}
 			p := Pod{At: e.At.Duration, Source: source, Pod: pod, Behavior: e.Behavior}
-			l.addPod(p, path+".pod.metadata.name")
+			l.addPod(p, path+".pod.metadata.name", path+".pod.spec", l.d.ErrorAt)
 		}
 	}
 	l.loadPodFiles()
@@ -78,9 +79,19 @@ func (l *loader) nodeName() string {
 	return api.DefaultNodeName
 }
 
-// addPod defaults a pod and records it, refusing a duplicate name.
-func (l *loader) addPod(p Pod, namePath string) {
+// addPod defaults a pod, resolves its priority as the API server's Priority admission does,
+// and records it, refusing a duplicate name. Errors about the spec go to errorAt under
+// specPath (the pod may come from another file than the scenario).
+func (l *loader) addPod(p Pod, namePath, specPath string, errorAt func(path, format string, args ...any)) {
 	DefaultPod(p.Pod, p.At)
+	// Static pods never pass through the API server's admission; the kubelet treats them as
+	// critical on its own.
+	if p.Source == api.SourceAPI {
+		if field, err := l.priorityClasses().AdmitPod(p.Pod); err != nil {
+			errorAt(specPath+"."+field, "%v", err)
+			return
+		}
+	}
 	key := p.Key()
 	if _, dup := l.pods[key]; dup {
 		l.d.ErrorAt(namePath, "duplicate pod %s", key)
@@ -320,7 +331,7 @@ func (l *loader) loadPodFiles() {
 			}
 			sub := &loader{d: d, root: root, out: &Loaded{}, pods: map[string]*Pod{}}
 			if len(d.Errors) == 0 && sub.checkPodSpec(pod, "") {
-				l.addPod(Pod{Source: api.SourceAPI, Pod: pod}, path)
+				l.addPod(Pod{Source: api.SourceAPI, Pod: pod}, path, "spec", d.ErrorAt)
 			}
 			l.extra = append(l.extra, d.Errors...)
 		}
