@@ -118,3 +118,62 @@ func TestStaticPodSkipsPriorityAdmission(t *testing.T) {
 		t.Errorf("static pod priority %v, want 7 as written", p)
 	}
 }
+
+// A pod file may hold several documents: a PriorityClass that an inline pod and a file pod
+// both name, a List of pods with the server's fields (dropped as a re-create drops them), and
+// a bare Pod.
+func TestPodFileForms(t *testing.T) {
+	files := map[string]string{"m/a.yaml": `apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: gold}
+value: 4242
+---
+apiVersion: v1
+kind: List
+metadata: {resourceVersion: ""}
+items:
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: one, uid: 11111111-2222-3333-4444-555555555555, resourceVersion: "9"}
+  spec:
+    nodeName: elsewhere
+    priorityClassName: gold
+    containers: [{name: c, image: "busybox:1.36"}]
+  status: {phase: Running}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: two}
+spec: {containers: [{name: c, image: "busybox:1.36"}]}
+`}
+	src := withPods("  podFiles: [m/*.yaml]\n", "          priorityClassName: gold\n")
+	l, err := parse(t, src, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range l.Pods {
+		names = append(names, p.Key())
+	}
+	if strings.Join(names, " ") != "default/web default/one default/two" {
+		t.Fatalf("pods %v", names)
+	}
+	web, one := l.Pods[0].Pod, l.Pods[1].Pod
+	if *web.Spec.Priority != 4242 || *one.Spec.Priority != 4242 {
+		t.Errorf("priorities %d %d, want 4242 from the file's class", *web.Spec.Priority, *one.Spec.Priority)
+	}
+	if one.UID == "11111111-2222-3333-4444-555555555555" || one.ResourceVersion != "" || one.Status.Phase != "" || one.Spec.NodeName != "" {
+		t.Errorf("server fields kept: uid %s rv %q phase %q node %q", one.UID, one.ResourceVersion, one.Status.Phase, one.Spec.NodeName)
+	}
+}
+
+// An error inside a List item is positioned in the file at the item's field.
+func TestPodListItemErrorPositioned(t *testing.T) {
+	files := map[string]string{"m/a.yaml": "apiVersion: v1\nkind: PodList\nitems:\n- metadata: {name: one}\n  spec:\n    priorityClassName: nope\n    containers: [{name: c, image: b}]\n"}
+	src := strings.Replace(good, "  duration: 5m\n", "  duration: 5m\n  podFiles: [m/*.yaml]\n", 1)
+	_, err := parse(t, src, files)
+	want := `m/a.yaml:6:24: items[0].spec.priorityClassName: pods "one" is forbidden: no PriorityClass with name nope was found`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %s", err, want)
+	}
+}
