@@ -11,7 +11,7 @@ import (
 
 // library is the built-in scenario library: the YAML files beside this source.
 //
-//go:embed *.yaml
+//go:embed *.yaml kubectl-dump
 var library embed.FS
 
 // Builtin is one shipped scenario.

@@ -21,6 +21,7 @@ import (
 
 	api "nodesim/api/v1alpha1"
 	"nodesim/internal/strictyaml"
+	"nodesim/internal/upstream"
 )
 
 // Loaded is a validated scenario, ready to run.
@@ -164,7 +165,8 @@ type loader struct {
 	extra strictyaml.ErrorList // errors found in other files
 	sc    api.Scenario
 
-	pods map[string]*Pod // by namespace/name
+	pods    map[string]*Pod           // by namespace/name
+	classes *upstream.PriorityClasses // built on first use by priorityClasses
 }
 
 func (l *loader) load() {

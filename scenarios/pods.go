@@ -6,7 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -27,6 +29,8 @@ func isDNSSubdomain(s string) string {
 // loadPods expands replicas, applies the API server's defaults and checks each pod.
 func (l *loader) loadPods() {
 	l.pods = map[string]*Pod{}
+	l.priorityClasses()
+	filePods := l.readPodFiles()
 	for i := range l.sc.Spec.Pods {
 		e := &l.sc.Spec.Pods[i]
 		path := strictyaml.Index("spec.pods", i)
@@ -65,10 +69,10 @@ func (l *loader) loadPods() {
 				pod.Name += "-" + l.nodeName()
 			}
 			p := Pod{At: e.At.Duration, Source: source, Pod: pod, Behavior: e.Behavior}
-			l.addPod(p, path+".pod.metadata.name")
+			l.addPod(p, path+".pod.metadata.name", path+".pod.spec", l.d.ErrorAt)
 		}
 	}
-	l.loadPodFiles()
+	l.loadPodFiles(filePods)
 }
 
 func (l *loader) nodeName() string {
@@ -78,9 +82,19 @@ func (l *loader) nodeName() string {
 	return api.DefaultNodeName
 }
 
-// addPod defaults a pod and records it, refusing a duplicate name.
-func (l *loader) addPod(p Pod, namePath string) {
+// addPod defaults a pod, resolves its priority as the API server's Priority admission does,
+// and records it, refusing a duplicate name. Errors about the spec go to errorAt under
+// specPath (the pod may come from another file than the scenario).
+func (l *loader) addPod(p Pod, namePath, specPath string, errorAt func(path, format string, args ...any)) {
 	DefaultPod(p.Pod, p.At)
+	// Static pods never pass through the API server's admission; the kubelet treats them as
+	// critical on its own.
+	if p.Source == api.SourceAPI {
+		if field, err := l.priorityClasses().AdmitPod(p.Pod); err != nil {
+			errorAt(specPath+"."+field, "%v", err)
+			return
+		}
+	}
 	key := p.Key()
 	if _, dup := l.pods[key]; dup {
 		l.d.ErrorAt(namePath, "duplicate pod %s", key)
@@ -283,9 +297,28 @@ func (l *loader) checkProbeScripts(e *api.PodEntry, name string, ps *api.ProbeSc
 	}
 }
 
-// loadPodFiles brings in the pod manifests named by spec.podFiles, each delivered at 0s with
-// no behaviour.
-func (l *loader) loadPodFiles() {
+// filePod is a pod read from a podFiles entry, kept until every file's PriorityClass objects
+// are known.
+type filePod struct {
+	pod      *corev1.Pod
+	d        *strictyaml.Decoder
+	specPath string
+	entry    string
+}
+
+// podList is a v1 List or PodList, as `kubectl get pods -o yaml` writes it.
+type podList struct {
+	APIVersion string          `json:"apiVersion,omitempty"`
+	Kind       string          `json:"kind,omitempty"`
+	Metadata   metav1.ListMeta `json:"metadata,omitempty"`
+	Items      []corev1.Pod    `json:"items"`
+}
+
+// readPodFiles reads the files named by spec.podFiles: each may hold several YAML documents,
+// each a Pod, a List or PodList of pods, or a scheduling.k8s.io/v1 PriorityClass. Classes are
+// added at once; pods are returned for loadPodFiles to admit once all classes are known.
+func (l *loader) readPodFiles() []filePod {
+	var out []filePod
 	for i, pattern := range l.sc.Spec.PodFiles {
 		path := strictyaml.Index("spec.podFiles", i)
 		if l.glob == nil || l.read == nil {
@@ -307,23 +340,84 @@ func (l *loader) loadPodFiles() {
 				l.d.ErrorAt(path, "cannot read %s: %v", f, unwrapPathError(err))
 				continue
 			}
-			root, err := strictyaml.ParseDocument(f, data)
+			roots, err := strictyaml.ParseDocuments(f, data)
 			if err != nil {
 				l.extraErr(err)
 				continue
 			}
-			d := newDecoder(f)
-			pod := &corev1.Pod{}
-			d.Decode(root, "", pod)
-			if pod.Kind != "" && pod.Kind != "Pod" {
-				d.ErrorAt("kind", "kind %q is not a Pod", pod.Kind)
+			for _, root := range roots {
+				// One decoder per document: positions are recorded by field path.
+				d := newDecoder(f)
+				kind := ""
+				if k := lookup(root, "kind"); k != nil {
+					kind = k.Value
+				}
+				switch kind {
+				case "List", "PodList":
+					list := &podList{}
+					d.Decode(root, "", list)
+					for j := range list.Items {
+						ip := strictyaml.Index("items", j)
+						pod := &list.Items[j]
+						if pod.Kind != "" && pod.Kind != "Pod" {
+							d.ErrorAt(ip+".kind", "kind %q is not a Pod", pod.Kind)
+							continue
+						}
+						out = append(out, l.filePod(d, root, pod, ip, path)...)
+					}
+				case "PriorityClass":
+					pc := &schedulingv1.PriorityClass{}
+					d.Decode(root, "", pc)
+					if len(d.Errors) == 0 {
+						l.addPriorityClass(pc, "", d.ErrorAt)
+					}
+				case "", "Pod":
+					pod := &corev1.Pod{}
+					d.Decode(root, "", pod)
+					out = append(out, l.filePod(d, root, pod, "", path)...)
+				default:
+					d.ErrorAt("kind", "kind %q is not a Pod, List, PodList or PriorityClass", kind)
+				}
+				l.extra = append(l.extra, d.Errors...)
 			}
-			sub := &loader{d: d, root: root, out: &Loaded{}, pods: map[string]*Pod{}}
-			if len(d.Errors) == 0 && sub.checkPodSpec(pod, "") {
-				l.addPod(Pod{Source: api.SourceAPI, Pod: pod}, path)
-			}
-			l.extra = append(l.extra, d.Errors...)
 		}
+	}
+	return out
+}
+
+// filePod checks one pod of a file and drops what the API server sets itself, as re-creating
+// the pod from a `kubectl get -o yaml` dump does: status, uid, resourceVersion, generation,
+// creationTimestamp, deletion fields, managedFields, selfLink, and spec.nodeName (the pod is
+// bound to the simulated node).
+func (l *loader) filePod(d *strictyaml.Decoder, root *yaml.Node, pod *corev1.Pod, prefix, entry string) []filePod {
+	sub := &loader{d: d, root: root, out: &Loaded{}, pods: map[string]*Pod{}}
+	if len(d.Errors) > 0 || !sub.checkPodSpec(pod, prefix) {
+		return nil
+	}
+	pod.Status = corev1.PodStatus{}
+	pod.UID = ""
+	pod.ResourceVersion = ""
+	pod.Generation = 0
+	pod.CreationTimestamp = metav1.Time{}
+	pod.DeletionTimestamp = nil
+	pod.DeletionGracePeriodSeconds = nil
+	pod.ManagedFields = nil
+	pod.SelfLink = ""
+	pod.Spec.NodeName = ""
+	sp := "spec"
+	if prefix != "" {
+		sp = prefix + ".spec"
+	}
+	return []filePod{{pod: pod, d: d, specPath: sp, entry: entry}}
+}
+
+// loadPodFiles admits the pods read from spec.podFiles, each delivered at 0s with no
+// behaviour.
+func (l *loader) loadPodFiles(pods []filePod) {
+	for _, fp := range pods {
+		n := len(fp.d.Errors)
+		l.addPod(Pod{Source: api.SourceAPI, Pod: fp.pod}, fp.entry, fp.specPath, fp.d.ErrorAt)
+		l.extra = append(l.extra, fp.d.Errors[n:]...)
 	}
 }
 

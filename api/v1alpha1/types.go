@@ -6,6 +6,7 @@ package v1alpha1
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	kubeletconfigv1beta1 "k8s.io/kubelet/config/v1beta1"
 )
@@ -56,8 +57,11 @@ type Spec struct {
 	Runtime           Runtime                                    `json:"runtime"`
 	Pods              []PodEntry                                 `json:"pods,omitempty"`
 	PodFiles          []string                                   `json:"podFiles,omitempty"`
-	Events            []Event                                    `json:"events,omitempty"`
-	Expect            []Expectation                              `json:"expect,omitempty"`
+	// PriorityClasses are scheduling.k8s.io/v1 PriorityClass objects that pods' priorityClassName
+	// resolves against, beside the built-in system-node-critical and system-cluster-critical.
+	PriorityClasses []schedulingv1.PriorityClass `json:"priorityClasses,omitempty"`
+	Events          []Event                      `json:"events,omitempty"`
+	Expect          []Expectation                `json:"expect,omitempty"`
 }
 
 // Node describes the machine.
