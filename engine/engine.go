@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	api "nodesim/api/v1alpha1"
+	"nodesim/internal/upstream"
 	"nodesim/model/apiserver"
 	"nodesim/model/cri"
 	"nodesim/model/eviction"
@@ -91,8 +92,14 @@ func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("eviction thresholds: %w", err)
 	}
+	gates := l.Gates
+	if gates == nil { // a Loaded built by hand: the registry's defaults
+		if gates, err = upstream.NewKubeletGates(); err != nil {
+			return nil, err
+		}
+	}
 	n := &node{s: s, deps: kubelet.Dependencies{Runtime: rt, API: apiServer, Node: machine, Config: l.Kubelet,
-		MemoryCapacity: int64(res.MemoryCapacity),
+		MemoryCapacity: int64(res.MemoryCapacity), Gates: gates,
 		Eviction: &kubelet.EvictionDeps{Thresholds: thresholds, Resources: res, Notifier: kernel,
 			CgroupV1: spec.Node.CgroupVersion == api.CgroupV1}}}
 

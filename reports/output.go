@@ -178,6 +178,9 @@ func table(w io.Writer, r *Report) error {
 		fmt.Fprintf(w, "\nAt %.3fs system usage asked for %s of memory; with no pod process left to kill, the kernel held it at %s, so that memory in use stays within the node's capacity.\n",
 			h.Time, resource.NewQuantity(h.Requested, resource.BinarySI), resource.NewQuantity(h.Held, resource.BinarySI))
 	}
+	for _, warning := range r.Warnings {
+		fmt.Fprintf(w, "\nkubelet warning: %s\n", warning)
+	}
 	if len(r.NotModelled) > 0 {
 		fmt.Fprintf(w, "\nKubelet settings given but not modelled (no effect on this run): %s\n", strings.Join(r.NotModelled, ", "))
 	}

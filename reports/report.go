@@ -29,6 +29,9 @@ type Report struct {
 	Expectations        []ExpectationResult     `json:"expectations"`
 	Counts              map[string]int64        `json:"counts"`
 	NotModelled         []string                `json:"notModelled"`
+	// Warnings are what the v1.37 kubelet would warn about in this configuration as it
+	// starts anyway (a deprecated or GA feature gate set). Absent when there are none.
+	Warnings []string `json:"warnings,omitempty"`
 	// SystemMemoryHeld lists the moments the kernel held system memory (outside pods) below
 	// what the scenario asked for, because memory in use never exceeds capacity and no pod
 	// process was left to kill. Absent when it never happened.
@@ -155,6 +158,7 @@ type Input struct {
 	QoS         map[string]string // pod -> QoS class
 	PodOrder    []string          // scenario pods in delivery order
 	NotModelled []string
+	Warnings    []string
 	Version     string
 }
 
@@ -207,7 +211,7 @@ func NewBuilder(in Input) *Builder {
 		Seed: in.Seed, Duration: secs(in.End),
 		Pods: []PodReport{}, Evictions: []Eviction{}, OOMKills: []OOMKill{}, AdmissionRejections: []AdmissionRejection{},
 		NodeConditions: []NodeCondition{}, Latency: map[string]LatencyStats{}, Expectations: []ExpectationResult{},
-		Counts: map[string]int64{}, NotModelled: in.NotModelled,
+		Counts: map[string]int64{}, NotModelled: in.NotModelled, Warnings: in.Warnings,
 		phases: map[string][]phaseAt{},
 	}
 	if r.NotModelled == nil {

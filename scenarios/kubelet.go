@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -10,6 +11,7 @@ import (
 
 	api "nodesim/api/v1alpha1"
 	"nodesim/internal/strictyaml"
+	"nodesim/internal/upstream"
 	"nodesim/model/eviction"
 	"nodesim/model/kubeletconfig"
 )
@@ -54,7 +56,7 @@ func (l *loader) loadKubelet() {
 	for k := range set {
 		keys = append(keys, k)
 	}
-	l.out.NotModelled = kubeletconfig.NotModelled(keys)
+	l.out.NotModelled = append(kubeletconfig.NotModelled(keys), kubeletconfig.NotModelledGates(cfg.FeatureGates)...)
 }
 
 func (l *loader) loadKubeletFile(name string) (*kubeletconfigv1beta1.KubeletConfiguration, []string, bool) {
@@ -85,8 +87,32 @@ func (l *loader) loadKubeletFile(name string) (*kubeletconfigv1beta1.KubeletConf
 	} else if cfg.Kind != kubeletKind {
 		d.ErrorAt("kind", "kind %q is not supported (want %q)", cfg.Kind, kubeletKind)
 	}
-	l.extra = append(l.extra, d.Errors...)
-	return cfg, mappingKeys(root), len(d.Errors) == 0
+	// The kubelet decodes its config file strictly first and, when only unknown fields stop
+	// it, again leniently: it starts, ignoring them, and logs why. So does nodesim, listing
+	// each in the report's warnings.
+	var errs []*strictyaml.Error
+	unknown := map[string]bool{}
+	for _, e := range d.Errors {
+		if strings.HasPrefix(e.Msg, "unknown field ") {
+			l.out.Warnings = append(l.out.Warnings, e.Error()+": the kubelet decodes the file leniently and ignores it")
+			if e.Path == "" { // a top-level key: keep it out of the not-modelled list too
+				name := strings.TrimPrefix(e.Msg, "unknown field ")
+				if unq, err := strconv.Unquote(strings.Fields(name)[0]); err == nil {
+					unknown[unq] = true
+				}
+			}
+			continue
+		}
+		errs = append(errs, e)
+	}
+	l.extra = append(l.extra, errs...)
+	var keys []string
+	for _, k := range mappingKeys(root) {
+		if !unknown[k] {
+			keys = append(keys, k)
+		}
+	}
+	return cfg, keys, len(errs) == 0
 }
 
 func (l *loader) extraErr(err error) {
@@ -131,11 +157,53 @@ func (l *loader) checkKubelet(cfg *kubeletconfigv1beta1.KubeletConfiguration) {
 	if l.sc.Spec.Node.CgroupVersion == api.CgroupV1 && cfg.SingleProcessOOMKill != nil && !*cfg.SingleProcessOOMKill {
 		l.d.ErrorAt(p+".singleProcessOOMKill", "singleProcessOOMKill: false is not valid on a cgroup v1 node (the kubelet refuses it)")
 	}
+	l.checkFeatureGates(cfg)
+}
+
+// checkFeatureGates answers the config's featureGates as the v1.37 kubelet does at start-up:
+// each gate alone first, so that every refusal (unknown or removed gate, a locked gate set
+// against its default) is reported at its own key in upstream's words, then all together,
+// for what only the combination can break (a gate on whose dependency is off).
+func (l *loader) checkFeatureGates(cfg *kubeletconfigv1beta1.KubeletConfiguration) {
+	gates, err := upstream.NewKubeletGates()
+	if err != nil {
+		l.d.ErrorAt("spec.kubelet", "%v", err)
+		return
+	}
+	names := make([]string, 0, len(gates.All()))
+	for _, g := range gates.All() {
+		names = append(names, g.Name)
+	}
+	bad := false
 	for _, gate := range sortedKeys(cfg.FeatureGates) {
-		if !knownGate(gate) {
-			l.d.ErrorAt(strictyaml.Join(p+".featureGates", gate), "unknown feature gate %q%s", gate, suggestion(gate, knownGates()))
+		if msg := gates.Check(gate, cfg.FeatureGates[gate]); msg != "" {
+			hint := ""
+			if strings.HasPrefix(msg, "unrecognized") {
+				hint = suggestion(gate, names)
+			}
+			l.d.ErrorAt(l.kubeletKeyPath("featureGates", gate), "%s%s (the v1.37 kubelet refuses to start)", msg, hint)
+			bad = true
 		}
 	}
+	if bad {
+		return
+	}
+	if err := gates.Set(cfg.FeatureGates); err != nil {
+		l.d.ErrorAt(l.kubeletPath("featureGates"), "%v (the v1.37 kubelet refuses to start)", err)
+		return
+	}
+	l.out.Gates = gates
+	l.out.Warnings = append(l.out.Warnings, gates.Warnings...)
+}
+
+// kubeletKeyPath is where an error about one key of a kubelet map field is reported: that
+// key inline, else the field or the kubeletConfigFile line.
+func (l *loader) kubeletKeyPath(field, key string) string {
+	p := l.kubeletPath(field)
+	if p == "spec.kubelet."+field {
+		return strictyaml.Join(p, key)
+	}
+	return p
 }
 
 // evictionFieldPath guesses which eviction field an error is about, for its position.
@@ -152,26 +220,6 @@ func (l *loader) evictionFieldPath(msg string) string {
 		}
 	}
 	return p + "evictionHard"
-}
-
-// knownGates are the kubelet feature gates a scenario may set. The simulation acts on the
-// ones that change what it models; the others are accepted and have no effect here.
-func knownGates() []string {
-	return []string{
-		"EventedPLEG", "PLEGOnDemandRelist", "KubeletCrashLoopBackOffMax",
-		"ReduceDefaultCrashLoopBackOffDecay", "SidecarContainers", "ContainerRestartRules",
-		"PodReadyToStartContainersCondition", "InPlacePodVerticalScaling", "MemoryQoS",
-		"KubeletPodResourcesGet", "GracefulNodeShutdown", "NodeSwap",
-	}
-}
-
-func knownGate(g string) bool {
-	for _, k := range knownGates() {
-		if k == g {
-			return true
-		}
-	}
-	return false
 }
 
 func suggestion(got string, allowed []string) string {

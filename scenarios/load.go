@@ -37,6 +37,12 @@ type Loaded struct {
 	// NotModelled lists the KubeletConfiguration fields the scenario sets that the simulation
 	// does not read.
 	NotModelled []string
+	// Gates are the run's feature gates: the v1.37 kubelet's registry with the config's
+	// featureGates applied as the kubelet applies them.
+	Gates *upstream.KubeletGates
+	// Warnings are what the v1.37 kubelet would warn about in this configuration (a
+	// deprecated or GA feature gate set, a field it does not know), as it starts anyway.
+	Warnings []string
 	// Pods are the pods the scenario brings, replicas expanded and defaults applied, in the
 	// order they are delivered.
 	Pods []Pod

@@ -110,7 +110,7 @@ func TestLoaderErrors(t *testing.T) {
 			[]string{`s.yaml:15:12: spec.events[0].at: event at 10m0s is after the end of the run (5m0s)`}},
 		{"two documents", good + "---\n" + good, []string{`s.yaml:14:1: expected a single YAML document, found more than one`}},
 		{"unknown feature gate", strings.Replace(good, "  duration: 5m\n", "  duration: 5m\n  kubelet: {featureGates: {EventedPLG: true}}\n", 1),
-			[]string{`spec.kubelet.featureGates.EventedPLG: unknown feature gate "EventedPLG" (did you mean "EventedPLEG"?)`}},
+			[]string{`spec.kubelet.featureGates.EventedPLG: unrecognized feature gate: EventedPLG (did you mean "EventedPLEG"?)`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -167,9 +167,26 @@ registryPullQPS: 3
 
 	files["kubelet.yaml"] = "kind: KubeletConfiguration\nsyncFrequncy: 30s\n"
 	_, err = parse(t, src, files)
-	if err == nil || !strings.Contains(err.Error(), `kubelet.yaml:2:1: unknown field "syncFrequncy" (did you mean "syncFrequency"?)`) ||
-		!strings.Contains(err.Error(), `kubelet.yaml:1:1: missing required field "apiVersion"`) {
+	if err == nil || !strings.Contains(err.Error(), `kubelet.yaml:1:1: missing required field "apiVersion"`) {
 		t.Errorf("errors in the kubelet file are not positioned in it:\n%v", err)
+	}
+
+	// An unknown field alone: the v1.37 kubelet falls back to lenient decoding and starts,
+	// ignoring it; nodesim runs and warns, positioned in the file.
+	files["kubelet.yaml"] = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nsyncFrequncy: 30s\nmetadata: {name: kind-patch}\n"
+	l, err = parse(t, src, files)
+	if err != nil {
+		t.Fatalf("unknown fields in a kubelet file must not stop the run: %v", err)
+	}
+	want := []string{
+		`kubelet.yaml:3:1: unknown field "syncFrequncy" (did you mean "syncFrequency"?): the kubelet decodes the file leniently and ignores it`,
+		`kubelet.yaml:4:1: unknown field "metadata": the kubelet decodes the file leniently and ignores it`,
+	}
+	if strings.Join(l.Warnings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(l.Warnings, "\n"), strings.Join(want, "\n"))
+	}
+	if l.Kubelet.SyncFrequency.Duration != time.Minute || len(l.NotModelled) != 0 {
+		t.Errorf("syncFrequency %s (want the 1m default), not modelled %v (want none)", l.Kubelet.SyncFrequency.Duration, l.NotModelled)
 	}
 }
 

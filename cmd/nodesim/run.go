@@ -141,7 +141,7 @@ func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {
 func newReportBuilder(l *scenarios.Loaded, seed uint64) *reports.Builder {
 	in := reports.Input{
 		Scenario: l.Scenario, File: l.File, Hash: l.Hash, Seed: seed,
-		QoS: map[string]string{}, NotModelled: l.NotModelled, Version: Version,
+		QoS: map[string]string{}, NotModelled: l.NotModelled, Warnings: l.Warnings, Version: Version,
 	}
 	for _, p := range l.Pods {
 		in.QoS[p.Key()] = string(qos.GetPodQOS(p.Pod))

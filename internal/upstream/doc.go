@@ -2,8 +2,3 @@
 // pure, deterministic packages: the feature-gate registry, pod defaulting and validation,
 // the system priority classes. Loops and state stay nodesim's own models.
 package upstream
-
-import (
-	// The kubelet's feature-gate registry: importing it registers every v1.37 gate.
-	_ "k8s.io/kubernetes/pkg/features"
-)

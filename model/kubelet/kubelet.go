@@ -44,7 +44,6 @@ const (
 	maxWaitForContainerRuntime  = 30 * time.Second
 	runtimeErrorBackoffBase     = 100 * time.Millisecond
 	runtimeErrorBackoffMax      = 5 * time.Second
-	crashLoopBackOffInitial     = 10 * time.Second
 	crashLoopBackOffReset       = 600 * time.Second
 	containerGCPeriod           = time.Minute
 )
@@ -67,6 +66,8 @@ type Dependencies struct {
 	Eviction *EvictionDeps
 	// MemoryCapacity is the machine's memory, for oom_score_adj.
 	MemoryCapacity int64
+	// Gates are the run's feature gates (the v1.37 registry with the config's featureGates).
+	Gates kubeletconfig.Gates
 }
 
 // EvictionDeps is what the eviction manager needs of the node.
@@ -149,22 +150,12 @@ func New(s *sim.Sim, deps Dependencies) *Kubelet {
 	kl.sourcesReady = podconfig.NewSourcesReady(kl.podConfig.Sources())
 	kl.podManager = newPodManager()
 	kl.podCache = container.NewCache(s)
-	onDemand := true
-	if v, ok := cfg.FeatureGates["PLEGOnDemandRelist"]; ok {
-		onDemand = v
-	}
-	kl.pleg = pleg.NewGenericPLEG(s, deps.Runtime, kl.podCache, onDemand)
+	kl.pleg = pleg.NewGenericPLEG(s, deps.Runtime, kl.podCache, deps.Gates.Enabled("PLEGOnDemandRelist"))
 	kl.workQueue = newWorkQueue(s)
 	kl.reasonCache = newReasonCache()
-	kl.crashLoop = flowcontrol.NewBackOff(crashLoopBackOffInitial, kubeletconfig.CrashLoopBackOffMax(cfg)).WithResetAfter(crashLoopBackOffReset)
-	if v := cfg.FeatureGates["ReduceDefaultCrashLoopBackOffDecay"]; v {
-		initial := time.Second
-		max := kubeletconfig.CrashLoopBackOffMax(cfg)
-		if max < initial {
-			initial = max
-		}
-		kl.crashLoop = flowcontrol.NewBackOff(initial, max).WithResetAfter(crashLoopBackOffReset)
-	}
+	initial, max := kubeletconfig.CrashLoopBackOff(cfg, deps.Gates)
+	kl.crashLoop = flowcontrol.NewBackOff(initial, max).WithResetAfter(crashLoopBackOffReset)
+	kl.ChangeContainerStatusOnKubeletRestart = deps.Gates.Enabled("ChangeContainerStatusOnKubeletRestart")
 	kl.livenessManager = results.NewManager(s, "livenessManager")
 	kl.readinessManager = results.NewManager(s, "readinessManager")
 	kl.startupManager = results.NewManager(s, "startupManager")
