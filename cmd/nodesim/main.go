@@ -9,6 +9,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"nodesim/engine"
 )
 
 // Version is nodesim's version.
@@ -19,6 +21,7 @@ const (
 	exitOK          = 0
 	exitExpectation = 1
 	exitInvalid     = 2
+	exitInvariant   = 3 // the model broke one of its invariants
 )
 
 // exitError carries an exit code to main.
@@ -32,16 +35,24 @@ func (e *exitError) Error() string { return e.err.Error() }
 func invalid(err error) error { return &exitError{code: exitInvalid, err: err} }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runWith(os.Args[1:], os.Stdout, os.Stderr, watchSignals()))
 }
 
 // run executes the command line and returns the exit code.
-func run(args []string, stdout, stderr io.Writer) int {
-	root := newRootCmd(stdout, stderr)
+func run(args []string, stdout, stderr io.Writer) int { return runWith(args, stdout, stderr, nil) }
+
+// runWith is run with the process's signals (nil: none are caught).
+func runWith(args []string, stdout, stderr io.Writer, sig *signals) int {
+	root := newRootCmd(stdout, stderr, sig)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
 		return exitOK
+	}
+	var iv *engine.InvariantViolation
+	if errors.As(err, &iv) {
+		fmt.Fprintf(stderr, "internal error: %v\n", err)
+		return exitInvariant
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
@@ -55,7 +66,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitInvalid
 }
 
-func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+func newRootCmd(stdout, stderr io.Writer, sig *signals) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "nodesim",
 		Short: "Simulate one Kubernetes node's kubelet, deterministically",
@@ -63,13 +74,14 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 pod workers, PLEG, the runtime manager and the status manager, against an in-memory container
 runtime that follows a scenario's script. The same scenario and seed always give the same report.
 
-Exit codes: 0 ok, 1 an expectation failed, 2 invalid input or usage.`,
+Exit codes: 0 ok, 1 an expectation failed, 2 invalid input or usage, 3 the model broke
+one of its invariants, 130 and 143 stopped by SIGINT or SIGTERM.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRunCmd(stdout, stderr), newValidateCmd(stdout, stderr), newSweepCmd(stdout, stderr), newScenariosCmd(stdout), newVersionCmd(stdout), newExplainCmd(stdout, stderr))
+	root.AddCommand(newRunCmd(stdout, stderr, sig), newValidateCmd(stdout, stderr), newSweepCmd(stdout, stderr, sig), newScenariosCmd(stdout), newVersionCmd(stdout), newExplainCmd(stdout, stderr))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return invalid(fmt.Errorf("%v\nRun '%s --help' for usage.", err, c.CommandPath()))
 	})
