@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,9 +12,10 @@ import (
 
 // Bounds of one fuzzed run, so that each input simulates in a fraction of a second.
 const (
-	fuzzMaxDuration = 30 * time.Minute
+	fuzzMaxDuration = 5 * time.Minute
 	fuzzMaxPods     = 20
-	fuzzMaxEvents   = 300_000 // recorded trace events: a step cap on the run
+	fuzzMaxEvents   = 50_000 // recorded trace events: a step cap on the run
+	fuzzHang        = 60 * time.Second
 )
 
 // hostileSeeds are inputs at the edges: huge quantities, tiny periods and events that
@@ -96,6 +98,10 @@ func FuzzRun(f *testing.F) {
 		if l.Scenario.Spec.Duration.Duration > fuzzMaxDuration {
 			l.Scenario.Spec.Duration.Duration = fuzzMaxDuration
 		}
+		// A run that takes more than fuzzHang of wall time is a hang: crash the worker so
+		// that the fuzzer keeps the input.
+		hang := time.AfterFunc(fuzzHang, func() { panic(fmt.Sprintf("run still going after %s:\n%s", fuzzHang, data)) })
+		defer hang.Stop()
 		events := 0
 		_, err = Run(l, l.Seed(), Options{Interrupted: func() bool { events++; return events > fuzzMaxEvents }})
 		var v *InvariantViolation
