@@ -126,6 +126,10 @@ func (o *sweepOptions) run(ref string, stdout, stderr io.Writer) error {
 		return rep, nil
 	})
 	interrupted := errors.Is(err, sweep.ErrInterrupted)
+	var iv *engine.InvariantViolation
+	if errors.As(err, &iv) {
+		return err // a fault of the model, not of the grid: exit 3
+	}
 	if err != nil && !interrupted {
 		return invalid(err)
 	}
