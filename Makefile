@@ -32,10 +32,12 @@ test: check-go
 bench: check-go
 	$(GO) test -run '^$$' -bench . -benchmem ./sim/ ./engine/ ./internal/strictyaml/
 
-# Fuzz the scenario loader (FUZZTIME=10m by default).
+# Fuzz the scenario loader, then whole runs under the invariant checker (FUZZTIME each,
+# 10m by default).
 FUZZTIME ?= 10m
 fuzz: check-go
-	$(GO) test ./scenarios -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
+	$(GO) test ./scenarios -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -timeout 0
+	$(GO) test ./engine -run '^$$' -fuzz '^FuzzRun$$' -fuzztime $(FUZZTIME) -timeout 0
 
 clean:
 	rm -rf bin

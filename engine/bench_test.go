@@ -37,8 +37,16 @@ spec:
 var benchDuration = "24h"
 
 // BenchmarkFullNodeDay simulates a full node for 24 hours; the design budget is about a
-// second of one core.
-func BenchmarkFullNodeDay(b *testing.B) {
+// second of one core. It runs with the invariant checker, as every run does;
+// BenchmarkFullNodeDayNoInvariants is the same run without it, to measure its cost.
+func BenchmarkFullNodeDay(b *testing.B) { benchFullNodeDay(b, Options{}) }
+
+// BenchmarkFullNodeDayNoInvariants is BenchmarkFullNodeDay without the invariant checker.
+func BenchmarkFullNodeDayNoInvariants(b *testing.B) {
+	benchFullNodeDay(b, Options{SkipInvariants: true})
+}
+
+func benchFullNodeDay(b *testing.B, opts Options) {
 	l, err := scenarios.Parse("full.yaml", []byte(fullNode(benchDuration)), nil, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -46,7 +54,7 @@ func BenchmarkFullNodeDay(b *testing.B) {
 	b.ReportAllocs()
 	var events uint64
 	for i := 0; i < b.N; i++ {
-		res, err := Run(l, 1, Options{})
+		res, err := Run(l, 1, opts)
 		if err != nil {
 			b.Fatal(err)
 		}

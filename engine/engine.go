@@ -5,6 +5,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -53,6 +54,50 @@ type Options struct {
 	// KeepTrace keeps every event in Result.Trace as well. A long run's trace is large: the
 	// reports stream it instead.
 	KeepTrace bool
+	// SkipInvariants turns the run-time invariant checker off (benchmarks measure its cost
+	// with it). Every run from the command line checks them.
+	SkipInvariants bool
+	// Interrupted, when set, is asked after every recorded event; once it says true the run
+	// stops there and Run returns ErrInterrupted. It reads a flag another goroutine sets (a
+	// signal handler), so it never changes what a run that finishes does.
+	Interrupted func() bool
+}
+
+// ErrInterrupted is the error of a run stopped by Options.Interrupted.
+var ErrInterrupted = errors.New("run interrupted")
+
+// guard checks the invariants and the interruption flag after each event and stops the
+// simulation at the first violation or interruption.
+type guard struct {
+	s           *sim.Sim
+	check       trace.Sink // the invariant checker, nil when skipped
+	inv         *invariantChecker
+	interrupted func() bool
+	stoppedBy   error
+}
+
+func (g *guard) Record(e *trace.Event) {
+	if g.stoppedBy != nil {
+		return
+	}
+	if g.check != nil {
+		g.check.Record(e)
+		if g.inv.violation != nil {
+			g.stoppedBy = g.inv.violation
+			g.s.Stop()
+			return
+		}
+	}
+	if g.interrupted != nil && g.interrupted() {
+		g.stoppedBy = ErrInterrupted
+		g.s.Stop()
+	}
+}
+
+// newChecker is the invariant checker a run uses; tests replace it to break a rule on purpose.
+var newChecker = func() (trace.Sink, *invariantChecker) {
+	c := newInvariantChecker()
+	return c, c
 }
 
 // sinks hands each event to every sink.
@@ -74,9 +119,17 @@ func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 	if opts.Sink != nil {
 		out = append(out, opts.Sink)
 	}
+	g := &guard{interrupted: opts.Interrupted}
+	if !opts.SkipInvariants {
+		g.check, g.inv = newChecker()
+	}
+	if g.check != nil || g.interrupted != nil {
+		out = append(out, g)
+	}
 	s := sim.New(seed, out)
 	// The per-second bound grows with the node: each pod adds its workers, probes and stats.
 	s.SetWatchdog(sim.Watchdog{PerSecond: sim.DefaultWatchdog.PerSecond + 50_000*uint64(len(l.Pods))})
+	g.s = s
 	s.StartAt(-BootTime)
 	spec := &l.Scenario.Spec
 
@@ -106,6 +159,9 @@ func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 	driver := s.Clock("scenario", sim.PriorityConfig)
 	n.startKubelet()
 	s.RunUntil(0)
+	if g.stoppedBy != nil {
+		return nil, g.stoppedBy
+	}
 	driver.Record(&trace.Event{Kind: KindRunStart, Attrs: []trace.Attr{
 		{Key: "scenario", Value: l.Scenario.Metadata.Name}, {Key: "seed", Value: fmt.Sprint(seed)}}})
 
@@ -138,6 +194,9 @@ func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 	s.RunUntil(spec.Duration.Duration)
 	if st := s.Stall(); st != nil {
 		return nil, st
+	}
+	if g.stoppedBy != nil {
+		return nil, g.stoppedBy
 	}
 	if !s.Stopped() {
 		driver.Record(&trace.Event{Kind: KindRunEnd, Attrs: []trace.Attr{{Key: "reason", Value: "duration reached"}}})

@@ -191,7 +191,7 @@ func TestKubeletRestartDuringTerminationKeepsTheOriginalGrace(t *testing.T) {
 // (StopContainer with killContainer's 2s minimum); no panic, and the pod that stays keeps
 // running.
 func TestOrphanedRuntimePodIsKilledByHousekeeping(t *testing.T) {
-	ev := runBuiltin(t, "orphaned-runtime-pod", newInvariants(t, "orphaned-runtime-pod")).Trace.Events
+	ev := runBuiltin(t, "orphaned-runtime-pod", nil).Trace.Events
 	restart := scenarioEvents(ev, "restartKubelet")[0]
 	hk := first(ev, func(e *trace.Event) bool {
 		return e.Name == "HandlePodCleanups" && e.At > restart.At && e.Attr("orphans") == "1"
@@ -254,7 +254,7 @@ func TestKubeletRestartKeepsStartedAndReady(t *testing.T) {
 // Updating a mirror pod's labels keeps the mirror annotation: the kubelet still sees the
 // mirror of its static pod, creates no second mirror pod and starts no second copy.
 func TestMirrorPodUpdateKeepsOneCopy(t *testing.T) {
-	ev := runBuiltin(t, "mirror-pod-update", newInvariants(t, "mirror-pod-update")).Trace.Events
+	ev := runBuiltin(t, "mirror-pod-update", nil).Trace.Events
 	update := scenarioEvents(ev, "updatePod")[0]
 	if n := len(all(ev, func(e *trace.Event) bool { return e.Kind == "containerRunning" })); n != 1 {
 		t.Errorf("%d containers started, want the static pod's one", n)

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -108,5 +109,48 @@ func TestInvalidVariantIsReported(t *testing.T) {
 	_, err := Run(src, []Axis{axis}, []uint64{1}, 1, run)
 	if err == nil || !strings.Contains(err.Error(), "unsupported eviction signal memory.avail") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// Rows reach Options.Row in grid order whatever the parallelism; Stop ends the sweep with
+// the rows finished so far; a grid above MaxRuns is refused before anything runs.
+func TestSweepStreamsRowsInOrderAndStops(t *testing.T) {
+	src, err := scenarios.OpenBuiltin("crashloop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a1, _ := ParseAxis("spec.pods[0].behavior.app.exit.after=5s,10s,20s")
+	a2, _ := ParseAxis("spec.pods[0].behavior.app.exit.code=1,2")
+	var order []int
+	res, err := RunWith(src, []Axis{a1, a2}, []uint64{1, 2}, Options{Parallel: 3, Row: func(i int, r *Row) { order = append(order, i) }}, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 × 2 values make 6 rows; the last axis varies fastest.
+	if len(order) != 6 || len(res.Rows) != 6 {
+		t.Fatalf("rows %v", order)
+	}
+	for i, v := range order {
+		if v != i {
+			t.Fatalf("rows reported in order %v, want 0..5", order)
+		}
+	}
+	if got := strings.Join(res.Rows[3].Values, ","); got != "10s,2" {
+		t.Errorf("row 3 is %s, want 10s,2", got)
+	}
+
+	rowsDone := 0
+	res, err = RunWith(src, []Axis{a1, a2}, []uint64{1}, Options{Parallel: 1,
+		Row: func(int, *Row) { rowsDone++ }, Stop: func() bool { return rowsDone >= 2 }}, run)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v, want ErrInterrupted", err)
+	}
+	if len(res.Rows) != 2 || res.Rows[1].Runs != 1 {
+		t.Fatalf("%d rows after the stop, want the 2 finished", len(res.Rows))
+	}
+
+	// 3 × 2 values × 2 seeds = 12 runs, above a cap of 11.
+	if _, err := RunWith(src, []Axis{a1, a2}, []uint64{1, 2}, Options{MaxRuns: 11}, run); err == nil || !strings.Contains(err.Error(), "more than 11 runs") {
+		t.Fatalf("err = %v, want the cap", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"nodesim/engine"
 	"nodesim/internal/safetext"
 	"nodesim/scenarios"
 	"nodesim/sim"
@@ -25,7 +26,8 @@ const (
 	exitOK          = 0
 	exitExpectation = 1
 	exitInvalid     = 2
-	// exitInternal is nodesim's own failure: a panic, a stalled simulation. Never the input's.
+	// exitInternal is nodesim's own failure: a panic, a stalled simulation, a broken
+	// invariant. Never the input's.
 	exitInternal = 3
 )
 
@@ -58,14 +60,18 @@ func fileOptions(cmd *cobra.Command) scenarios.FileOptions {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runWith(os.Args[1:], os.Stdout, os.Stderr, watchSignals()))
 }
 
-// run executes the command line and returns the exit code. A panic anywhere is nodesim's own
-// failure: it is reported as an internal error with the command that reproduces it (the Go
-// stack only when NODESIM_STACK is set) and exits 3, never 2, which means bad input.
-func run(args []string, stdout, stderr io.Writer) int {
-	return guarded(args, stderr, func() int { return execute(args, stdout, stderr) })
+// run executes the command line and returns the exit code, catching no signals.
+func run(args []string, stdout, stderr io.Writer) int { return runWith(args, stdout, stderr, nil) }
+
+// runWith is run with the process's signals (nil: none are caught). A panic anywhere is
+// nodesim's own failure: it is reported as an internal error with the command that
+// reproduces it (the Go stack only when NODESIM_STACK is set) and exits 3, never 2, which
+// means bad input.
+func runWith(args []string, stdout, stderr io.Writer, sig *signals) int {
+	return guarded(args, stderr, func() int { return execute(args, stdout, stderr, sig) })
 }
 
 // guarded runs f, turning a panic into the internal error it is.
@@ -86,12 +92,17 @@ func guarded(args []string, stderr io.Writer, f func() int) (code int) {
 }
 
 // execute runs the command line and returns the exit code.
-func execute(args []string, stdout, stderr io.Writer) int {
-	root := newRootCmd(stdout, stderr)
+func execute(args []string, stdout, stderr io.Writer, sig *signals) int {
+	root := newRootCmd(stdout, stderr, sig)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
 		return exitOK
+	}
+	var iv *engine.InvariantViolation
+	if errors.As(err, &iv) {
+		fmt.Fprintf(stderr, "internal error: %v\n", err)
+		return exitInternal
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
@@ -105,7 +116,7 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	return exitInvalid
 }
 
-func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+func newRootCmd(stdout, stderr io.Writer, sig *signals) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "nodesim",
 		Short: "Simulate one Kubernetes node's kubelet, deterministically",
@@ -114,7 +125,8 @@ pod workers, PLEG, the runtime manager and the status manager, against an in-mem
 runtime that follows a scenario's script. The same scenario and seed always give the same report.
 
 Exit codes: 0 ok, 1 an expectation failed, 2 invalid input or usage, 3 nodesim's own failure
-(an internal error or a stalled simulation).`,
+(an internal error, a stalled simulation, a broken invariant), 130 and 143 stopped by SIGINT
+or SIGTERM.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -122,7 +134,7 @@ Exit codes: 0 ok, 1 an expectation failed, 2 invalid input or usage, 3 nodesim's
 		"let kubeletConfigFile and podFiles name files outside the scenario's directory")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRunCmd(stdout, stderr), newValidateCmd(stdout, stderr), newSweepCmd(stdout, stderr), newScenariosCmd(stdout), newVersionCmd(stdout), newExplainCmd(stdout, stderr))
+	root.AddCommand(newRunCmd(stdout, stderr, sig), newValidateCmd(stdout, stderr), newSweepCmd(stdout, stderr, sig), newScenariosCmd(stdout), newVersionCmd(stdout), newExplainCmd(stdout, stderr))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return invalid(fmt.Errorf("%v\nRun '%s --help' for usage.", err, c.CommandPath()))
 	})

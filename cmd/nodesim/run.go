@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -25,10 +27,11 @@ type runOptions struct {
 	output  string
 	outDir  string
 	profile string
+	signals *signals
 }
 
-func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
-	o := &runOptions{seed: -1}
+func newRunCmd(stdout, stderr io.Writer, sig *signals) *cobra.Command {
+	o := &runOptions{seed: -1, signals: sig}
 	c := &cobra.Command{
 		Use:   "run FILE|NAME",
 		Short: "Simulate a scenario and report what happened",
@@ -76,54 +79,69 @@ func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {
 	}
 	builder := newReportBuilder(l, seed)
 	var sink trace.Sink = builder
+	var out *outDir
 	var files *streamedFiles
 	if o.outDir != "" {
-		if files, err = openStreamedFiles(o.outDir, l, seed); err != nil {
+		if out, err = openOutDir(o.outDir); err != nil {
 			return err
 		}
-		defer files.abort()
+		defer out.abort()
+		if files, err = openStreamedFiles(out, l, seed); err != nil {
+			return err
+		}
 		sink = append(teeSink{builder}, files.sinks()...)
 	}
 	stopProfile, err := startProfile(o.profile)
 	if err != nil {
 		return err
 	}
-	res, err := engine.Run(l, seed, engine.Options{Sink: sink})
+	res, err := runEngine(l, seed, engine.Options{Sink: sink, Interrupted: o.signals.caught})
 	if perr := stopProfile(); perr != nil && err == nil {
 		err = perr
 	}
 	if err != nil {
+		if errors.Is(err, engine.ErrInterrupted) {
+			return o.signals.exit()
+		}
 		return internal(fmt.Errorf("simulating %s: %w", ref, err))
 	}
 	r := finishReport(builder, res, ref)
-	if files != nil {
+	ok := reports.Evaluate(r, l.Scenario.Spec.Expect)
+
+	// Every file is rendered and committed before anything goes to stdout, so that a reader
+	// that stops reading (| head) or a signal during the printing cannot cost the files.
+	if out != nil {
 		if err := files.finish(res.End); err != nil {
 			return err
 		}
+		if err := writeFiles(out, r, files.charts); err != nil {
+			return err
+		}
+		if o.signals.caught() {
+			return o.signals.exit()
+		}
+		if err := out.commit(Manifest{Scenario: l.Scenario.Metadata.Name, ScenarioSHA256: l.Hash, Seed: seed, Nodesim: Version}); err != nil {
+			return err
+		}
 	}
-	ok := reports.Evaluate(r, l.Scenario.Spec.Expect)
 
-	var out []byte
+	var text []byte
 	switch o.output {
 	case "json":
-		out, err = reports.JSON(r)
+		text, err = reports.JSON(r)
 	case "yaml":
-		out, err = reports.YAML(r)
+		text, err = reports.YAML(r)
 	}
 	if err != nil {
 		return err
 	}
 	if o.output == "table" {
-		if err := reports.Table(stdout, r); err != nil {
-			return err
-		}
-	} else if _, err := stdout.Write(out); err != nil {
-		return err
+		err = reports.Table(stdout, r)
+	} else {
+		_, err = stdout.Write(text)
 	}
-	if o.outDir != "" {
-		if err := writeFiles(o.outDir, r, files.charts); err != nil {
-			return err
-		}
+	if err != nil && !errors.Is(err, syscall.EPIPE) {
+		return err
 	}
 	if !ok {
 		var lines []string
@@ -136,6 +154,9 @@ func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// runEngine is engine.Run; a test replaces it to reach the paths a sound model never takes.
+var runEngine = engine.Run
 
 // newReportBuilder starts the report that the run's trace streams into.
 func newReportBuilder(l *scenarios.Loaded, seed uint64) *reports.Builder {
@@ -162,13 +183,10 @@ func finishReport(b *reports.Builder, res *engine.Result, ref string) *reports.R
 	return r
 }
 
-// writeFiles writes the files made from the finished report into dir: report.json,
-// report.html (drawn with the series charts recorded during the run) and junit.xml, each
-// written whole (a temporary file, then a rename), so that a reader never sees half a file.
-func writeFiles(dir string, r *reports.Report, charts *reports.ChartRecorder) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
-	}
+// writeFiles renders the files made from the finished report into the run's staging
+// directory: report.json, report.html (drawn with the series charts recorded during the
+// run) and junit.xml.
+func writeFiles(o *outDir, r *reports.Report, charts *reports.ChartRecorder) error {
 	for _, f := range []struct {
 		name   string
 		render func() ([]byte, error)
@@ -181,7 +199,7 @@ func writeFiles(dir string, r *reports.Report, charts *reports.ChartRecorder) er
 		if err != nil {
 			return err
 		}
-		if err := writeFileAtomic(filepath.Join(dir, f.name), data); err != nil {
+		if err := o.write(f.name, data); err != nil {
 			return err
 		}
 	}
@@ -189,28 +207,24 @@ func writeFiles(dir string, r *reports.Report, charts *reports.ChartRecorder) er
 }
 
 // streamedFiles are the --out files written as the run goes, so that a long run never holds
-// its trace: trace.jsonl, trace.perfetto.json and timeline.csv, each under a temporary name
-// until the run is over. charts keeps the bounded series report.html draws.
+// its trace: trace.jsonl, trace.perfetto.json and timeline.csv, in the staging directory
+// until the run is committed. charts keeps the bounded series report.html draws.
 type streamedFiles struct {
-	trace, perfetto, timeline *atomicFile
+	trace, perfetto, timeline *stagedFile
 	traceW                    *reports.TraceWriter
 	perfettoW                 *reports.PerfettoWriter
 	timelineW                 *reports.TimelineWriter
 	charts                    *reports.ChartRecorder
 }
 
-func openStreamedFiles(dir string, l *scenarios.Loaded, seed uint64) (*streamedFiles, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", dir, err)
-	}
+func openStreamedFiles(o *outDir, l *scenarios.Loaded, seed uint64) (*streamedFiles, error) {
 	s := &streamedFiles{}
 	for _, f := range []struct {
 		name string
-		into **atomicFile
+		into **stagedFile
 	}{{"trace.jsonl", &s.trace}, {"trace.perfetto.json", &s.perfetto}, {"timeline.csv", &s.timeline}} {
-		a, err := createAtomic(filepath.Join(dir, f.name))
+		a, err := o.create(f.name)
 		if err != nil {
-			s.abort()
 			return nil, err
 		}
 		*f.into = a
@@ -219,9 +233,9 @@ func openStreamedFiles(dir string, l *scenarios.Loaded, seed uint64) (*streamedF
 	for _, p := range l.Pods {
 		pods = append(pods, p.Key())
 	}
-	s.traceW = reports.NewTraceWriter(s.trace.f)
-	s.perfettoW = reports.NewPerfettoWriter(s.perfetto.f, fmt.Sprintf("nodesim %s (seed %d)", l.Scenario.Metadata.Name, seed))
-	s.timelineW = reports.NewTimelineWriter(s.timeline.f, pods)
+	s.traceW = reports.NewTraceWriter(s.trace)
+	s.perfettoW = reports.NewPerfettoWriter(s.perfetto, fmt.Sprintf("nodesim %s (seed %d)", l.Scenario.Metadata.Name, seed))
+	s.timelineW = reports.NewTimelineWriter(s.timeline, pods)
 	opts := reports.ChartOptions{Duration: l.Scenario.Spec.Duration.Duration, Pods: pods}
 	if q, ok := l.Scenario.Spec.Node.Capacity[corev1.ResourceMemory]; ok {
 		opts.NodeMemory = q.AsApproximateFloat64()
@@ -237,11 +251,11 @@ func (s *streamedFiles) sinks() []trace.Sink {
 	return []trace.Sink{s.traceW, s.perfettoW, s.timelineW, s.charts}
 }
 
-// finish completes the streamed files of a run that ended at end and renames them into place.
+// finish completes the streamed files of a run that ended at end.
 func (s *streamedFiles) finish(end time.Duration) error {
 	s.charts.Finish(end)
 	for _, f := range []struct {
-		file  *atomicFile
+		file  *stagedFile
 		flush func() error
 	}{
 		{s.trace, s.traceW.Flush},
@@ -249,34 +263,42 @@ func (s *streamedFiles) finish(end time.Duration) error {
 		{s.timeline, func() error { return s.timelineW.Finish(end) }},
 	} {
 		if err := f.flush(); err != nil {
-			return fmt.Errorf("writing %s: %w", f.file.path, err)
+			return fmt.Errorf("writing %s: %w", f.file.name, err)
 		}
-		if err := f.file.commit(); err != nil {
+		if err := f.file.close(); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// abort removes whichever streamed files are not committed.
-func (s *streamedFiles) abort() {
-	for _, f := range []*atomicFile{s.trace, s.perfetto, s.timeline} {
-		if f != nil {
-			f.abort()
-		}
+// teeSink hands each event to every sink in turn.
+type teeSink []trace.Sink
+
+func (t teeSink) Record(e *trace.Event) {
+	for _, s := range t {
+		s.Record(e)
 	}
 }
 
-func writeFileAtomic(path string, data []byte) error {
-	a, err := createAtomic(path)
+// startProfile starts a CPU profile into path (nothing when path is empty); the returned
+// func stops it and puts the file in place whole.
+func startProfile(path string) (func() error, error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := createAtomic(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer a.abort()
-	if _, err := a.f.Write(data); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+	if err := pprof.StartCPUProfile(f.f); err != nil {
+		f.abort()
+		return nil, fmt.Errorf("profiling into %s: %w", path, err)
 	}
-	return a.commit()
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.commit()
+	}, nil
 }
 
 // atomicFile is a file written under a temporary name and renamed into place once whole.
@@ -314,33 +336,4 @@ func (a *atomicFile) abort() {
 		a.f.Close()
 		os.Remove(a.f.Name())
 	}
-}
-
-// teeSink hands each event to every sink in turn.
-type teeSink []trace.Sink
-
-func (t teeSink) Record(e *trace.Event) {
-	for _, s := range t {
-		s.Record(e)
-	}
-}
-
-// startProfile starts a CPU profile into path (nothing when path is empty); the returned
-// func stops it and puts the file in place whole.
-func startProfile(path string) (func() error, error) {
-	if path == "" {
-		return func() error { return nil }, nil
-	}
-	f, err := createAtomic(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f.f); err != nil {
-		f.abort()
-		return nil, fmt.Errorf("profiling into %s: %w", path, err)
-	}
-	return func() error {
-		pprof.StopCPUProfile()
-		return f.commit()
-	}, nil
 }

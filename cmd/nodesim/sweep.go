@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -29,10 +30,12 @@ type sweepOptions struct {
 	first    int64
 	parallel int
 	output   string
+	maxRuns  int
+	signals  *signals
 }
 
-func newSweepCmd(stdout, stderr io.Writer) *cobra.Command {
-	o := &sweepOptions{}
+func newSweepCmd(stdout, stderr io.Writer, sig *signals) *cobra.Command {
+	o := &sweepOptions{signals: sig}
 	c := &cobra.Command{
 		Use:   "sweep FILE|NAME --set PATH=V1,V2,... [--set ...]",
 		Short: "Run a scenario over a grid of settings and seeds, and show how the outcomes move",
@@ -44,13 +47,19 @@ PATH names a field of the scenario: dots separate keys, brackets hold an index o
 with dots in it, e.g. spec.kubelet.evictionHard[memory.available] or
 spec.pods[0].behavior.app.memory. A missing key is added. Values are YAML (100Mi, 2m,
 [{set: 1Gi}]); commas inside brackets do not split them. Each variant is validated as
-strictly as a scenario file. Runs go in parallel; the output does not depend on it.`,
+strictly as a scenario file. Runs go in parallel; the output does not depend on it.
+
+Each finished row is reported on stderr as soon as it and every row before it are done;
+the table (or JSON) goes to stdout at the end. SIGINT or SIGTERM starts no new run, waits
+for the runs under way, prints the rows finished so far (a row cut short shows the seeds
+that ran) and exits 130 or 143. A grid of more than --max-runs runs (default 10000) is
+refused before anything runs.`,
 		Example: `  nodesim sweep besteffort-evicted-first --set 'spec.kubelet.evictionHard[memory.available]=100Mi,200Mi,500Mi'
   nodesim sweep my-node.yaml --set spec.kubelet.evictionPressureTransitionPeriod=1m,5m --seeds 10 -o json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = fileOptions(cmd)
-			return o.run(args[0], stdout)
+			return o.run(args[0], stdout, stderr)
 		},
 	}
 	c.Flags().StringArrayVar(&o.sets, "set", nil, "PATH=VALUE,VALUE,...: a setting to sweep (repeat for a grid)")
@@ -58,6 +67,7 @@ strictly as a scenario file. Runs go in parallel; the output does not depend on 
 	c.Flags().Int64Var(&o.first, "seed", -1, "first seed (default: the scenario's spec.seed, else 1)")
 	c.Flags().IntVar(&o.parallel, "parallel", 0, "simulations at once (default: GOMAXPROCS)")
 	c.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table or json")
+	c.Flags().IntVar(&o.maxRuns, "max-runs", sweep.DefaultMaxRuns, "refuse a grid of more runs than this (variants × seeds)")
 	return c
 }
 
@@ -69,7 +79,7 @@ func openSource(ref string, opts scenarios.FileOptions) (*scenarios.Source, erro
 	return scenarios.OpenBuiltin(ref)
 }
 
-func (o *sweepOptions) run(ref string, stdout io.Writer) error {
+func (o *sweepOptions) run(ref string, stdout, stderr io.Writer) error {
 	if o.output != "table" && o.output != "json" {
 		return invalid(fmt.Errorf("unknown output format %q (want table or json)", o.output))
 	}
@@ -103,7 +113,15 @@ func (o *sweepOptions) run(ref string, stdout io.Writer) error {
 	for i := 0; i < o.seeds; i++ {
 		seeds = append(seeds, first+uint64(i))
 	}
-	res, err := sweep.Run(src, axes, seeds, o.parallel, func(l *scenarios.Loaded, seed uint64) (rep *reports.Report, err error) {
+	total := sweep.GridRuns(axes, 1, o.maxRuns)
+	if sweep.GridRuns(axes, len(seeds), o.maxRuns) < 0 {
+		return invalid(fmt.Errorf("the grid has more than %d runs (values of every --set multiplied, times --seeds); raise the cap with --max-runs", o.maxRuns))
+	}
+	opts := sweep.Options{Parallel: o.parallel, MaxRuns: o.maxRuns, Stop: o.signals.caught,
+		Row: func(i int, r *sweep.Row) {
+			fmt.Fprintf(stderr, "sweep: row %d of %d done: %s: %d/%d runs passed\n", i+1, total, strings.Join(r.Values, ", "), r.AllPassed, r.Runs)
+		}}
+	res, err := sweep.RunWith(src, axes, seeds, opts, func(l *scenarios.Loaded, seed uint64) (rep *reports.Report, err error) {
 		// Runs go on worker goroutines, beyond main's panic guard: a panic in one is caught
 		// here and reported as the internal error it is.
 		defer func() {
@@ -120,14 +138,27 @@ func (o *sweepOptions) run(ref string, stdout io.Writer) error {
 		reports.Evaluate(rep, l.Scenario.Spec.Expect)
 		return rep, nil
 	})
-	if err != nil {
+	interrupted := errors.Is(err, sweep.ErrInterrupted)
+	if err != nil && !interrupted {
 		var st *sim.Stalled
 		var ip *internalPanic
-		if errors.As(err, &st) || errors.As(err, &ip) {
-			return internal(err)
+		var iv *engine.InvariantViolation
+		if errors.As(err, &st) || errors.As(err, &ip) || errors.As(err, &iv) {
+			return internal(err) // a fault of the model, not of the grid: exit 3
 		}
 		return invalid(err)
 	}
+	if err := o.print(stdout, res); err != nil && !errors.Is(err, syscall.EPIPE) {
+		return err
+	}
+	if interrupted {
+		return o.signals.exit()
+	}
+	return nil
+}
+
+// print writes the sweep's result: the rows finished, all of them unless interrupted.
+func (o *sweepOptions) print(stdout io.Writer, res *sweep.Result) error {
 	if o.output == "json" {
 		out, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {

@@ -161,7 +161,7 @@ func New(s *sim.Sim, deps Dependencies) *Kubelet {
 	kl.startupManager = results.NewManager(s, "startupManager")
 	serialize := cfg.SerializeImagePulls == nil || *cfg.SerializeImagePulls
 	kl.imageManager = images.NewImageManager(s, deps.Runtime, serialize, cfg.MaxParallelImagePulls)
-	kl.kubeRuntime = kuberuntime.NewManager(s, deps.Runtime, kl.imageManager, kl.livenessManager, kl.startupManager, deps.MemoryCapacity)
+	kl.kubeRuntime = kuberuntime.NewManager(s, deps.Runtime, kl.imageManager, kl.livenessManager, kl.startupManager, deps.MemoryCapacity, podState{kl})
 	kl.podWorkers = podworkers.New(s, kl, kl.workQueue, kl.podCache, cfg.SyncFrequency.Duration)
 	kl.statusManager = status.NewManager(s, deps.API, kl.podWorkers)
 	kl.prober = prober.NewManager(s, kl.statusManager, probeRunner{deps.Runtime},
@@ -319,4 +319,11 @@ func (kl *Kubelet) Stop() {
 	if kl.unsubscribeAPI != nil {
 		kl.unsubscribeAPI()
 	}
+}
+
+// podState answers the runtime manager from the pod workers, which are made after it.
+type podState struct{ kl *Kubelet }
+
+func (p podState) IsPodTerminationRequested(uid types.UID) bool {
+	return p.kl.podWorkers.IsPodTerminationRequested(uid)
 }

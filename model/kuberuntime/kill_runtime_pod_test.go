@@ -54,7 +54,7 @@ func killOrphan(t *testing.T, preStop bool, want time.Duration) {
 		t.Fatal(err)
 	}
 	running := container.ConvertPodStatusToRunningPod(st)
-	m := NewManager(s, rt, nil, nil, nil, 0)
+	m := NewManager(s, rt, nil, nil, nil, 0, nil)
 	start := s.Elapsed()
 	var doneAt time.Duration
 	var killErr error

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"nodesim/model/container"
 	"nodesim/model/cri"
@@ -154,12 +155,25 @@ type Manager struct {
 	livenessManager ProbeResults
 	startupManager  ProbeResults
 	memoryCapacity  int64
+	// podState answers whether the pod worker was asked to terminate a pod.
+	podState PodStateProvider
 }
+
+// PodStateProvider is the pod workers' view a sync needs (upstream podStateProvider).
+type PodStateProvider interface {
+	IsPodTerminationRequested(uid types.UID) bool
+}
+
+// errSyncCancelled is what a start step returns once the pod's termination was requested.
+// Upstream cancels the sync's context then; the CRI calls of a start that comes after (the
+// create or start once a pull returns) fail with that context, so a terminating pod never
+// gets a new container.
+var errSyncCancelled = errors.New("pod sync cancelled: pod termination requested")
 
 // NewManager returns a runtime manager over the fake runtime; memoryCapacity is the
 // machine's memory, for oom_score_adj.
-func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageManager, liveness, startup ProbeResults, memoryCapacity int64) *Manager {
-	return &Manager{s: s, runtime: runtime, images: imageManager, livenessManager: liveness, startupManager: startup, memoryCapacity: memoryCapacity}
+func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageManager, liveness, startup ProbeResults, memoryCapacity int64, podState PodStateProvider) *Manager {
+	return &Manager{s: s, runtime: runtime, images: imageManager, livenessManager: liveness, startupManager: startup, memoryCapacity: memoryCapacity, podState: podState}
 }
 
 // SyncPod drives the runtime towards the pod's spec (upstream kubeGenericRuntimeManager.SyncPod).
@@ -333,6 +347,10 @@ func (m *Manager) startContainer(pod *corev1.Pod, podStatus *container.PodStatus
 			done(msg, err)
 			return
 		}
+		if m.podState.IsPodTerminationRequested(pod.UID) {
+			done(errSyncCancelled.Error(), ErrCreateContainer)
+			return
+		}
 		restartCount := 0
 		if s := podStatus.FindContainerStatusByName(c.Name); s != nil {
 			restartCount = s.RestartCount + 1
@@ -344,6 +362,10 @@ func (m *Manager) startContainer(pod *corev1.Pod, podStatus *container.PodStatus
 		m.runtime.CreateContainer(sandboxID, c, restartCount, cfg, func(id string, err error) {
 			if err != nil {
 				done(err.Error(), ErrCreateContainer)
+				return
+			}
+			if m.podState.IsPodTerminationRequested(pod.UID) {
+				done(errSyncCancelled.Error(), ErrRunContainer)
 				return
 			}
 			m.runtime.StartContainer(id, func(err error) {
