@@ -137,7 +137,7 @@ func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 	rc.Seed = seed
 	rt := cri.New(s, rc)
 	apiServer := apiserver.New(s)
-	machine := kubelet.Node{Name: nodeName(spec), Capacity: capacity(spec)}
+	machine := kubelet.Node{Name: nodeName(spec), Capacity: capacity(spec, l.Kubelet.MaxPods)}
 	res := nodeResources(l, machine.Capacity)
 	kernel := oom.NewKernel(s, rt, res.MemoryCapacity, res.KubepodsLimit, l.Kubelet.SingleProcessOOMKill != nil && *l.Kubelet.SingleProcessOOMKill)
 	thresholds, err := eviction.ParseThresholdConfig(l.Kubelet.EnforceNodeAllocatable, l.Kubelet.EvictionHard, l.Kubelet.EvictionSoft,
@@ -307,7 +307,7 @@ func nodeName(spec *api.Spec) string {
 }
 
 // capacity is the node's capacity with defaults for what the scenario leaves out.
-func capacity(spec *api.Spec) corev1.ResourceList {
+func capacity(spec *api.Spec, maxPods int32) corev1.ResourceList {
 	out := corev1.ResourceList{
 		corev1.ResourceCPU:              resource.MustParse("4"),
 		corev1.ResourceMemory:           resource.MustParse("8Gi"),
@@ -317,6 +317,9 @@ func capacity(spec *api.Spec) corev1.ResourceList {
 	for k, v := range spec.Node.Capacity {
 		out[k] = v.DeepCopy()
 	}
+	// The node's pod capacity is the kubelet's maxPods, as the kubelet reports it
+	// (nodestatus MachineInfo); the loader refuses a capacity.pods that says otherwise.
+	out[corev1.ResourcePods] = *resource.NewQuantity(int64(maxPods), resource.DecimalSI)
 	return out
 }
 

@@ -32,6 +32,9 @@ func (l *loader) checkNode() {
 		if q.Sign() <= 0 {
 			l.d.ErrorAt(strictyaml.Join(p+".capacity", name), "capacity of %s must be positive", name)
 		}
+		if corev1.ResourceName(name) == corev1.ResourcePods && l.out.Kubelet != nil && q.Value() != int64(l.out.Kubelet.MaxPods) {
+			l.d.ErrorAt(strictyaml.Join(p+".capacity", name), "the node's pod capacity is the kubelet's maxPods (%d here), as the kubelet reports it; set spec.kubelet.maxPods instead", l.out.Kubelet.MaxPods)
+		}
 	}
 	if n.Inodes != nil && *n.Inodes <= 0 {
 		l.d.ErrorAt(p+".inodes", "inodes must be positive")

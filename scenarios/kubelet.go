@@ -154,6 +154,14 @@ func (l *loader) checkKubelet(cfg *kubeletconfigv1beta1.KubeletConfiguration) {
 	if cfg.EvictionMaxPodGracePeriod < 0 {
 		l.d.ErrorAt(p+".evictionMaxPodGracePeriod", "evictionMaxPodGracePeriod must not be negative (upstream kills at once for negative values; give 0 for that)")
 	}
+	if l.sc.Spec.Node.CgroupVersion == api.CgroupV1 && (cfg.FailCgroupV1 == nil || *cfg.FailCgroupV1) {
+		// failCgroupV1 defaults to true in v1.37: the kubelet refuses to start on cgroup v1.
+		path := l.kubeletPath("failCgroupV1")
+		if path == "spec.kubelet" {
+			path = "spec.node.cgroupVersion"
+		}
+		l.d.ErrorAt(path, "kubelet is configured to not run on a host using cgroup v1. cgroup v1 support is unsupported and will be removed in a future release (failCgroupV1 defaults to true in v1.37; set it to false to run on cgroup v1)")
+	}
 	if l.sc.Spec.Node.CgroupVersion == api.CgroupV1 && cfg.SingleProcessOOMKill != nil && !*cfg.SingleProcessOOMKill {
 		l.d.ErrorAt(p+".singleProcessOOMKill", "singleProcessOOMKill: false is not valid on a cgroup v1 node (the kubelet refuses it)")
 	}

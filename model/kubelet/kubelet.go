@@ -11,6 +11,8 @@
 package kubelet
 
 import (
+	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -286,8 +288,26 @@ func (kl *Kubelet) nodeAllocatable() corev1.ResourceList {
 			sub(corev1.ResourceName(k), m[k])
 		}
 	}
-	if v, ok := kl.cfg.EvictionHard["memory.available"]; ok && len(v) > 0 && v[len(v)-1] != '%' {
-		sub(corev1.ResourceMemory, v)
+	// The hard eviction thresholds on memory and the node filesystem are reserved too, a
+	// percentage taken of the capacity (upstream hardEvictionReservation).
+	for _, r := range []struct {
+		signal string
+		name   corev1.ResourceName
+	}{{"memory.available", corev1.ResourceMemory}, {"nodefs.available", corev1.ResourceEphemeralStorage}} {
+		v, ok := kl.cfg.EvictionHard[r.signal]
+		if !ok || v == "" {
+			continue
+		}
+		if pct, isPct := strings.CutSuffix(v, "%"); isPct {
+			// As upstream: the percentage parsed as a float32 fraction, times the capacity.
+			f, err := strconv.ParseFloat(pct, 32)
+			capQ, has := kl.deps.Node.Capacity[r.name]
+			if err != nil || !has {
+				continue
+			}
+			v = strconv.FormatInt(int64(float64(capQ.Value())*float64(float32(f)/100)), 10)
+		}
+		sub(r.name, v)
 	}
 	return out
 }

@@ -114,6 +114,7 @@ func modelled() map[string]bool {
 		"imageMinimumGCAge":                true,
 		"kernelMemcgNotification":          true,
 		"singleProcessOOMKill":             true,
+		"failCgroupV1":                     true,
 	}
 }
 
