@@ -80,6 +80,10 @@ type Manager struct {
 	lastObservations             SignalObservations
 	lastNotifierRefresh          time.Time
 	timer                        *sim.Timer
+
+	// PodLevelResources is the run's PodLevelResources feature gate (v1.37 default on):
+	// pod-level requests are the pod's request when ranking.
+	PodLevelResources bool
 }
 
 // NewManager returns an eviction manager.
@@ -89,6 +93,7 @@ func NewManager(s *sim.Sim, cfg Config, stats *StatsProvider, podFunc func() []*
 		clk: s.Clock("evictionManager", sim.PriorityEviction), notifyClk: s.Clock("memcgNotifier", sim.PriorityEviction),
 		cfg: cfg, stats: stats, podFunc: podFunc, kill: kill, cleanedUp: cleanedUp, reclaim: reclaim, notifier: notifier,
 		thresholdsFirstObservedAt: ThresholdsObservedAt{}, nodeConditionsLastObservedAt: NodeConditionsObservedAt{},
+		PodLevelResources: true,
 	}
 }
 
@@ -301,13 +306,13 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 	statsFn := StatsFunc(m.stats.PodStats)
 	switch {
 	case threshold.Signal == SignalMemoryAvailable || threshold.Signal == SignalAllocatableMemoryAvailable:
-		RankMemoryPressure(ranked, statsFn)
+		RankMemoryPressure(ranked, statsFn, m.PodLevelResources)
 	case threshold.Signal == SignalPIDAvailable:
 		RankPIDPressure(ranked, statsFn)
 	case rankable:
-		RankDiskPressure(ranked, statsFn, measure, inodes)
+		RankDiskPressure(ranked, statsFn, measure, inodes, m.PodLevelResources)
 	}
-	candidates := Candidates(ranked, statsFn, threshold.Signal, measure)
+	candidates := Candidates(ranked, statsFn, threshold.Signal, measure, m.PodLevelResources)
 	for _, pod := range ranked {
 		if IsCriticalPod(pod) {
 			continue

@@ -120,6 +120,10 @@ type Kubelet struct {
 	nodeStatus     *nodeStatus
 	stopped        bool
 	unsubscribeAPI func()
+
+	// PodLevelResources is the run's PodLevelResources feature gate (v1.37 default on):
+	// admission's resource fit counts pod-level requests.
+	PodLevelResources bool
 }
 
 // ProbeManager is the prober's interface to the kubelet (upstream prober.Manager).
@@ -137,6 +141,7 @@ func New(s *sim.Sim, deps Dependencies) *Kubelet {
 	kl := &Kubelet{
 		s: s, clk: s.Clock("syncLoop", sim.PrioritySyncLoop), deps: deps, cfg: cfg,
 		runtime: deps.Runtime, runtimeBackoff: runtimeErrorBackoffBase,
+		PodLevelResources: true,
 	}
 	kl.podConfig = podconfig.New(s, podconfig.FileSource, podconfig.ApiserverSource)
 	kl.sourcesReady = podconfig.NewSourcesReady(kl.podConfig.Sources())

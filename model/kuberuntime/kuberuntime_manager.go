@@ -154,12 +154,16 @@ type Manager struct {
 	livenessManager ProbeResults
 	startupManager  ProbeResults
 	memoryCapacity  int64
+
+	// PodLevelResources is the run's PodLevelResources feature gate (v1.37 default on):
+	// pod-level memory requests enter each container's oom_score_adj.
+	PodLevelResources bool
 }
 
 // NewManager returns a runtime manager over the fake runtime; memoryCapacity is the
 // machine's memory, for oom_score_adj.
 func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageManager, liveness, startup ProbeResults, memoryCapacity int64) *Manager {
-	return &Manager{s: s, runtime: runtime, images: imageManager, livenessManager: liveness, startupManager: startup, memoryCapacity: memoryCapacity}
+	return &Manager{s: s, runtime: runtime, images: imageManager, livenessManager: liveness, startupManager: startup, memoryCapacity: memoryCapacity, PodLevelResources: true}
 }
 
 // SyncPod drives the runtime towards the pod's spec (upstream kubeGenericRuntimeManager.SyncPod).
@@ -326,7 +330,7 @@ func (m *Manager) startContainer(pod *corev1.Pod, podStatus *container.PodStatus
 		if s := podStatus.FindContainerStatusByName(c.Name); s != nil {
 			restartCount = s.RestartCount + 1
 		}
-		cfg := cri.ContainerConfig{OOMScoreAdj: oom.GetContainerOOMScoreAdjust(pod, c, m.memoryCapacity)}
+		cfg := cri.ContainerConfig{OOMScoreAdj: oom.GetContainerOOMScoreAdjust(pod, c, m.memoryCapacity, m.PodLevelResources)}
 		if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
 			cfg.MemoryLimit = q.Value()
 		}
