@@ -70,6 +70,9 @@ type Config struct {
 type ContainerConfig struct {
 	OOMScoreAdj int
 	MemoryLimit int64 // bytes; 0: none
+	// PodMemoryLimit is the memory limit of the pod's cgroup, the parent of all its
+	// containers' (bytes; 0: none binding beyond the containers' own).
+	PodMemoryLimit int64
 }
 
 // Image is an image the runtime knows.
@@ -109,6 +112,7 @@ type ctr struct {
 
 	oomScoreAdj   int
 	memoryLimit   float64
+	podMemLimit   float64
 	memOffset     float64 // memory freed by single-process OOM kills in this run
 	frozenDisk    float64
 	frozenVolumes map[string]float64
@@ -387,7 +391,7 @@ func (r *Runtime) CreateContainer(sandboxID string, spec *corev1.Container, atte
 		c := &ctr{
 			id: r.newID("c-"), sandbox: sb, spec: *spec.DeepCopy(), hash: container.HashContainer(spec),
 			attempt: attempt, state: container.StateCreated, createdAt: r.s.Now(),
-			oomScoreAdj: cfg.OOMScoreAdj, memoryLimit: float64(cfg.MemoryLimit),
+			oomScoreAdj: cfg.OOMScoreAdj, memoryLimit: float64(cfg.MemoryLimit), podMemLimit: float64(cfg.PodMemoryLimit),
 		}
 		r.ctrs[c.id] = c
 		o := r.objects(sb.uid)

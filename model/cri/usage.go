@@ -337,6 +337,12 @@ func (p MemProc) Container() string { return p.c.spec.Name }
 // Limit is the container cgroup's memory limit (0: none).
 func (p MemProc) Limit() float64 { return p.c.memoryLimit }
 
+// PodUID is the pod's UID, naming the pod cgroup the container sits in.
+func (p MemProc) PodUID() types.UID { return p.c.sandbox.uid }
+
+// PodLimit is the pod cgroup's memory limit (0: none beyond the containers' own).
+func (p MemProc) PodLimit() float64 { return p.c.podMemLimit }
+
 // OOMScoreAdj is the process's oom_score_adj.
 func (p MemProc) OOMScoreAdj() int { return p.c.oomScoreAdj }
 

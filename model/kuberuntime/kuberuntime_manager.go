@@ -13,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"nodesim/internal/upstream"
 	"nodesim/model/container"
 	"nodesim/model/cri"
 	"nodesim/model/flowcontrol"
@@ -318,6 +319,21 @@ func (m *Manager) doBackOff(pod *corev1.Pod, c *corev1.Container, podStatus *con
 	return false, "", nil
 }
 
+// podMemoryLimit is the pod cgroup's memory limit when the pod declares a pod-level memory
+// limit and the PodLevelResources gate is on (upstream's pod cgroup takes the pod-level
+// limit, plus overhead); 0 otherwise. Without one, the pod cgroup's limit is the sum of the
+// containers' limits, which never binds before a container's own does, so it is not set.
+func podMemoryLimit(pod *corev1.Pod, podLevelResources bool) int64 {
+	if !podLevelResources || pod.Spec.Resources == nil {
+		return 0
+	}
+	if _, ok := pod.Spec.Resources.Limits[corev1.ResourceMemory]; !ok {
+		return 0
+	}
+	q := upstream.PodLimits(pod, true)[corev1.ResourceMemory]
+	return q.Value()
+}
+
 // startContainer pulls the image if needed, then creates and starts the container
 // (upstream startContainer).
 func (m *Manager) startContainer(pod *corev1.Pod, podStatus *container.PodStatus, sandboxID string, c *corev1.Container, done func(msg string, err error)) {
@@ -334,6 +350,7 @@ func (m *Manager) startContainer(pod *corev1.Pod, podStatus *container.PodStatus
 		if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
 			cfg.MemoryLimit = q.Value()
 		}
+		cfg.PodMemoryLimit = podMemoryLimit(pod, m.PodLevelResources)
 		m.runtime.CreateContainer(sandboxID, c, restartCount, cfg, func(id string, err error) {
 			if err != nil {
 				done(err.Error(), ErrCreateContainer)
