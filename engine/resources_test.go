@@ -41,3 +41,38 @@ func TestPodLevelResources(t *testing.T) {
 		t.Errorf("rejection message %q, want %q", rej.Attr("message"), wantMsg)
 	}
 }
+
+// scenarios/memory-emptydir.yaml: "uncapped" holds 100Mi and writes 10Mi/s to a tmpfs
+// without sizeLimit from its start s0; its memory, tmpfs included, passes its 256Mi limit
+// after 156Mi / 10Mi/s = 15.6s, where its cgroup kills it. "capped" tops out at 100Mi + 64Mi
+// and is never killed. Neither volume appears in any pod's disk usage.
+func TestMemoryBackedEmptyDir(t *testing.T) {
+	res := runBuiltin(t, "memory-emptydir", nil)
+	started := first(res.Trace.Events, func(e *trace.Event) bool {
+		return e.Kind == "containerRunning" && e.Pod == "default/uncapped"
+	})
+	kill := first(res.Trace.Events, func(e *trace.Event) bool { return e.Kind == trace.OOMKill })
+	if started == nil || kill == nil || kill.Pod != "default/uncapped" || kill.Attr("kind") != "cgroup" {
+		t.Fatalf("started %v, kill %v", started, kill)
+	}
+	want := started.At + 15600*time.Millisecond
+	if d := kill.At - want; d < -time.Millisecond || d > time.Millisecond {
+		t.Errorf("killed at %s, want %s", kill.At, want)
+	}
+	seen := 0
+	for _, e := range res.Trace.Events {
+		if e.Kind == trace.OOMKill && e.Pod == "default/capped" {
+			t.Errorf("capped killed: %v", e)
+		}
+		if e.Kind == trace.Stats && e.Name == "pod" && e.Pod == "default/capped" && e.At > time.Minute {
+			// 100Mi + the full 64Mi tmpfs, no disk at all.
+			seen++
+			if e.Attr("memory") != "171966464" || e.Attr("disk") != "0" {
+				t.Errorf("capped stats at %s: memory %s, disk %s; want 171966464 (164Mi), 0", e.At, e.Attr("memory"), e.Attr("disk"))
+			}
+		}
+	}
+	if seen == 0 {
+		t.Error("no stats for capped after 1m")
+	}
+}
