@@ -52,6 +52,17 @@ type PodReport struct {
 	DeletedAt               *float64          `json:"deletedAt"`
 	TerminatedAt            *float64          `json:"terminatedAt"`
 	Containers              []ContainerReport `json:"containers"`
+	// DisruptionTarget is the condition the kubelet set when it evicted the pod for node
+	// pressure; absent for pods it did not evict that way.
+	DisruptionTarget *PodCondition `json:"disruptionTarget,omitempty"`
+}
+
+// PodCondition is a pod condition as the kubelet set it.
+type PodCondition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
 }
 
 // ContainerReport is one container's outcome.
@@ -79,6 +90,9 @@ type Eviction struct {
 	Threshold   string            `json:"threshold"`
 	GracePeriod int64             `json:"gracePeriod"`
 	Ranking     []RankedCandidate `json:"ranking"`
+	// Annotations are those of the Evicted event: offending_containers,
+	// offending_containers_usage and starved_resource (absent without pod stats).
+	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
 // RankedCandidate is one pod in an eviction's ranking.
@@ -171,6 +185,7 @@ type podState struct {
 	order      []string
 	maxAttempt map[string]int
 	oomKills   map[string]int
+	disruption *PodCondition
 }
 
 // Builder derives the report from trace events as they are recorded, so that a run
@@ -375,7 +390,7 @@ func (b *Builder) Finish(end time.Duration) *Report {
 	for _, key := range order {
 		p := b.get(key)
 		pr := PodReport{Pod: key, UID: p.uid, QoS: b.in.QoS[key], Phase: p.phase, Reason: p.reason,
-			DeletedAt: p.deleted, TerminatedAt: p.terminated, Containers: []ContainerReport{}}
+			DeletedAt: p.deleted, TerminatedAt: p.terminated, Containers: []ContainerReport{}, DisruptionTarget: p.disruption}
 		if p.phase == "" {
 			pr.Phase = "Pending"
 		}
