@@ -76,3 +76,31 @@ func TestMemoryBackedEmptyDir(t *testing.T) {
 		t.Error("no stats for capped after 1m")
 	}
 }
+
+// The pod IP stays across container exits (PLEG's tests assert the same upstream): in
+// crashloop the container exits again and again in one sandbox, the first sandbox the
+// runtime creates, so every status from the first one carrying an IP reports 10.244.0.3
+// (the n-th sandbox gets 10.244.⌊n/250⌋.(n mod 250 + 2), n from 1).
+func TestPodIPKeptAcrossContainerExits(t *testing.T) {
+	res := runBuiltin(t, "crashloop", nil)
+	withIP, exits := 0, 0
+	for _, e := range res.Trace.Events {
+		if e.Kind == "containerExited" {
+			exits++
+		}
+		if e.Kind != "setPodStatus" || e.Pod != "default/crashy" {
+			continue
+		}
+		if ip := e.Attr("podIP"); ip != "" {
+			withIP++
+			if ip != "10.244.0.3" {
+				t.Fatalf("status at %s has pod IP %s, want 10.244.0.3", e.At, ip)
+			}
+		} else if withIP > 0 {
+			t.Fatalf("status at %s lost the pod IP", e.At)
+		}
+	}
+	if withIP < 2 || exits < 2 {
+		t.Fatalf("%d statuses with an IP, %d exits; want several of each", withIP, exits)
+	}
+}

@@ -55,6 +55,9 @@ type PodReport struct {
 	// DisruptionTarget is the condition the kubelet set when it evicted the pod for node
 	// pressure; absent for pods it did not evict that way.
 	DisruptionTarget *PodCondition `json:"disruptionTarget,omitempty"`
+	// PodIP is the last pod IP the kubelet reported (kept once the sandbox is gone, as the
+	// status keeps it); absent for a pod that never had a sandbox.
+	PodIP string `json:"podIP,omitempty"`
 }
 
 // PodCondition is a pod condition as the kubelet set it.
@@ -186,6 +189,7 @@ type podState struct {
 	maxAttempt map[string]int
 	oomKills   map[string]int
 	disruption *PodCondition
+	podIP      string
 }
 
 // Builder derives the report from trace events as they are recorded, so that a run
@@ -269,6 +273,9 @@ func (b *Builder) Record(e *trace.Event) {
 			b.r.phases[e.Pod] = append(b.r.phases[e.Pod], phaseAt{at: e.At, phase: ph})
 		}
 		p.phase, p.reason = e.Attr("phase"), e.Attr("reason")
+		if ip := e.Attr("podIP"); ip != "" {
+			p.podIP = ip
+		}
 		if e.Attr("allRunning") == "true" && !p.hasRunning {
 			p.hasRunning, p.running = true, e.At
 		}
@@ -390,7 +397,7 @@ func (b *Builder) Finish(end time.Duration) *Report {
 	for _, key := range order {
 		p := b.get(key)
 		pr := PodReport{Pod: key, UID: p.uid, QoS: b.in.QoS[key], Phase: p.phase, Reason: p.reason,
-			DeletedAt: p.deleted, TerminatedAt: p.terminated, Containers: []ContainerReport{}, DisruptionTarget: p.disruption}
+			DeletedAt: p.deleted, TerminatedAt: p.terminated, Containers: []ContainerReport{}, DisruptionTarget: p.disruption, PodIP: p.podIP}
 		if p.phase == "" {
 			pr.Phase = "Pending"
 		}
