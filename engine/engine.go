@@ -385,7 +385,7 @@ func runtimeConfig(l *scenarios.Loaded) cri.Config {
 	set(&lat.ListPodSandbox, sl.ListPodSandbox)
 	set(&lat.ListContainersPerContainer, sl.ListContainersPerContainer)
 	set(&lat.ContainerStatus, sl.ContainerStatus)
-	cfg := cri.Config{Latency: lat, Images: map[string]cri.Image{}}
+	cfg := cri.Config{Latency: lat, Images: map[string]cri.Image{}, SizeMemoryBackedVolumes: true} // always on: the gate went GA and was removed before v1.37
 	if su := spec.Node.SystemUsage; su != nil {
 		cfg.SystemMemory, cfg.SystemDisk = su.Memory, su.Disk
 	}

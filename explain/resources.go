@@ -175,8 +175,11 @@ func rankOrder(signal string) string {
 func (t *Transcript) oomKill(e *trace.Event) {
 	kind := e.Attr("kind")
 	scope := "node out of memory"
-	if kind == "cgroup" {
+	switch kind {
+	case "cgroup":
 		scope = "container over its memory limit"
+	case "pod":
+		scope = "pod over its pod-level memory limit"
 	}
 	text := fmt.Sprintf("OOM killer (%s) kills %s %s, oom_score_adj %s", scope, e.Pod, e.Container, e.Attr("oomScoreAdj"))
 	if u := e.Attr("usage"); u != "" {

@@ -77,6 +77,17 @@ func (b *Builder) eviction(e *trace.Event) {
 	grace, _ := strconv.ParseInt(e.Attr("gracePeriod"), 10, 64)
 	ev := Eviction{Time: secs(e.At), Pod: e.Pod, Signal: e.Attr("signal"), Observed: e.Attr("observed"),
 		Threshold: e.Attr("threshold"), GracePeriod: grace, Ranking: parseRanking(e.Attr("ranking"))}
+	for _, a := range e.Attrs {
+		if k, ok := strings.CutPrefix(a.Key, "annotation."); ok {
+			if ev.Annotations == nil {
+				ev.Annotations = map[string]string{}
+			}
+			ev.Annotations[k] = a.Value
+		}
+	}
+	if reason := e.Attr("disruptionTarget"); reason != "" && e.Pod != "" {
+		b.get(e.Pod).disruption = &PodCondition{Type: "DisruptionTarget", Status: "True", Reason: reason, Message: e.Attr("message")}
+	}
 	b.r.Evictions = append(b.r.Evictions, ev)
 	since, ok := b.detectedSince(ev.Signal)
 	if crossed, c := b.pr.crossedAt[ev.Signal]; c {

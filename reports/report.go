@@ -59,6 +59,20 @@ type PodReport struct {
 	DeletedAt               *float64          `json:"deletedAt"`
 	TerminatedAt            *float64          `json:"terminatedAt"`
 	Containers              []ContainerReport `json:"containers"`
+	// DisruptionTarget is the condition the kubelet set when it evicted the pod for node
+	// pressure; absent for pods it did not evict that way.
+	DisruptionTarget *PodCondition `json:"disruptionTarget,omitempty"`
+	// PodIP is the last pod IP the kubelet reported (kept once the sandbox is gone, as the
+	// status keeps it); absent for a pod that never had a sandbox.
+	PodIP string `json:"podIP,omitempty"`
+}
+
+// PodCondition is a pod condition as the kubelet set it.
+type PodCondition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
 }
 
 // ContainerReport is one container's outcome.
@@ -86,6 +100,9 @@ type Eviction struct {
 	Threshold   string            `json:"threshold"`
 	GracePeriod int64             `json:"gracePeriod"`
 	Ranking     []RankedCandidate `json:"ranking"`
+	// Annotations are those of the Evicted event: offending_containers,
+	// offending_containers_usage and starved_resource (absent without pod stats).
+	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
 // RankedCandidate is one pod in an eviction's ranking.
@@ -187,6 +204,8 @@ type podState struct {
 	order      []string
 	maxAttempt map[string]int
 	oomKills   map[string]int
+	disruption *PodCondition
+	podIP      string
 }
 
 // Builder derives the report from trace events as they are recorded, so that a run
@@ -270,6 +289,9 @@ func (b *Builder) Record(e *trace.Event) {
 			b.r.phases[e.Pod] = append(b.r.phases[e.Pod], phaseAt{at: e.At, phase: ph})
 		}
 		p.phase, p.reason = e.Attr("phase"), e.Attr("reason")
+		if ip := e.Attr("podIP"); ip != "" {
+			p.podIP = ip
+		}
 		if e.Attr("allRunning") == "true" && !p.hasRunning {
 			p.hasRunning, p.running = true, e.At
 		}
@@ -395,7 +417,7 @@ func (b *Builder) Finish(end time.Duration) *Report {
 	for _, key := range order {
 		p := b.get(key)
 		pr := PodReport{Pod: key, UID: p.uid, QoS: b.in.QoS[key], Phase: p.phase, Reason: p.reason,
-			DeletedAt: p.deleted, TerminatedAt: p.terminated, Containers: []ContainerReport{}}
+			DeletedAt: p.deleted, TerminatedAt: p.terminated, Containers: []ContainerReport{}, DisruptionTarget: p.disruption, PodIP: p.podIP}
 		if p.phase == "" {
 			pr.Phase = "Pending"
 		}

@@ -60,7 +60,7 @@ func TestPriorityClassResolution(t *testing.T) {
 			if got, want := eviction.IsCriticalPod(p), c.wantPriority >= 2000000000; got != want {
 				t.Errorf("IsCriticalPod %v, want %v", got, want)
 			}
-			if adj := oom.GetContainerOOMScoreAdjust(p, &p.Spec.Containers[0], memCapacity); adj != c.wantAdj {
+			if adj := oom.GetContainerOOMScoreAdjust(p, &p.Spec.Containers[0], memCapacity, true); adj != c.wantAdj {
 				t.Errorf("oom_score_adj %d, want %d", adj, c.wantAdj)
 			}
 		})

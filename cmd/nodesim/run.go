@@ -165,7 +165,7 @@ func newReportBuilder(l *scenarios.Loaded, seed uint64) *reports.Builder {
 		QoS: map[string]string{}, NotModelled: l.NotModelled, Warnings: l.Warnings, Version: Version,
 	}
 	for _, p := range l.Pods {
-		in.QoS[p.Key()] = string(qos.GetPodQOS(p.Pod))
+		in.QoS[p.Key()] = string(qos.ComputePodQOS(p.Pod, l.Gates == nil || l.Gates.Enabled("PodLevelResources")))
 		in.PodOrder = append(in.PodOrder, p.Key())
 	}
 	return reports.NewBuilder(in)

@@ -54,10 +54,14 @@ type Failure struct {
 
 // Config configures the runtime.
 type Config struct {
-	Latency       Latency
-	PullBandwidth float64 // bytes per second
-	Images        map[string]Image
-	Failures      []Failure
+	// SizeMemoryBackedVolumes is the run's SizeMemoryBackedVolumes feature gate (GA, on):
+	// a memory-backed emptyDir's tmpfs is sized to its sizeLimit, so writes stop there.
+	// Off, the tmpfs takes the kernel's default size, which nodesim leaves unbounded.
+	SizeMemoryBackedVolumes bool
+	Latency                 Latency
+	PullBandwidth           float64 // bytes per second
+	Images                  map[string]Image
+	Failures                []Failure
 	// Behavior returns the process script for a container of a pod (nil: runs until killed).
 	Behavior func(pod *corev1.Pod, container string) *api.Behavior
 	// SystemMemory and SystemDisk are the node's usage outside pods.
@@ -70,6 +74,9 @@ type Config struct {
 type ContainerConfig struct {
 	OOMScoreAdj int
 	MemoryLimit int64 // bytes; 0: none
+	// PodMemoryLimit is the memory limit of the pod's cgroup, the parent of all its
+	// containers' (bytes; 0: none binding beyond the containers' own).
+	PodMemoryLimit int64
 }
 
 // Image is an image the runtime knows.
@@ -109,8 +116,12 @@ type ctr struct {
 	// stopWaiters are the StopContainer calls waiting for this container to exit.
 	stopWaiters []func()
 
-	oomScoreAdj   int
-	memoryLimit   float64
+	oomScoreAdj int
+	memoryLimit float64
+	podMemLimit float64
+	// tmpfs lists the pod's memory-backed emptyDir volumes with their tmpfs size (0:
+	// unbounded): what the container writes there is charged to its memory, not to disk.
+	tmpfs         map[string]float64
 	memOffset     float64 // memory freed by single-process OOM kills in this run
 	frozenDisk    float64
 	frozenVolumes map[string]float64
@@ -389,7 +400,7 @@ func (r *Runtime) CreateContainer(sandboxID string, spec *corev1.Container, atte
 		c := &ctr{
 			id: r.newID("c-"), sandbox: sb, spec: *spec.DeepCopy(), hash: container.HashContainer(spec),
 			attempt: attempt, state: container.StateCreated, createdAt: r.s.Now(),
-			oomScoreAdj: cfg.OOMScoreAdj, memoryLimit: float64(cfg.MemoryLimit),
+			oomScoreAdj: cfg.OOMScoreAdj, memoryLimit: float64(cfg.MemoryLimit), podMemLimit: float64(cfg.PodMemoryLimit), tmpfs: r.tmpfsSizes(sb.pod),
 		}
 		r.ctrs[c.id] = c
 		o := r.objects(sb.uid)

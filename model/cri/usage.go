@@ -176,7 +176,7 @@ func (r *Runtime) EachContainer(uid types.UID, fn func(name string, running bool
 			continue
 		}
 		t := now - c.proc.use.origin
-		mem := pages(c.proc.use.memory.Noisy(t, r.noiseKey(c, "memory")) - c.memOffset)
+		mem := pages(c.proc.use.memory.Noisy(t, r.noiseKey(c, "memory")) - c.memOffset + r.noisyTmpfs(c, t))
 		fn(c.spec.Name, true, mem, c.proc.use.disk.Noisy(t, r.noiseKey(c, "disk")), c.proc.use.pids.Noisy(t, r.noiseKey(c, "pids")))
 	}
 }
@@ -248,21 +248,93 @@ func (c *ctr) memoryAt(t time.Duration) float64 {
 	if c.state != container.StateRunning || c.proc == nil {
 		return 0
 	}
-	return pages(c.proc.use.memory.Value(t-c.proc.use.origin) - c.memOffset)
+	lt := t - c.proc.use.origin
+	return pages(c.proc.use.memory.Value(lt) - c.memOffset + c.tmpfsAt(lt, func(_ string, p *usage.Program) float64 { return p.Value(lt) }))
+}
+
+// noisyTmpfs is tmpfsAt as the stats see it, with the volumes' seeded noise.
+func (r *Runtime) noisyTmpfs(c *ctr, t time.Duration) float64 {
+	return c.tmpfsAt(t, func(name string, p *usage.Program) float64 { return p.Noisy(t, r.noiseKey(c, "volume/"+name)) })
+}
+
+// tmpfsSizes maps the pod's memory-backed emptyDir volumes to their tmpfs size: the
+// sizeLimit with SizeMemoryBackedVolumes, else 0 (unbounded).
+func (r *Runtime) tmpfsSizes(pod *corev1.Pod) map[string]float64 {
+	if pod == nil {
+		return nil
+	}
+	var out map[string]float64
+	for _, v := range pod.Spec.Volumes {
+		if v.EmptyDir == nil || v.EmptyDir.Medium != corev1.StorageMediumMemory {
+			continue
+		}
+		if out == nil {
+			out = map[string]float64{}
+		}
+		size := 0.0
+		if r.cfg.SizeMemoryBackedVolumes && v.EmptyDir.SizeLimit != nil && v.EmptyDir.SizeLimit.Sign() > 0 {
+			size = float64(v.EmptyDir.SizeLimit.Value())
+		}
+		out[v.Name] = size
+	}
+	return out
+}
+
+// tmpfsAt is what the container has written to memory-backed volumes, each capped at its
+// tmpfs size, reading each program with value (plain or noisy) at local time lt.
+func (c *ctr) tmpfsAt(lt time.Duration, value func(name string, p *usage.Program) float64) float64 {
+	total := 0.0
+	for _, name := range slices.Sorted(maps.Keys(c.tmpfs)) {
+		p := c.proc.use.volumes[name]
+		if p == nil {
+			continue
+		}
+		v := max(value(name, p), 0)
+		if size := c.tmpfs[name]; size > 0 && v > size {
+			v = size
+		}
+		total += v
+	}
+	return total
 }
 
 func (c *ctr) memorySlope(t time.Duration) float64 {
 	if c.state != container.StateRunning || c.proc == nil {
 		return 0
 	}
-	return c.proc.use.memory.Slope(t - c.proc.use.origin)
+	lt := t - c.proc.use.origin
+	slope := c.proc.use.memory.Slope(lt)
+	for _, name := range slices.Sorted(maps.Keys(c.tmpfs)) {
+		p := c.proc.use.volumes[name]
+		if p == nil {
+			continue
+		}
+		if size := c.tmpfs[name]; size > 0 && p.Value(lt) >= size {
+			continue // full: writes fail with ENOSPC
+		}
+		slope += p.Slope(lt)
+	}
+	return slope
 }
 
 func (c *ctr) memoryBreak(t time.Duration) time.Duration {
 	if c.state != container.StateRunning || c.proc == nil {
 		return usage.Never
 	}
-	return usage.After(c.proc.use.origin, c.proc.use.memory.NextBreakpoint(t-c.proc.use.origin))
+	lt := t - c.proc.use.origin
+	next := c.proc.use.memory.NextBreakpoint(lt)
+	for _, name := range slices.Sorted(maps.Keys(c.tmpfs)) {
+		p := c.proc.use.volumes[name]
+		if p == nil {
+			continue
+		}
+		next = min(next, p.NextBreakpoint(lt))
+		// The moment a growing volume fills its tmpfs is a breakpoint too.
+		if size, v, sl := c.tmpfs[name], p.Value(lt), p.Slope(lt); size > 0 && v < size && sl > 0 {
+			next = min(next, lt+time.Duration((size-v)/sl*float64(time.Second))+1)
+		}
+	}
+	return usage.After(c.proc.use.origin, next)
 }
 
 // Usage samples every container of a pod now, as the stats provider sees it (with the
@@ -281,17 +353,21 @@ func (r *Runtime) Usage(uid types.UID) []ContainerUsage {
 		if c.proc != nil {
 			t := now - c.proc.use.origin
 			if u.Running {
-				u.Memory = pages(c.proc.use.memory.Noisy(t, r.noiseKey(c, "memory")) - c.memOffset)
+				u.Memory = pages(c.proc.use.memory.Noisy(t, r.noiseKey(c, "memory")) - c.memOffset + r.noisyTmpfs(c, t))
 				u.Pids = c.proc.use.pids.Noisy(t, r.noiseKey(c, "pids"))
 				u.Disk = c.proc.use.disk.Noisy(t, r.noiseKey(c, "disk"))
 				// Noise is keyed by name, not drawn in turn, so map order changes nothing.
 				for name, v := range c.proc.use.volumes {
-					u.Volumes[name] = v.Noisy(t, r.noiseKey(c, "volume/"+name))
+					if _, inMemory := c.tmpfs[name]; !inMemory {
+						u.Volumes[name] = v.Noisy(t, r.noiseKey(c, "volume/"+name))
+					}
 				}
 			} else {
 				u.Disk = c.frozenDisk
 				for k, v := range c.frozenVolumes {
-					u.Volumes[k] = v
+					if _, inMemory := c.tmpfs[k]; !inMemory {
+						u.Volumes[k] = v
+					}
 				}
 			}
 		}
@@ -345,6 +421,12 @@ func (p MemProc) Container() string { return p.c.spec.Name }
 
 // Limit is the container cgroup's memory limit (0: none).
 func (p MemProc) Limit() float64 { return p.c.memoryLimit }
+
+// PodUID is the pod's UID, naming the pod cgroup the container sits in.
+func (p MemProc) PodUID() types.UID { return p.c.sandbox.uid }
+
+// PodLimit is the pod cgroup's memory limit (0: none beyond the containers' own).
+func (p MemProc) PodLimit() float64 { return p.c.podMemLimit }
 
 // OOMScoreAdj is the process's oom_score_adj.
 func (p MemProc) OOMScoreAdj() int { return p.c.oomScoreAdj }

@@ -80,6 +80,10 @@ type Manager struct {
 	lastObservations             SignalObservations
 	lastNotifierRefresh          time.Time
 	timer                        *sim.Timer
+
+	// PodLevelResources is the run's PodLevelResources feature gate (v1.37 default on):
+	// pod-level requests are the pod's request when ranking.
+	PodLevelResources bool
 }
 
 // NewManager returns an eviction manager.
@@ -89,6 +93,7 @@ func NewManager(s *sim.Sim, cfg Config, stats *StatsProvider, podFunc func() []*
 		clk: s.Clock("evictionManager", sim.PriorityEviction), notifyClk: s.Clock("memcgNotifier", sim.PriorityEviction),
 		cfg: cfg, stats: stats, podFunc: podFunc, kill: kill, cleanedUp: cleanedUp, reclaim: reclaim, notifier: notifier,
 		thresholdsFirstObservedAt: ThresholdsObservedAt{}, nodeConditionsLastObservedAt: NodeConditionsObservedAt{},
+		PodLevelResources: true,
 	}
 }
 
@@ -301,13 +306,13 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 	statsFn := StatsFunc(m.stats.PodStats)
 	switch {
 	case threshold.Signal == SignalMemoryAvailable || threshold.Signal == SignalAllocatableMemoryAvailable:
-		RankMemoryPressure(ranked, statsFn)
+		RankMemoryPressure(ranked, statsFn, m.PodLevelResources)
 	case threshold.Signal == SignalPIDAvailable:
 		RankPIDPressure(ranked, statsFn)
 	case rankable:
-		RankDiskPressure(ranked, statsFn, measure, inodes)
+		RankDiskPressure(ranked, statsFn, measure, inodes, m.PodLevelResources)
 	}
-	candidates := Candidates(ranked, statsFn, threshold.Signal, measure)
+	candidates := Candidates(ranked, statsFn, threshold.Signal, measure, m.PodLevelResources)
 	for _, pod := range ranked {
 		if IsCriticalPod(pod) {
 			continue
@@ -319,9 +324,9 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 				grace = *pod.Spec.TerminationGracePeriodSeconds
 			}
 		}
-		message, _ := EvictionMessage(resourceToReclaim, pod, statsFn, ordered, obs)
+		message, annotations := EvictionMessage(resourceToReclaim, pod, statsFn, ordered, obs)
 		o := obs[threshold.Signal]
-		m.recordEviction(pod, threshold, o, grace, candidates, message)
+		m.recordEviction(pod, threshold, o, grace, candidates, message, annotations)
 		m.evictPod(pod, grace, message, true, func() { done([]*corev1.Pod{pod}) })
 		return
 	}
@@ -355,7 +360,7 @@ func (m *Manager) rankMeasure(s Signal) (FsMeasure, bool, bool) {
 	return FsMeasure{}, false, false
 }
 
-func (m *Manager) recordEviction(pod *corev1.Pod, t Threshold, o SignalObservation, grace int64, candidates []Candidate, message string) {
+func (m *Manager) recordEviction(pod *corev1.Pod, t Threshold, o SignalObservation, grace int64, candidates []Candidate, message string, annotations map[string]string) {
 	var ranking []string
 	for _, c := range candidates {
 		ranking = append(ranking, fmt.Sprintf("%s;%v;%d;%s", c.Pod, c.ExceedsRequests, c.Priority, c.UsageAboveRequests.String()))
@@ -365,11 +370,24 @@ func (m *Manager) recordEviction(pod *corev1.Pod, t Threshold, o SignalObservati
 	if o.Available != nil {
 		observed = o.Available.String()
 	}
-	m.clk.Record(&trace.Event{Kind: trace.Eviction, Pod: pod.Namespace + "/" + pod.Name, Attrs: []trace.Attr{
+	attrs := []trace.Attr{
 		{Key: "signal", Value: string(t.Signal)}, {Key: "observed", Value: observed}, {Key: "threshold", Value: threshold.String()},
 		{Key: "thresholdSpec", Value: t.String()}, {Key: "gracePeriod", Value: strconv.FormatInt(grace, 10)},
-		{Key: "ranking", Value: strings.Join(ranking, "|")}, {Key: "message", Value: message}}})
+		{Key: "ranking", Value: strings.Join(ranking, "|")}, {Key: "message", Value: message},
+		// The threshold path sets the DisruptionTarget condition (evictPod with condition).
+		{Key: "disruptionTarget", Value: disruptionTargetReason}}
+	// The Evicted event's annotations, in a fixed order.
+	for _, k := range []string{OffendingContainersKey, OffendingContainersUsageKey, StarvedResourceKey} {
+		if v, ok := annotations[k]; ok {
+			attrs = append(attrs, trace.Attr{Key: "annotation." + k, Value: v})
+		}
+	}
+	m.clk.Record(&trace.Event{Kind: trace.Eviction, Pod: pod.Namespace + "/" + pod.Name, Attrs: attrs})
 }
+
+// disruptionTargetReason is the reason of the DisruptionTarget condition the kubelet sets
+// on a pod it evicts for node pressure.
+const disruptionTargetReason = "TerminationByKubelet"
 
 // evictPod kills the pod with the eviction status (phase Failed, reason Evicted, the
 // message, and a DisruptionTarget condition on the threshold path).
@@ -379,7 +397,7 @@ func (m *Manager) evictPod(pod *corev1.Pod, grace int64, message string, conditi
 		st.Reason = Reason
 		st.Message = message
 		if condition {
-			c := corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: "TerminationByKubelet", Message: message}
+			c := corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: disruptionTargetReason, Message: message}
 			replaced := false
 			for i := range st.Conditions {
 				if st.Conditions[i].Type == corev1.DisruptionTarget {

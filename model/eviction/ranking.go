@@ -5,6 +5,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"nodesim/internal/upstream"
 )
 
 // Ranking orders pods evict-first first, as upstream's rankMemoryPressure,
@@ -24,17 +26,15 @@ import (
 // (older first), then namespace, then name, and sorts stably, so the result does not depend
 // on the input order.
 
-// podRequest is the pod's effective request for one resource, as upstream's
-// GetResourceRequestQuantity: the larger of (regular containers + restartable init
-// containers) and the largest init phase (an init container plus the sidecars started
-// before it), plus pod overhead only when that total is non-zero. Pod-level resources and
-// in-place resize status are not modelled.
-func podRequest(pod *corev1.Pod, name corev1.ResourceName) resource.Quantity {
-	q, _ := aggregate(pod, name, func(c *corev1.Container) corev1.ResourceList { return c.Resources.Requests })
-	if ov, ok := pod.Spec.Overhead[name]; ok && !q.IsZero() {
-		q.Add(ov)
-	}
-	return q
+// podRequest is the pod's effective request for one resource, upstream's
+// GetResourceRequestQuantity (imported through internal/upstream): the larger of (regular
+// containers + restartable init containers) and the largest init phase, plus pod overhead
+// only when that total is non-zero. With the PodLevelResources gate on and pod-level cpu or
+// memory set, the containers are skipped and only the pod-level cpu and memory requests
+// count (so such a pod requests no ephemeral-storage here, as upstream). In-place resize
+// status is not modelled.
+func podRequest(pod *corev1.Pod, name corev1.ResourceName, podLevelResources bool) resource.Quantity {
+	return upstream.GetResourceRequestQuantity(pod, name, podLevelResources)
 }
 
 // podLimit is the pod's limit for one resource, as upstream's PodLimits: the same sidecar
@@ -194,7 +194,7 @@ const (
 )
 
 // entryFor computes a pod's ranking figures for the kind of signal.
-func entryFor(pod *corev1.Pod, stats StatsFunc, kind rankKind, measure FsMeasure, inodes bool) rankEntry {
+func entryFor(pod *corev1.Pod, stats StatsFunc, kind rankKind, measure FsMeasure, inodes, podLevelResources bool) rankEntry {
 	st, ok := lookupStats(stats, pod)
 	e := rankEntry{pod: pod, hasStats: ok, priority: podPriority(pod)}
 	switch kind {
@@ -204,7 +204,7 @@ func entryFor(pod *corev1.Pod, stats StatsFunc, kind rankKind, measure FsMeasure
 			ws = st.MemoryWorkingSet
 		}
 		usage := resource.NewQuantity(ws, resource.BinarySI)
-		req := podRequest(pod, corev1.ResourceMemory)
+		req := podRequest(pod, corev1.ResourceMemory, podLevelResources)
 		e.exceeds = ok && usage.Cmp(req) > 0
 		usage.Sub(req)
 		e.above = *usage
@@ -218,9 +218,9 @@ func entryFor(pod *corev1.Pod, stats StatsFunc, kind rankKind, measure FsMeasure
 			used = diskUsage(st, measure, inodes)
 		}
 		usage := resource.NewQuantity(used, format)
-		e.exceeds = ok && usage.Cmp(podRequest(pod, measured)) > 0
+		e.exceeds = ok && usage.Cmp(podRequest(pod, measured, podLevelResources)) > 0
 		// Upstream subtracts the ephemeral-storage byte request even from an inode count.
-		usage.Sub(podRequest(pod, corev1.ResourceEphemeralStorage))
+		usage.Sub(podRequest(pod, corev1.ResourceEphemeralStorage, podLevelResources))
 		e.above = *usage
 	case rankPIDs:
 		var procs int64
@@ -279,10 +279,10 @@ func tieBreak(a, b *corev1.Pod) bool {
 }
 
 // rank sorts pods in place by the comparator of the kind.
-func rank(pods []*corev1.Pod, stats StatsFunc, kind rankKind, measure FsMeasure, inodes bool) {
+func rank(pods []*corev1.Pod, stats StatsFunc, kind rankKind, measure FsMeasure, inodes, podLevelResources bool) {
 	entries := make([]rankEntry, len(pods))
 	for i, p := range pods {
-		entries[i] = entryFor(p, stats, kind, measure, inodes)
+		entries[i] = entryFor(p, stats, kind, measure, inodes, podLevelResources)
 	}
 	sort.SliceStable(entries, func(i, j int) bool { return before(&entries[i], &entries[j], kind) })
 	for i := range entries {
@@ -292,23 +292,24 @@ func rank(pods []*corev1.Pod, stats StatsFunc, kind rankKind, measure FsMeasure,
 
 // RankMemoryPressure sorts pods in place for memory.available and
 // allocatableMemory.available: exceeding the memory request first, then lower priority,
-// then larger working set above request.
-func RankMemoryPressure(pods []*corev1.Pod, stats StatsFunc) {
-	rank(pods, stats, rankMemory, FsMeasure{}, false)
+// then larger working set above request. podLevelResources is the run's PodLevelResources
+// gate, which decides whether pod-level requests are the pod's request.
+func RankMemoryPressure(pods []*corev1.Pod, stats StatsFunc, podLevelResources bool) {
+	rank(pods, stats, rankMemory, FsMeasure{}, false, podLevelResources)
 }
 
 // RankDiskPressure sorts pods in place for a disk signal, counting the usages the measure
 // selects, in inodes when inodes is set: exceeding the request first (for inodes any use
 // does, as nothing requests inodes), then lower priority, then larger usage minus the
 // ephemeral-storage request.
-func RankDiskPressure(pods []*corev1.Pod, stats StatsFunc, measure FsMeasure, inodes bool) {
-	rank(pods, stats, rankDisk, measure, inodes)
+func RankDiskPressure(pods []*corev1.Pod, stats StatsFunc, measure FsMeasure, inodes, podLevelResources bool) {
+	rank(pods, stats, rankDisk, measure, inodes, podLevelResources)
 }
 
 // RankPIDPressure sorts pods in place for pid.available: lower priority first, then more
 // processes.
 func RankPIDPressure(pods []*corev1.Pod, stats StatsFunc) {
-	rank(pods, stats, rankPIDs, FsMeasure{}, false)
+	rank(pods, stats, rankPIDs, FsMeasure{}, false, false)
 }
 
 // kindFor maps a signal to its ranking; ok is false for an unknown signal.
@@ -329,13 +330,13 @@ func kindFor(s Signal) (kind rankKind, inodes bool, ok bool) {
 // Candidates describes already ranked pods, in the given order, with the figures the
 // signal's ranking compared (measure applies to disk signals). For an unknown signal only
 // the pod and its priority are filled.
-func Candidates(ranked []*corev1.Pod, stats StatsFunc, signal Signal, measure FsMeasure) []Candidate {
+func Candidates(ranked []*corev1.Pod, stats StatsFunc, signal Signal, measure FsMeasure, podLevelResources bool) []Candidate {
 	kind, inodes, ok := kindFor(signal)
 	out := make([]Candidate, 0, len(ranked))
 	for _, p := range ranked {
 		c := Candidate{Pod: p.Namespace + "/" + p.Name, Priority: podPriority(p)}
 		if ok {
-			e := entryFor(p, stats, kind, measure, inodes)
+			e := entryFor(p, stats, kind, measure, inodes, podLevelResources)
 			c.ExceedsRequests = e.exceeds
 			c.UsageAboveRequests = e.above
 		}

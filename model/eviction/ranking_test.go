@@ -120,10 +120,10 @@ func evRun(t *testing.T, cases []evRankCase) {
 	}
 }
 
-func memRank(p []*corev1.Pod, s StatsFunc) { RankMemoryPressure(p, s) }
+func memRank(p []*corev1.Pod, s StatsFunc) { RankMemoryPressure(p, s, true) }
 func pidRank(p []*corev1.Pod, s StatsFunc) { RankPIDPressure(p, s) }
 func diskRank(m FsMeasure, inodes bool) func([]*corev1.Pod, StatsFunc) {
-	return func(p []*corev1.Pod, s StatsFunc) { RankDiskPressure(p, s, m, inodes) }
+	return func(p []*corev1.Pod, s StatsFunc) { RankDiskPressure(p, s, m, inodes, true) }
 }
 
 func TestRankMemoryPressure(t *testing.T) {
@@ -343,7 +343,7 @@ func TestPodRequestAndLimit(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			req := podRequest(tc.pod, tc.res)
+			req := podRequest(tc.pod, tc.res, true)
 			if req.Cmp(resource.MustParse(tc.wantReq)) != 0 || req.String() != tc.wantReq {
 				t.Errorf("request = %s, want %s", req.String(), tc.wantReq)
 			}
@@ -382,7 +382,7 @@ func TestCandidates(t *testing.T) {
 		{"swap.available", FsMeasure{}, []row{{false, "0"}, {false, "0"}}},
 	}
 	for _, tc := range cases {
-		got := Candidates([]*corev1.Pod{a, b}, stats, tc.signal, tc.measure)
+		got := Candidates([]*corev1.Pod{a, b}, stats, tc.signal, tc.measure, true)
 		if len(got) != 2 || got[0].Pod != "default/a" || got[1].Pod != "default/b" || got[0].Priority != 5 || got[1].Priority != -3 {
 			t.Fatalf("%s: candidates %+v", tc.signal, got)
 		}
@@ -407,4 +407,22 @@ func TestLocalVolumeNames(t *testing.T) {
 	if got, want := LocalVolumeNames(pod), []string{"scratch", "host", "config"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
+}
+
+// A pod-level memory request is the pod's request when ranking (upstream
+// GetResourceRequestQuantity with PodLevelResources on). "pod-level" declares 1Gi at pod
+// level and nothing in its container, working set 800Mi: below its request, so it goes after
+// "container-level" (request 100Mi, working set 200Mi, exceeding) although its usage is
+// larger. With the gate off its request is 0, it exceeds too, and the larger usage above
+// request (800Mi - 0 > 200Mi - 100Mi) puts it first.
+func TestRankMemoryPressurePodLevelResources(t *testing.T) {
+	podLevel := evPod("pod-level", evDefaultPriority, evCtr("c", nil, nil))
+	podLevel.Spec.Resources = &corev1.ResourceRequirements{Requests: evRL("memory", "1Gi")}
+	containerLevel := evSimple("container-level", evDefaultPriority, evRL("memory", "100Mi"))
+	stats := map[*corev1.Pod]*PodStats{podLevel: evMem(evMiB(800)), containerLevel: evMem(evMiB(200))}
+	pods := []*corev1.Pod{podLevel, containerLevel}
+	evRun(t, []evRankCase{
+		{"gate on", pods, stats, func(p []*corev1.Pod, s StatsFunc) { RankMemoryPressure(p, s, true) }, []string{"container-level", "pod-level"}},
+		{"gate off", pods, stats, func(p []*corev1.Pod, s StatsFunc) { RankMemoryPressure(p, s, false) }, []string{"pod-level", "container-level"}},
+	})
 }

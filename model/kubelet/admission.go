@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"nodesim/internal/upstream"
 	"nodesim/model/kuberuntime"
 	"nodesim/trace"
 )
@@ -43,13 +44,13 @@ func (kl *Kubelet) canAdmitPod(others []*corev1.Pod, pod *corev1.Pod) (bool, str
 		if !ok {
 			continue
 		}
-		req := podRequest(pod, name)
+		req := kl.podRequest(pod, name)
 		if req.IsZero() {
 			continue
 		}
 		used := resource.Quantity{}
 		for _, o := range others {
-			used.Add(podRequest(o, name))
+			used.Add(kl.podRequest(o, name))
 		}
 		total := used.DeepCopy()
 		total.Add(req)
@@ -64,35 +65,13 @@ func (kl *Kubelet) canAdmitPod(others []*corev1.Pod, pod *corev1.Pod) (bool, str
 	return true, "", ""
 }
 
-// podRequest is the pod's effective request: the larger of its regular containers plus
-// sidecars, and each regular init container plus the sidecars started before it.
-func podRequest(pod *corev1.Pod, name corev1.ResourceName) resource.Quantity {
-	sum := resource.Quantity{}
-	for _, c := range pod.Spec.Containers {
-		if q, ok := c.Resources.Requests[name]; ok {
-			sum.Add(q)
-		}
-	}
-	sidecars := resource.Quantity{}
-	maxInit := resource.Quantity{}
-	for i := range pod.Spec.InitContainers {
-		c := &pod.Spec.InitContainers[i]
-		q := c.Resources.Requests[name]
-		if kuberuntime.IsRestartableInitContainer(c) {
-			sidecars.Add(q)
-			continue
-		}
-		t := sidecars.DeepCopy()
-		t.Add(q)
-		if t.Cmp(maxInit) > 0 {
-			maxInit = t
-		}
-	}
-	sum.Add(sidecars)
-	if maxInit.Cmp(sum) > 0 {
-		return maxInit
-	}
-	return sum
+// podRequest is the pod's effective request as the scheduler's resource fit computes it
+// (component-helpers resource.PodRequests, through internal/upstream): the larger of its
+// regular containers plus sidecars and each regular init container plus the sidecars
+// started before it, the pod-level cpu and memory requests in their place when set and the
+// PodLevelResources gate is on, plus pod overhead.
+func (kl *Kubelet) podRequest(pod *corev1.Pod, name corev1.ResourceName) resource.Quantity {
+	return upstream.PodRequests(pod, kl.PodLevelResources)[name]
 }
 
 // rejectPod records the rejection in the pod's status; the pod never gets a worker.

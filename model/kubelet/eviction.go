@@ -38,6 +38,7 @@ func (kl *Kubelet) newEvictionManager() {
 	}
 	kl.evictionManager = eviction.NewManager(kl.s, cfg, kl.statsProvider, kl.activePods, kl.killPodNow,
 		kl.podResourcesAreReclaimed, reclaim, ec.Notifier)
+	kl.evictionManager.PodLevelResources = kl.PodLevelResources
 	kl.admitHandlers = append(kl.admitHandlers, kl.evictionManager)
 	kl.nodeStatus.pressure = kl.evictionManager
 }

@@ -130,6 +130,9 @@ type Kubelet struct {
 	// the containers it adopts. On, it resets them as before v1.35 (not ready until the
 	// readiness probe passes, the startup probe runs again). Set it before Run.
 	ChangeContainerStatusOnKubeletRestart bool
+	// PodLevelResources is the run's PodLevelResources feature gate (v1.37 default on):
+	// admission's resource fit counts pod-level requests.
+	PodLevelResources bool
 }
 
 // ProbeManager is the prober's interface to the kubelet (upstream prober.Manager).
@@ -147,6 +150,7 @@ func New(s *sim.Sim, deps Dependencies) *Kubelet {
 	kl := &Kubelet{
 		s: s, clk: s.Clock("syncLoop", sim.PrioritySyncLoop), deps: deps, cfg: cfg,
 		runtime: deps.Runtime, runtimeBackoff: runtimeErrorBackoffBase,
+		PodLevelResources: deps.Gates.Enabled("PodLevelResources"),
 	}
 	kl.podConfig = podconfig.New(s, podconfig.FileSource, podconfig.ApiserverSource)
 	kl.sourcesReady = podconfig.NewSourcesReady(kl.podConfig.Sources())
@@ -164,6 +168,7 @@ func New(s *sim.Sim, deps Dependencies) *Kubelet {
 	serialize := cfg.SerializeImagePulls == nil || *cfg.SerializeImagePulls
 	kl.imageManager = images.NewImageManager(s, deps.Runtime, serialize, cfg.MaxParallelImagePulls)
 	kl.kubeRuntime = kuberuntime.NewManager(s, deps.Runtime, kl.imageManager, kl.livenessManager, kl.startupManager, deps.MemoryCapacity, podState{kl})
+	kl.kubeRuntime.PodLevelResources = kl.PodLevelResources
 	kl.podWorkers = podworkers.New(s, kl, kl.workQueue, kl.podCache, cfg.SyncFrequency.Duration)
 	kl.statusManager = status.NewManager(s, deps.API, kl.podWorkers)
 	kl.prober = prober.NewManager(s, kl.statusManager, probeRunner{deps.Runtime},

@@ -21,6 +21,7 @@ var modelledGates = map[string]bool{
 	"ReduceDefaultCrashLoopBackOffDecay":    true, // 1s initial back-off, 60s cap
 	"ChangeContainerStatusOnKubeletRestart": true, // a restarted kubelet resets Started/Ready
 	"PLEGOnDemandRelist":                    true, // locked on: the worker asks for a relist of its pod
+	"PodLevelResources":                     true, // spec.resources: QoS, oom_score_adj, admission, ranking, pod cgroup OOM
 }
 
 // GateModelled reports whether the simulation reads the gate.

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"nodesim/internal/upstream"
 	"nodesim/model/container"
 	"nodesim/model/cri"
 	"nodesim/model/flowcontrol"
@@ -157,6 +158,10 @@ type Manager struct {
 	memoryCapacity  int64
 	// podState answers whether the pod worker was asked to terminate a pod.
 	podState PodStateProvider
+
+	// PodLevelResources is the run's PodLevelResources feature gate (v1.37 default on):
+	// pod-level memory requests enter each container's oom_score_adj.
+	PodLevelResources bool
 }
 
 // PodStateProvider is the pod workers' view a sync needs (upstream podStateProvider).
@@ -173,7 +178,7 @@ var errSyncCancelled = errors.New("pod sync cancelled: pod termination requested
 // NewManager returns a runtime manager over the fake runtime; memoryCapacity is the
 // machine's memory, for oom_score_adj.
 func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageManager, liveness, startup ProbeResults, memoryCapacity int64, podState PodStateProvider) *Manager {
-	return &Manager{s: s, runtime: runtime, images: imageManager, livenessManager: liveness, startupManager: startup, memoryCapacity: memoryCapacity, podState: podState}
+	return &Manager{s: s, runtime: runtime, images: imageManager, livenessManager: liveness, startupManager: startup, memoryCapacity: memoryCapacity, podState: podState, PodLevelResources: true}
 }
 
 // SyncPod drives the runtime towards the pod's spec (upstream kubeGenericRuntimeManager.SyncPod).
@@ -339,6 +344,21 @@ func (m *Manager) decideBackOff(pod *corev1.Pod, c *corev1.Container, podStatus 
 		{Key: "backoffFrom", Value: last.FinishedAt.Sub(sim.Epoch).String()}}, nil
 }
 
+// podMemoryLimit is the pod cgroup's memory limit when the pod declares a pod-level memory
+// limit and the PodLevelResources gate is on (upstream's pod cgroup takes the pod-level
+// limit, plus overhead); 0 otherwise. Without one, the pod cgroup's limit is the sum of the
+// containers' limits, which never binds before a container's own does, so it is not set.
+func podMemoryLimit(pod *corev1.Pod, podLevelResources bool) int64 {
+	if !podLevelResources || pod.Spec.Resources == nil {
+		return 0
+	}
+	if _, ok := pod.Spec.Resources.Limits[corev1.ResourceMemory]; !ok {
+		return 0
+	}
+	q := upstream.PodLimits(pod, true)[corev1.ResourceMemory]
+	return q.Value()
+}
+
 // startContainer pulls the image if needed, then creates and starts the container
 // (upstream startContainer).
 func (m *Manager) startContainer(pod *corev1.Pod, podStatus *container.PodStatus, sandboxID string, c *corev1.Container, done func(msg string, err error)) {
@@ -355,10 +375,11 @@ func (m *Manager) startContainer(pod *corev1.Pod, podStatus *container.PodStatus
 		if s := podStatus.FindContainerStatusByName(c.Name); s != nil {
 			restartCount = s.RestartCount + 1
 		}
-		cfg := cri.ContainerConfig{OOMScoreAdj: oom.GetContainerOOMScoreAdjust(pod, c, m.memoryCapacity)}
+		cfg := cri.ContainerConfig{OOMScoreAdj: oom.GetContainerOOMScoreAdjust(pod, c, m.memoryCapacity, m.PodLevelResources)}
 		if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
 			cfg.MemoryLimit = q.Value()
 		}
+		cfg.PodMemoryLimit = podMemoryLimit(pod, m.PodLevelResources)
 		m.runtime.CreateContainer(sandboxID, c, restartCount, cfg, func(id string, err error) {
 			if err != nil {
 				done(err.Error(), ErrCreateContainer)

@@ -8,13 +8,16 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"nodesim/model/cri"
 	"nodesim/model/usage"
 	"nodesim/sim"
 	"nodesim/trace"
 )
 
-// Kernel watches memory limits: each container's cgroup limit, the kubepods cgroup's limit
+// Kernel watches memory limits: each container's cgroup limit, each pod cgroup's limit
+// when the pod has a pod-level memory limit, the kubepods cgroup's limit
 // (node allocatable enforcement) and the machine's memory. Usage programs are piecewise
 // linear, so it plans the exact moment of the next crossing instead of sampling, and
 // re-plans whenever a process starts, stops or changes its program.
@@ -134,6 +137,17 @@ func (k *Kernel) plan() {
 			}
 		}
 	}
+	for _, g := range podCgroups(procs) {
+		var line usage.Linear
+		line.At, line.Until = now, horizon
+		for _, p := range g.procs {
+			line.Value += p.Memory(now)
+			line.Slope += p.Slope(now)
+		}
+		if t, ok := line.Crossing(g.limit); ok && t < next {
+			next = t
+		}
+	}
 	if k.kubepodsLimit > 0 {
 		if t, ok := pods.Crossing(k.kubepodsLimit); ok && t < next {
 			next = t
@@ -222,6 +236,15 @@ func (k *Kernel) enforce() bool {
 			return true
 		}
 	}
+	for _, g := range podCgroups(procs) {
+		used := 0.0
+		for _, p := range g.procs {
+			used += p.Memory(now)
+		}
+		if used > g.limit {
+			return k.killWorst(g.procs, "pod", g.limit)
+		}
+	}
 	total := 0.0
 	for _, p := range procs {
 		total += p.Memory(now)
@@ -234,6 +257,33 @@ func (k *Kernel) enforce() bool {
 		return k.killWorst(procs, "node", k.capacity)
 	}
 	return false
+}
+
+// podCgroup is a pod cgroup with a memory limit of its own (a pod-level memory limit) and
+// the running processes under it.
+type podCgroup struct {
+	limit float64
+	procs []cri.MemProc
+}
+
+// podCgroups groups the processes of pods whose cgroup has a memory limit, in the order
+// their pods first appear in procs (pod and creation order).
+func podCgroups(procs []cri.MemProc) []*podCgroup {
+	var out []*podCgroup
+	byUID := map[types.UID]*podCgroup{}
+	for _, p := range procs {
+		if p.PodLimit() <= 0 {
+			continue
+		}
+		g := byUID[p.PodUID()]
+		if g == nil {
+			g = &podCgroup{limit: p.PodLimit()}
+			byUID[p.PodUID()] = g
+			out = append(out, g)
+		}
+		g.procs = append(g.procs, p)
+	}
+	return out
 }
 
 // killWorst picks the victim with the highest badness; ties go to the last scanned, as

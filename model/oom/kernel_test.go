@@ -1,6 +1,7 @@
 package oom
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -155,5 +156,51 @@ func TestSystemUsagePastCapacityIsHeld(t *testing.T) {
 	}
 	if sys, _ := rt.SystemUsage(); sys > 1<<30 {
 		t.Errorf("system memory %v above capacity at the end", sys)
+	}
+}
+
+// A pod-level memory limit is the pod cgroup's: when the pod's containers together go past
+// it the kernel kills the worst of that pod only, scored against the pod limit. Container a
+// holds 300Mi (oom_score_adj 625), b starts at 100Mi and grows 10Mi/s (875), limit 1000Mi:
+// 300 + 100 + 10·t > 1000 at t = 60s after the containers start (0.45s for both: sandbox,
+// then create and start of each in parallel, as one pod worker would not do, but the kernel
+// does not care). b has the higher badness (its pages plus 875 thousandths of the limit's
+// pages against a's 300Mi plus 625 thousandths), so b dies; the 8Gi node is far from full.
+func TestPodCgroupOOM(t *testing.T) {
+	log := &trace.Log{}
+	s := sim.New(1, log)
+	beh := map[string]*api.Behavior{
+		"a": {Memory: api.Program{{Set: q("300Mi")}}},
+		"b": {Memory: api.Program{{Set: q("100Mi")}, {RampTo: q("2100Mi"), Over: d(200 * time.Second)}}},
+	}
+	rt := cri.New(s, cri.Config{Latency: cri.DefaultLatency(), Behavior: func(_ *corev1.Pod, name string) *api.Behavior { return beh[name] }})
+	NewKernel(s, rt, 8<<30, 0, false)
+	w := s.Clock("worker", sim.PriorityPodWorker)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "u", Name: "p", Namespace: "ns"}}
+	w.Schedule(0, func() {
+		rt.RunPodSandbox(pod, 0, func(sb string, _ error) {
+			for _, c := range []struct {
+				name string
+				adj  int
+			}{{"a", 625}, {"b", 875}} {
+				spec := &corev1.Container{Name: c.name, Image: "i"}
+				cfg := cri.ContainerConfig{OOMScoreAdj: c.adj, PodMemoryLimit: 1000 * mi}
+				rt.CreateContainer(sb, spec, 0, cfg, func(id string, _ error) { rt.StartContainer(id, func(error) {}) })
+			}
+		})
+	})
+	s.RunUntil(2 * time.Minute)
+	var kills []trace.Event
+	for _, e := range log.Events {
+		if e.Kind == trace.OOMKill {
+			kills = append(kills, e)
+		}
+	}
+	if len(kills) != 1 || kills[0].Attr("kind") != "pod" || kills[0].Container != "b" || kills[0].Attr("limit") != strconv.Itoa(1000*mi) {
+		t.Fatalf("kills: %v", kills)
+	}
+	want := 450*time.Millisecond + 60*time.Second
+	if got := kills[0].At; got < want || got > want+10*time.Millisecond {
+		t.Errorf("killed at %s, want just after %s", got, want)
 	}
 }

@@ -499,6 +499,9 @@ func statusAttrs(pod *corev1.Pod, st *corev1.PodStatus, version uint64) []trace.
 		}
 	}
 	attrs = append(attrs, trace.Attr{Key: "allRunning", Value: strconv.FormatBool(allRunning)})
+	if st.PodIP != "" {
+		attrs = append(attrs, trace.Attr{Key: "podIP", Value: st.PodIP})
+	}
 	for _, list := range [][]corev1.ContainerStatus{st.InitContainerStatuses, st.ContainerStatuses} {
 		for _, cs := range list {
 			attrs = append(attrs, trace.Attr{Key: "container/" + cs.Name, Value: ContainerSummary(&cs)})
