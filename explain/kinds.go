@@ -46,6 +46,7 @@ const (
 	kindBackOff     trace.Kind = "crashLoopBackOff"
 	kindKilling     trace.Kind = "killing"
 	kindPreStop     trace.Kind = "preStop"
+	kindPostStart   trace.Kind = "postStartHook"
 	kindStarted     trace.Kind = "containerStartedByKubelet"
 	kindStartFailed trace.Kind = "containerStartFailed"
 
@@ -109,7 +110,7 @@ func categoryOf(e *trace.Event) Category {
 	case kindHousekeeping, kindContainerClean, kindContainerGC:
 		return Housekeeping
 	case kindUpdatePod, kindWorkerState, kindWaitCache, kindCacheReady, kindSyncStart, kindSyncEnd, kindRequeue,
-		kindForget, kindCancelSync, kindPodActions, kindBackOff, kindKilling, kindPreStop, kindStarted, kindStartFailed,
+		kindForget, kindCancelSync, kindPodActions, kindBackOff, kindKilling, kindPreStop, kindPostStart, kindStarted, kindStartFailed,
 		kindPullRequested, kindPullBackOff, kindPulled, kindPullFailed,
 		kindSetPodStatus, kindTerminatePod, kindSyncBatch, kindStatusDelete:
 		return Workers

@@ -48,7 +48,7 @@ func (t *Transcript) render(e *trace.Event) {
 	case kindForget, kindCancelSync:
 		t.workerLifecycle(e)
 
-	case kindPodActions, kindBackOff, kindKilling, kindPreStop, kindStarted, kindStartFailed:
+	case kindPodActions, kindBackOff, kindKilling, kindPreStop, kindPostStart, kindStarted, kindStartFailed:
 		t.runtimeManager(e)
 	case kindPullRequested, kindPullBackOff, kindPulled, kindPullFailed, kindPullStart, kindPullEnd:
 		t.images(e)

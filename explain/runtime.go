@@ -73,6 +73,12 @@ func (t *Transcript) runtimeManager(e *trace.Event) {
 			l.text += ", raised to " + to
 			t.explainOnce(&l, "graceRaised", reasonText("minimumGrace"))
 		}
+	case kindPostStart:
+		l.text = fmt.Sprintf("postStart hook of %s runs %s after StartContainer; the sync waits for it", e.Container, span(e.Dur))
+		if e.Attr("failed") == "true" {
+			l.text += " → it fails: the container is killed (FailedPostStartHook)"
+			l.tone = bad
+		}
 	case kindPreStop:
 		l.text = fmt.Sprintf("preStop hook of %s runs %s, out of the grace period", e.Container, span(e.Dur))
 	}

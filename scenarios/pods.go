@@ -227,7 +227,18 @@ func (l *loader) checkBehavior(e *api.PodEntry, path string) {
 			continue
 		}
 		b := e.Behavior[name]
+		hasPostStart := false
+		for _, list := range [][]corev1.Container{e.Pod.Spec.InitContainers, e.Pod.Spec.Containers} {
+			for _, c := range list {
+				if (name == "*" || c.Name == name) && c.Lifecycle != nil && c.Lifecycle.PostStart != nil {
+					hasPostStart = true
+				}
+			}
+		}
 		check := func(b api.Behavior, bp string) {
+			if b.PostStart != nil && !hasPostStart {
+				l.d.ErrorAt(bp+".postStart", "postStart: container %q has no lifecycle.postStart hook to run", name)
+			}
 			for _, v := range sortedKeys(b.Volumes) {
 				if !volumes[v] {
 					l.d.ErrorAt(strictyaml.Join(bp+".volumes", v), "volumes: %q is not an emptyDir volume of pod %s%s", v, e.Pod.Name, suggestion(v, volNames))

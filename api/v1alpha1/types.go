@@ -128,19 +128,28 @@ type PodEntry struct {
 	Behavior map[string]Behavior `json:"behavior,omitempty"`
 }
 
+// Hook is what a lifecycle hook does when the kubelet runs it: how long it takes, and
+// whether it fails.
+type Hook struct {
+	Duration *Duration `json:"duration,omitempty"`
+	Fail     bool      `json:"fail,omitempty"`
+}
+
 // Behavior is what a container's process does. Runs overrides fields per run: run 1, run 2,
 // ...; the last entry repeats.
 type Behavior struct {
-	Startup  *Duration          `json:"startup,omitempty"`
-	Shutdown *Duration          `json:"shutdown,omitempty"`
-	PreStop  *Duration          `json:"preStop,omitempty"`
-	Memory   Program            `json:"memory,omitempty"`
-	Disk     Program            `json:"disk,omitempty"`
-	Volumes  map[string]Program `json:"volumes,omitempty"`
-	Pids     Program            `json:"pids,omitempty"`
-	Exit     *Exit              `json:"exit,omitempty"`
-	Runs     []Behavior         `json:"runs,omitempty"`
-	Probes   *ProbeScripts      `json:"probes,omitempty"`
+	Startup  *Duration `json:"startup,omitempty"`
+	Shutdown *Duration `json:"shutdown,omitempty"`
+	PreStop  *Duration `json:"preStop,omitempty"`
+	// PostStart is what the container's postStart hook does, if the spec has one.
+	PostStart *Hook              `json:"postStart,omitempty"`
+	Memory    Program            `json:"memory,omitempty"`
+	Disk      Program            `json:"disk,omitempty"`
+	Volumes   map[string]Program `json:"volumes,omitempty"`
+	Pids      Program            `json:"pids,omitempty"`
+	Exit      *Exit              `json:"exit,omitempty"`
+	Runs      []Behavior         `json:"runs,omitempty"`
+	Probes    *ProbeScripts      `json:"probes,omitempty"`
 }
 
 // Exit ends a run of the process After its start with Code.

@@ -55,6 +55,9 @@ func Effective(b *api.Behavior, run int) api.Behavior {
 	if o.PreStop != nil {
 		out.PreStop = o.PreStop
 	}
+	if o.PostStart != nil {
+		out.PostStart = o.PostStart
+	}
 	if o.Memory != nil {
 		out.Memory = o.Memory
 	}
@@ -181,6 +184,20 @@ func (r *Runtime) ProcessUp(id string) bool {
 		return true
 	}
 	return r.s.Now().Sub(c.startedAt) >= c.proc.b.Startup.Duration
+}
+
+// PostStartHook is what the container's postStart hook does in this run, per its behaviour:
+// how long it takes and whether it fails (a hook with no behaviour returns at once, fine).
+func (r *Runtime) PostStartHook(id string) (time.Duration, bool) {
+	c := r.ctrs[id]
+	if c == nil || c.proc == nil || c.proc.b.PostStart == nil {
+		return 0, false
+	}
+	var d time.Duration
+	if c.proc.b.PostStart.Duration != nil {
+		d = c.proc.b.PostStart.Duration.Duration
+	}
+	return d, c.proc.b.PostStart.Fail
 }
 
 // PreStopDuration is how long the container's preStop hook runs, per its behaviour.

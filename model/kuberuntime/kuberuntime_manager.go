@@ -8,6 +8,7 @@ package kuberuntime
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -141,10 +142,13 @@ func (r *PodSyncResult) Error() error {
 
 // Trace kinds recorded by the runtime manager.
 const (
-	KindPodActions  trace.Kind = "computePodActions"
-	KindBackOff     trace.Kind = "crashLoopBackOff"
-	KindKilling     trace.Kind = "killing"
-	KindStarted     trace.Kind = "containerStartedByKubelet"
+	KindPodActions trace.Kind = "computePodActions"
+	KindBackOff    trace.Kind = "crashLoopBackOff"
+	KindKilling    trace.Kind = "killing"
+	KindStarted    trace.Kind = "containerStartedByKubelet"
+	// KindPostStart is a container's postStart hook run by the kubelet: Dur is how long it
+	// held the sync, attr failed.
+	KindPostStart   trace.Kind = "postStartHook"
 	KindStartFailed trace.Kind = "containerStartFailed"
 )
 
@@ -394,7 +398,7 @@ func (m *Manager) startContainer(pod *corev1.Pod, podStatus *container.PodStatus
 					done(err.Error(), ErrRunContainer)
 					return
 				}
-				done("", nil)
+				m.runPostStart(pod, c, id, done)
 			})
 		})
 	})
@@ -460,6 +464,30 @@ func (m *Manager) killContainer(pod *corev1.Pod, id, name string, c *corev1.Cont
 		return
 	}
 	stop(grace)
+}
+
+// runPostStart runs the container's postStart hook, if its spec has one, holding the sync
+// until it returns (upstream startContainer's step 4). A failed hook kills the container
+// (reason FailedPostStartHook, the pod's grace period, its preStop hook first) and fails the
+// start with PostStartHookError; the restart policy decides what follows.
+func (m *Manager) runPostStart(pod *corev1.Pod, c *corev1.Container, id string, done func(msg string, err error)) {
+	if c.Lifecycle == nil || c.Lifecycle.PostStart == nil {
+		done("", nil)
+		return
+	}
+	took, fail := m.runtime.PostStartHook(id)
+	m.s.Record(&trace.Event{Kind: KindPostStart, Pod: container.Key(pod), Container: c.Name, Dur: took,
+		Attrs: []trace.Attr{{Key: "failed", Value: strconv.FormatBool(fail)}}})
+	m.s.Continue(took, func() {
+		if !fail {
+			done("", nil)
+			return
+		}
+		msg := fmt.Sprintf("PostStartHook for Container %q in Pod %q failed", c.Name, pod.Name)
+		m.killContainer(pod, id, c.Name, c, msg, ReasonFailedPostStart, nil, func(error) {
+			done(msg, ErrPostStartHook)
+		})
+	})
 }
 
 // KillPod stops every running container of the pod and then its sandboxes
