@@ -56,7 +56,7 @@ func (t *Transcript) updatePod(e *trace.Event) {
 		l.text += ": the worker has finished, nothing left to do"
 	case w.pending:
 		l.text += ": replaces the update still pending"
-		t.explainOnce(&l, "coalesce", "a pod worker keeps one pending update: a newer one replaces it, so a burst of events costs one sync")
+		t.because(&l, e)
 	case w.sync != "":
 		l.text += fmt.Sprintf(": worker busy in %s since %s, runs after it", w.sync, at(w.since))
 	case w.waiting:
@@ -130,6 +130,7 @@ func (s *syncEndStep) flush(t *Transcript, _ *trace.Event) {
 	}
 	if s.requeue != nil {
 		l.text += "; " + t.requeueText(s.requeue)
+		t.because(&l, s.requeue)
 	}
 	t.emit(l)
 }
@@ -206,7 +207,7 @@ func (t *Transcript) podCache(e *trace.Event) {
 		text = fmt.Sprintf("waits in podCache.GetNewerThan for a status newer than its last sync (%s)", attrInstant(after))
 	}
 	l := t.workerLine(e, text)
-	t.explainOnce(&l, "waitCache", "a worker never syncs on a status older than its last sync: the next relist (or one of this pod) wakes it")
+	t.because(&l, e)
 	t.emit(l)
 }
 

@@ -32,9 +32,7 @@ func (t *Transcript) thresholdCrossed(e *trace.Event) {
 		text = "memory use is back under " + e.Attr("threshold")
 	}
 	l := line{at: e.At, track: e.Track, cat: Eviction, text: text}
-	if e.Attr("direction") == "up" {
-		t.explainOnce(&l, "threshold-crossed", "the kubelet does not see this moment: it polls; its next eviction pass (every 10s, or a memcg notification on cgroup v1) will find the threshold met")
-	}
+	t.because(&l, e)
 	t.emit(l)
 }
 
@@ -103,11 +101,10 @@ func (t *Transcript) evictionPass(e *trace.Event) {
 	switch {
 	case held != "" && len(met) > 0:
 		l.text += "; held: " + held
-		l.why = "a soft threshold must stay met for its whole grace period (evictionSoftGracePeriod) before a pod is evicted"
 	case held != "":
 		l.text += "; " + held
-		l.why = "no threshold is met, but the pressure condition stays for evictionPressureTransitionPeriod, so admission still refuses pods"
 	}
+	t.because(&l, e)
 	t.dispatcher = &dispatcher{at: e.At, track: e.Track}
 	t.emit(l)
 }
@@ -132,7 +129,7 @@ func (t *Transcript) eviction(e *trace.Event) {
 		text += fmt.Sprintf(", grace period %ss", g)
 	}
 	l := line{at: e.At, track: e.Track, cat: Eviction, tone: bad, pods: pods, text: text}
-	t.explainOnce(&l, "eviction", "one pod per pass: the first in "+rankOrder(signal))
+	t.because(&l, e)
 	t.dispatcher = &dispatcher{at: e.At, track: e.Track}
 	t.emit(l)
 	for i, c := range ranked {
@@ -156,18 +153,6 @@ func (t *Transcript) eviction(e *trace.Event) {
 	}
 	if msg := e.Attr("message"); msg != "" {
 		t.emit(line{at: e.At, track: e.Track, depth: 1, cat: Eviction, pods: podsOf(e), text: "message: " + clip(msg, 90)})
-	}
-}
-
-// rankOrder names the ranking upstream uses for a signal, and its order.
-func rankOrder(signal string) string {
-	switch {
-	case strings.HasPrefix(signal, "memory") || strings.HasPrefix(signal, "allocatableMemory"):
-		return "rankMemoryPressure order (usage above requests, then lower priority, then most usage − requests)"
-	case strings.HasPrefix(signal, "pid"):
-		return "rankPIDPressure order (lower priority, then most processes)"
-	default:
-		return "rankDiskPressure order (usage above requests, then lower priority, then most usage − requests)"
 	}
 }
 
@@ -199,11 +184,7 @@ func (t *Transcript) oomKill(e *trace.Event) {
 		pods = appendNew(pods, pod)
 	}
 	l := line{at: e.At, track: e.Track, cat: Eviction, tone: bad, pods: pods, text: text}
-	if kind == "cgroup" {
-		t.explainOnce(&l, "oom-cgroup", "the container went over its memory limit: the kernel kills inside its cgroup, whatever the node has free")
-	} else {
-		t.explainOnce(&l, "oom-node", "the kernel, not the kubelet, picks the highest oom_score: memory share + oom_score_adj (BestEffort 1000, Guaranteed -997)")
-	}
+	t.because(&l, e)
 	t.emit(l)
 	for _, c := range cands {
 		text := fmt.Sprintf("oom_score %s %s", c.score, c.who)

@@ -40,7 +40,7 @@ func (t *Transcript) runtimeManager(e *trace.Event) {
 		until := e.Attr("until")
 		l.text = fmt.Sprintf("doBackOff: %s in CrashLoopBackOff (back-off %s, until %s)", e.Container, e.Attr("backoff"), attrInstant(until))
 		l.tone = bad
-		l.why = fmt.Sprintf("%s's last run ended inside its back-off window: SyncPod skips the start until %s", e.Container, attrInstant(until))
+		t.because(&l, e)
 	case kindStarted:
 		c := t.container(e.Pod, e.Container)
 		l.text = "started " + e.Container
@@ -48,7 +48,7 @@ func (t *Transcript) runtimeManager(e *trace.Event) {
 			l.text = fmt.Sprintf("started %s container %s", kind, e.Container)
 		}
 		if c.exited && !c.backedOff {
-			t.explainOnce(&l, "first-restart", "the first restart is immediate: doBackOff finds no back-off yet and starts one for the next exit")
+			t.because(&l, e)
 		}
 	case kindStartFailed:
 		l.tone = bad
@@ -82,7 +82,7 @@ func (t *Transcript) images(e *trace.Event) {
 	case kindPullBackOff:
 		l.tone = bad
 		l.text = fmt.Sprintf("EnsureImageExists %s: %s in back-off (ImagePullBackOff)", e.Container, image)
-		t.explainOnce(&l, "image-backoff", "after a failed pull the kubelet waits out an image back-off (10s, doubling to 5m); syncs meanwhile fail at once")
+		t.because(&l, e)
 	case kindPullStart:
 		l.cat = CRI
 		l.text = fmt.Sprintf("runtime pull of %s starts", image)
@@ -127,7 +127,7 @@ func (t *Transcript) runtime(e *trace.Event) {
 		if e.Attr("exitCode") != "0" {
 			l.tone = bad
 		}
-		t.explainOnce(&l, "exit", "the kubelet does not watch processes: it learns of the exit at PLEG's next relist")
+		t.because(&l, e)
 	case kindRuntimeDown:
 		l.tone = bad
 		l.text = fmt.Sprintf("the runtime stops answering for %s: every CRI call fails", span(e.Dur))

@@ -83,7 +83,7 @@ func (s *selectStep) flush(t *Transcript, next *trace.Event) {
 			l.text += ": " + note.text
 			if note.kind == "ContainerRemoved" {
 				l.text += ", not sync-worthy"
-				t.explainOnce(&l, "removed", "isSyncPodWorthy: a removed container changes nothing a sync could act on, so no handler runs")
+				t.because(&l, e)
 			} else {
 				l.text += ", pod not in the pod manager: ignored"
 			}
@@ -95,7 +95,7 @@ func (s *selectStep) flush(t *Transcript, next *trace.Event) {
 			switch note.kind {
 			case "RECONCILE":
 				l.text += " → HandlePodReconcile"
-				t.explainOnce(&l, "reconcile", "the kubelet's own status write, back through the API watch: HandlePodReconcile updates the pod manager's copy, no sync")
+				t.because(&l, e)
 			case "ADD":
 				l.text += " → sourcesReady.AddSource"
 			}
@@ -128,7 +128,7 @@ func (t *Transcript) handler(e *trace.Event) {
 	l := line{at: e.At, track: e.Track, depth: 1, cat: Sync, pods: pods,
 		text: fmt.Sprintf("%s %s (%s)", e.Name, list(pods, 3), cause)}
 	if tickLag {
-		t.explainOnce(&l, "tick", "a requeued pod waits for a syncCh tick: getPodsToSync runs once a second, when the select picks syncCh")
+		t.because(&l, e)
 	}
 	t.emit(l)
 }
@@ -145,7 +145,7 @@ func (t *Transcript) skipSync(e *trace.Event) {
 	t.skipKey = key
 	l := line{at: e.At, track: e.Track, cat: Sync, tone: bad,
 		text: fmt.Sprintf("skippingPodSynchronization: %s; sleeps %s", clip(e.Attr("error"), 70), e.Attr("sleep"))}
-	t.explainOnce(&l, "skip", "runtimeErrors() failed: syncLoop selects nothing, so no pod syncs and configCh and plegCh fill up, until the runtime and PLEG are healthy")
+	t.because(&l, e)
 	t.emit(l)
 }
 
@@ -180,7 +180,7 @@ func idleCleanup(e *trace.Event) bool {
 func (t *Transcript) housekeeping(e *trace.Event) {
 	if skipped := e.Attr("skipped"); skipped != "" {
 		l := line{at: e.At, track: e.Track, depth: 1, cat: Housekeeping, text: "housekeeping skipped: " + skipped}
-		t.explainOnce(&l, "sources", "until every config source has reported (sourcesReady), cleanup could kill pods it has not heard of yet")
+		t.because(&l, e)
 		t.emit(l)
 		return
 	}
@@ -207,7 +207,7 @@ func (t *Transcript) housekeeping(e *trace.Event) {
 		text += fmt.Sprintf(" (%s)", span(e.Dur))
 	}
 	l := line{at: e.At, track: e.Track, depth: 1, cat: Housekeeping, text: text}
-	t.explainOnce(&l, "inline", "housekeeping runs inline in the syncLoop goroutine: no other case is served until it returns")
+	t.because(&l, e)
 	t.emit(l)
 }
 
@@ -222,11 +222,7 @@ func (t *Transcript) admission(e *trace.Event) {
 	if e.Kind == kindRejected {
 		l.tone = bad
 		l.text = fmt.Sprintf("canAdmitPod %s: rejected, %s: %s", e.Pod, e.Attr("reason"), clip(e.Attr("message"), 70))
-		if e.Attr("reason") == "Evicted" {
-			l.why = "the node is under pressure: the eviction manager's admit handler refuses BestEffort pods under MemoryPressure, all pods under DiskPressure or PIDPressure"
-		} else {
-			t.explainOnce(&l, "rejected", "rejectPod sets the pod Failed with the reason; it never gets a pod worker")
-		}
+		t.because(&l, e)
 	}
 	t.emit(l)
 }
@@ -241,8 +237,14 @@ func (t *Transcript) cleanup(e *trace.Event) {
 		if d := t.dispatcher; d != nil {
 			l.depth = d.depth + 1
 		}
-		l.text = fmt.Sprintf("cleanUpContainersInPod %s: removes %s of %s, keeps the newest",
-			e.Pod, plural(atoi(e.Attr("removed")), "older dead instance", "older dead instances"), e.Container)
+		if e.Attr("kept") == "0" {
+			l.text = fmt.Sprintf("cleanUpContainersInPod %s: removes %s of %s, all of them",
+				e.Pod, plural(atoi(e.Attr("removed")), "dead instance", "dead instances"), e.Container)
+		} else {
+			l.text = fmt.Sprintf("cleanUpContainersInPod %s: removes %s of %s, keeps the newest",
+				e.Pod, plural(atoi(e.Attr("removed")), "older dead instance", "older dead instances"), e.Container)
+		}
+		t.because(&l, e)
 	default:
 		l.text = fmt.Sprintf("container GC: %s removed", plural(atoi(e.Attr("removed")), "dead container or sandbox", "dead containers and sandboxes"))
 	}

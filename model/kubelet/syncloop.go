@@ -67,7 +67,8 @@ func (kl *Kubelet) syncLoop() {
 	}
 	if err := kl.runtimeErrors(); err != nil {
 		kl.clk.Record(&trace.Event{Kind: KindSkipSync, Attrs: []trace.Attr{{Key: "error", Value: err.Error()},
-			{Key: "sleep", Value: kl.runtimeBackoff.String()}}})
+			{Key: "sleep", Value: kl.runtimeBackoff.String()}},
+			Reason: trace.Because("runtimeErrors", "runtimeErrors() failed: syncLoop selects nothing, so no pod syncs and configCh and plegCh fill up, until the runtime and PLEG are healthy")})
 		d := kl.runtimeBackoff
 		kl.runtimeBackoff *= 2
 		if kl.runtimeBackoff > runtimeErrorBackoffMax {
@@ -143,7 +144,8 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 	case caseHousekeeping:
 		kl.housekeepingTicker.C.TryRecv()
 		if !kl.sourcesReady.AllReady() {
-			kl.clk.Record(&trace.Event{Kind: KindHousekeeping, Attrs: []trace.Attr{{Key: "skipped", Value: "not all sources ready"}}})
+			kl.clk.Record(&trace.Event{Kind: KindHousekeeping, Attrs: []trace.Attr{{Key: "skipped", Value: "not all sources ready"}},
+				Reason: trace.Because("sourcesReady", "until every config source has reported (sourcesReady), cleanup could kill pods it has not heard of yet")})
 			break
 		}
 		// Housekeeping runs inline: nothing else is dispatched until it finishes.

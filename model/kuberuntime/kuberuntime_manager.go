@@ -307,7 +307,9 @@ func (m *Manager) doBackOff(pod *corev1.Pod, c *corev1.Container, podStatus *con
 		expiry := last.FinishedAt.Add(current)
 		msg := fmt.Sprintf("back-off %s restarting failed container=%s pod=%s_%s(%s)", current, c.Name, pod.Name, pod.Namespace, pod.UID)
 		m.s.Record(&trace.Event{Kind: KindBackOff, Pod: container.Key(pod), Container: c.Name,
-			Attrs: []trace.Attr{{Key: "backoff", Value: current.String()}, {Key: "until", Value: expiry.Sub(sim.Epoch).String()}}})
+			Attrs: []trace.Attr{{Key: "backoff", Value: current.String()}, {Key: "until", Value: expiry.Sub(sim.Epoch).String()}},
+			Reason: trace.BecauseEach("doBackOff", fmt.Sprintf("%s's last run ended inside its back-off window (key %s, %s from its exit): SyncPod skips the start until %.3fs", c.Name, key, current, expiry.Sub(sim.Epoch).Seconds()),
+				trace.Attr{Key: "key", Value: key}, trace.Attr{Key: "backoff", Value: current.String()}, trace.Attr{Key: "until", Value: expiry.Sub(sim.Epoch).String()})})
 		return true, msg, &BackoffError{Msg: msg, Expiry: expiry}
 	}
 	backOff.Next(key, last.FinishedAt, now)
