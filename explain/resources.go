@@ -205,18 +205,14 @@ func (t *Transcript) oomKill(e *trace.Event) {
 func (t *Transcript) probe(e *trace.Event) {
 	result := e.Attr("result")
 	changed := e.Attr("changed") == "true"
-	key := e.Track + "/" + e.Name
-	published := t.probes[key]
-	if changed {
-		t.probes[key] = result
-	}
+	held := e.Attr("held") == "true"
 	switch {
-	case changed:
-	case result == "success" && (published == "" || published == result):
-		// a worker starts from success: a first success before any result is news to no one
+	case changed, held:
+	case result == "success":
+		// the worker found the result it had already published (or its initial value)
 		t.idle(probeSuccess, e.At, Probes)
 		return
-	case result == published:
+	default:
 		t.idle(probeRepeat, e.At, Probes)
 		return
 	}
@@ -232,6 +228,7 @@ func (t *Transcript) probe(e *trace.Event) {
 		l.text += " → result changes, sent to the " + e.Name + " manager"
 	} else {
 		l.text += ", below the threshold: result unchanged"
+		t.because(&l, e)
 	}
 	if result != "success" {
 		l.tone = bad

@@ -26,7 +26,6 @@ func (t *Transcript) scenario(e *trace.Event) {
 			// A new process: its pod workers, channels and syncLoop start empty.
 			t.workers = map[string]*workerView{}
 			t.flows = map[uint64]flowNote{}
-			t.probes = map[string]string{}
 			t.dispatcher, t.skipKey, t.relistFailures = nil, "", 0
 		case "runtimeDown":
 			l.text = fmt.Sprintf("scenario: the runtime goes down for %s", span(e.Dur))

@@ -3,7 +3,6 @@ package explain
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"nodesim/trace"
 )
@@ -17,6 +16,8 @@ type selectStep struct {
 	flow uint64
 	// raw is every event taken so far, for a resync step to replay if need be.
 	raw []trace.Event
+	// ignored is the syncLoop's record of a probe result it received and let go.
+	ignored *trace.Event
 }
 
 func (t *Transcript) selectCase(e *trace.Event) {
@@ -36,6 +37,10 @@ func (s *selectStep) absorb(t *Transcript, e *trace.Event) (bool, bool) {
 		return true, false
 	case e.Kind == trace.Recv && e.Name == s.ev.Name:
 		s.flow = e.Flow
+		s.raw = append(s.raw, *e)
+		return true, false
+	case e.Kind == kindIgnored:
+		s.ignored = ptr(*e)
 		s.raw = append(s.raw, *e)
 		return true, false
 	case e.Kind == kindHandler && s.ev.Name == chanSync:
@@ -83,7 +88,6 @@ func (s *selectStep) flush(t *Transcript, next *trace.Event) {
 			l.text += ": " + note.text
 			if note.kind == "ContainerRemoved" {
 				l.text += ", not sync-worthy"
-				t.because(&l, e)
 			} else {
 				l.text += ", pod not in the pod manager: ignored"
 			}
@@ -95,11 +99,16 @@ func (s *selectStep) flush(t *Transcript, next *trace.Event) {
 			switch note.kind {
 			case "RECONCILE":
 				l.text += " → HandlePodReconcile"
-				t.because(&l, e)
 			case "ADD":
 				l.text += " → sourcesReady.AddSource"
 			}
 		}
+	}
+	if s.ignored != nil && !handled {
+		if s.ignored.Name == "livenessManager" {
+			l.text += fmt.Sprintf(": %s, no handler", s.ignored.Attr("result"))
+		}
+		t.because(&l, s.ignored)
 	}
 	t.emit(l)
 }
@@ -109,13 +118,11 @@ func (s *selectStep) flush(t *Transcript, next *trace.Event) {
 func (t *Transcript) handler(e *trace.Event) {
 	pods := split(e.Attr("pods"), ",")
 	cause := e.Attr("cause")
-	tickLag := false
 	if cause == chanSync {
 		cause = "syncCh: getPodsToSync"
 		if len(pods) == 1 {
 			if w := t.workers[pods[0]]; w != nil && w.requeueWhy != "" {
 				cause += fmt.Sprintf(", due at %s for %s", at(w.requeueDue), w.requeueWhy)
-				tickLag = e.At-w.requeueDue <= time.Second+10*time.Millisecond
 			}
 		}
 		for _, p := range pods {
@@ -127,9 +134,14 @@ func (t *Transcript) handler(e *trace.Event) {
 	t.dispatcher = &dispatcher{at: e.At, track: e.Track, depth: 1}
 	l := line{at: e.At, track: e.Track, depth: 1, cat: Sync, pods: pods,
 		text: fmt.Sprintf("%s %s (%s)", e.Name, list(pods, 3), cause)}
-	if tickLag {
-		t.because(&l, e)
+	if m := e.Attr("mirror"); m != "" {
+		if len(pods) == 1 && m == pods[0] {
+			l.text = fmt.Sprintf("%s mirror pod %s (%s)", e.Name, m, cause)
+		} else {
+			l.text = fmt.Sprintf("%s %s (%s; mirror pods: %s)", e.Name, list(pods, 3), cause, m)
+		}
 	}
+	t.because(&l, e)
 	t.emit(l)
 }
 
@@ -238,8 +250,8 @@ func (t *Transcript) cleanup(e *trace.Event) {
 			l.depth = d.depth + 1
 		}
 		if e.Attr("kept") == "0" {
-			l.text = fmt.Sprintf("cleanUpContainersInPod %s: removes %s of %s, all of them",
-				e.Pod, plural(atoi(e.Attr("removed")), "dead instance", "dead instances"), e.Container)
+			l.text = fmt.Sprintf("cleanUpContainersInPod %s: removes every dead instance of %s (%s), keeps none",
+				e.Pod, e.Container, e.Attr("removed"))
 		} else {
 			l.text = fmt.Sprintf("cleanUpContainersInPod %s: removes %s of %s, keeps the newest",
 				e.Pod, plural(atoi(e.Attr("removed")), "older dead instance", "older dead instances"), e.Container)

@@ -43,8 +43,6 @@ type Transcript struct {
 	// housekeepingShown is set when a housekeeping select was printed, so that its
 	// HandlePodCleanups prints too even if it cleaned nothing.
 	housekeepingShown bool
-	// probes is each probe worker's published result, by track and probe type.
-	probes map[string]string
 	// told holds the "why" lines already printed: a mechanism is explained once per run.
 	told map[string]bool
 	// shown says, per depth, whether the last line at that depth was printed.
@@ -88,7 +86,7 @@ func New(w io.Writer, o Options) *Transcript {
 	return &Transcript{
 		w: w, o: o, pal: palette{on: o.Color}, f: newFilter(o),
 		workers: map[string]*workerView{}, containers: map[string]*containerView{},
-		names: map[string]string{}, flows: map[uint64]flowNote{}, told: map[string]bool{}, probes: map[string]string{},
+		names: map[string]string{}, flows: map[uint64]flowNote{}, told: map[string]bool{},
 	}
 }
 

@@ -64,6 +64,7 @@ func TestGoldenWhysAreRecordedReasons(t *testing.T) {
 	for _, c := range []struct{ golden, scenario string }{
 		{"crashloop", "crashloop"}, {"graceful-deletion", "graceful-deletion"}, {"runtime-outage", "runtime-outage"},
 		{"admission", "admission"}, {"crashloop-pod-workers", "crashloop"}, {"besteffort-evicted-first", "besteffort-evicted-first"},
+		{"liveness-restart", "liveness-restart"}, {"static-pod", "static-pod"},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
 			l, err := scenarios.LoadBuiltin(c.scenario)

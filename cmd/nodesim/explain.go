@@ -26,6 +26,7 @@ type explainOptions struct {
 	only     string
 	boot     bool
 	noColor  bool
+	glossary bool
 }
 
 func newExplainCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -60,9 +61,18 @@ complete), 2 invalid input or usage.`,
 		Example: `  nodesim explain crashloop --to 3m
   nodesim explain graceful-deletion --pod default/web
   nodesim explain runtime-outage --from 55s --to 5m30s --only sync,pleg
-  nodesim explain my-node.yaml --seed 7 --no-color | less`,
-		Args: cobra.ExactArgs(1),
+  nodesim explain my-node.yaml --seed 7 --no-color | less
+  nodesim explain --glossary`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.glossary {
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.glossary {
+				return explain.WriteGlossary(stdout)
+			}
 			return o.run(args[0], stdout, stderr)
 		},
 	}
@@ -74,6 +84,7 @@ complete), 2 invalid input or usage.`,
 	f.StringVar(&o.only, "only", "", "keep only these categories: config,pleg,sync,housekeeping,probes,workers,eviction,cri")
 	f.BoolVar(&o.boot, "boot", false, "also show the kubelet's start before the scenario's time zero")
 	f.BoolVar(&o.noColor, "no-color", false, "never colour the output (NO_COLOR in the environment does the same)")
+	f.BoolVar(&o.glossary, "glossary", false, "print the names older kubelet articles use (managePodLoop, dispatchWork, podKiller, ...) with today's names, and exit")
 	return c
 }
 

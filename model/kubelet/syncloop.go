@@ -26,6 +26,8 @@ const (
 	KindPodSeen        trace.Kind = "podSeen"
 	KindIterationWait  trace.Kind = "iterationWait"
 	KindContainerClean trace.Kind = "cleanUpContainersInPod"
+	// KindIgnored: a message the syncLoop received and, by rule, did nothing with.
+	KindIgnored trace.Kind = "messageIgnored"
 )
 
 // The syncLoop's select cases, in the order NewSelect was given them.
@@ -113,7 +115,13 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 			if pod, ok := kl.podManager.GetPodByUID(e.ID); ok {
 				kl.handler("HandlePodSyncs", "plegCh "+string(e.Type), []*corev1.Pod{pod})
 				kl.HandlePodSyncs([]*corev1.Pod{pod})
+			} else {
+				kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: "plegCh", Attrs: []trace.Attr{{Key: "type", Value: string(e.Type)}},
+					Reason: trace.Because("podNotInPodManager", "the event's pod is not in the pod manager (gone from every config source): the syncLoop ignores it")})
 			}
+		} else {
+			kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: "plegCh", Attrs: []trace.Attr{{Key: "type", Value: string(e.Type)}},
+				Reason: trace.Because("isSyncPodWorthy", "isSyncPodWorthy: a removed container changes nothing a sync could act on, so no handler runs")})
 		}
 		if e.Type == pleg.ContainerDied {
 			kl.cleanUpContainersInPod(e.ID, e.Data)
@@ -128,6 +136,9 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 		u, _ := kl.livenessManager.Updates().TryRecv()
 		if u.Result == results.Failure {
 			kl.handleProbeSync(u, "liveness")
+		} else {
+			kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: "livenessManager", Attrs: []trace.Attr{{Key: "result", Value: u.Result.String()}},
+				Reason: trace.Because("livenessSuccessIgnored", "the syncLoop acts on a liveness result only when it is Failure; a Success, such as the initial value the prober worker sets for each new container, changes nothing")})
 		}
 	case caseReadiness:
 		u, _ := kl.readinessManager.Updates().TryRecv()
@@ -176,6 +187,16 @@ func (kl *Kubelet) handler(name, why string, pods []*corev1.Pod) {
 	}
 	if len(pods) == 1 {
 		e.Pod = keys[0]
+	}
+	var mirrors []string
+	for i, p := range pods {
+		if podconfig.IsMirrorPod(p) {
+			mirrors = append(mirrors, keys[i])
+		}
+	}
+	if len(mirrors) > 0 {
+		e.Attrs = append(e.Attrs, trace.Attr{Key: "mirror", Value: strings.Join(mirrors, ",")})
+		e.Reason = trace.Because("mirrorPod", "a mirror pod is the API server's copy of a static pod: the pod manager files it in its mirror-pod map and the handler passes the static pod to its worker; the static pod itself keeps running")
 	}
 	kl.clk.Record(e)
 }

@@ -1,6 +1,7 @@
 package prober
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -118,8 +119,13 @@ func (w *worker) set(r results.Result) {
 }
 
 func (w *worker) record(result string, attrs ...trace.Attr) {
+	w.recordBecause(nil, result, attrs...)
+}
+
+// recordBecause records a probe result with the reason the worker kept or published it.
+func (w *worker) recordBecause(why *trace.Reason, result string, attrs ...trace.Attr) {
 	e := &trace.Event{Kind: trace.ProbeResult, Name: string(w.probeType), Pod: w.pod.Namespace + "/" + w.pod.Name,
-		Container: w.container.Name, Attrs: append([]trace.Attr{{Key: "result", Value: result}}, attrs...)}
+		Container: w.container.Name, Attrs: append([]trace.Attr{{Key: "result", Value: result}}, attrs...), Reason: why}
 	w.clk.Record(e)
 }
 
@@ -206,7 +212,13 @@ func (w *worker) doProbe() bool {
 	}
 	if (result == results.Failure && w.resultRun < int(w.spec.FailureThreshold)) ||
 		(result == results.Success && w.resultRun < int(w.spec.SuccessThreshold)) {
-		w.record(label, attrs...)
+		threshold, field := w.spec.FailureThreshold, "failureThreshold"
+		if result == results.Success {
+			threshold, field = w.spec.SuccessThreshold, "successThreshold"
+		}
+		w.recordBecause(trace.Because("probeThreshold/"+field,
+			fmt.Sprintf("the %s probe needs %d %s results in a row (%s) before its result changes", w.probeType, threshold, label, field),
+			trace.Attr{Key: field, Value: strconv.Itoa(int(threshold))}), label, append(attrs, trace.Attr{Key: "held", Value: "true"})...)
 		return true // below the threshold: keep the previous result
 	}
 	prev, known := w.results.Get(w.containerID)
