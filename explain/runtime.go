@@ -64,6 +64,9 @@ func (t *Transcript) runtimeManager(e *trace.Event) {
 	case kindPreStop:
 		l.text = fmt.Sprintf("preStop hook of %s runs %s, out of the grace period", e.Container, span(e.Dur))
 	}
+	if l.why == nil {
+		t.because(&l, e)
+	}
 	t.emit(l)
 }
 
