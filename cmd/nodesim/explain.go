@@ -38,7 +38,9 @@ func newExplainCmd(stdout, stderr io.Writer) *cobra.Command {
 of what the kubelet did, in simulated time order: each syncLoopIteration with the channels that
 were ready and the one it chose, the handler it called and the pods it dispatched, each pod
 worker's rounds and waits, PLEG relists and their events, CRI calls with their durations, status
-writes, evictions and OOM kills. Lines marked "why:" explain behaviour that surprises newcomers.
+writes, evictions and OOM kills. A line marked "why:" is the reason the model recorded when it
+made that decision (the rule and its values); explain adds no reasons of its own.
+--glossary maps names from older kubelet articles to today's.
 
 The transcript is built from the run's trace alone (the same events as trace.jsonl). Steps that
 change nothing (syncCh ticks with no pod due, idle housekeeping, relists that saw no change) are
