@@ -210,13 +210,7 @@ func (t *Transcript) nodeCondition(e *trace.Event) {
 	unhealthy := (e.Name == "Ready") != (status == "True")
 	if unhealthy {
 		l.tone = bad
-		switch e.Name {
-		case "Ready":
-		case "MemoryPressure":
-			t.explainOnce(&l, "pressure-"+e.Name, "admission now refuses BestEffort pods, until evictionPressureTransitionPeriod (5m) passes with no threshold met")
-		default:
-			t.explainOnce(&l, "pressure-"+e.Name, "admission now refuses every pod, until evictionPressureTransitionPeriod (5m) passes with no threshold met")
-		}
+		t.because(&l, e)
 	}
 	t.emit(l)
 }

@@ -89,11 +89,12 @@ func TestGoldenTranscripts(t *testing.T) {
 		{"graceful-deletion", "graceful-deletion", Options{Title: "nodesim explain graceful-deletion"}},
 		{"runtime-outage", "runtime-outage", Options{Title: "nodesim explain runtime-outage --from 55s --to 5m20s", From: 55 * time.Second, To: 320 * time.Second}},
 		{"admission", "admission", Options{Title: "nodesim explain admission --to 15s", To: 15 * time.Second}},
-		// A liveness restart: probe runs below the threshold, the new container's initial
-		// result and the select that needs no handler for it, a kubelet-caused exit learnt
-		// synchronously, and a restart with no exited instance to back off from.
-		{"liveness-restart", "liveness-restart", Options{Title: "nodesim explain liveness-restart --to 3m", To: 3 * time.Minute}},
 		{"crashloop-pod-workers", "crashloop", Options{Title: "nodesim explain crashloop --to 1m --pod default/crashy --only workers", To: time.Minute, Pod: "default/crashy", Only: map[Category]bool{Workers: true}}},
+		// a liveness kill and restart: the threshold, the ignored initial Success, no
+		// back-off on the first restart, an exit the kubelet caused itself
+		{"liveness-restart", "liveness-restart", Options{Title: "nodesim explain liveness-restart --to 4m", To: 4 * time.Minute}},
+		// a static pod and its mirror pod
+		{"static-pod", "static-pod", Options{Title: "nodesim explain static-pod --to 30s", To: 30 * time.Second}},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
 			golden(t, c.golden, run(t, c.scenario, c.o))

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -40,6 +42,12 @@ func readTrace(t *testing.T, path string) []trace.Event {
 		sort.Strings(keys)
 		for _, k := range keys {
 			e.Attrs = append(e.Attrs, trace.Attr{Key: k, Value: l.Attrs[k]})
+		}
+		if r := l.Reason; r != nil {
+			e.Reason = &trace.Reason{Rule: r.Rule, Text: r.Text, Each: r.Each}
+			for _, k := range slices.Sorted(maps.Keys(r.Values)) {
+				e.Reason.Values = append(e.Reason.Values, trace.Attr{Key: k, Value: r.Values[k]})
+			}
 		}
 		out = append(out, e)
 	}

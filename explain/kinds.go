@@ -23,6 +23,7 @@ const (
 	kindIterationWait  trace.Kind = "iterationWait"
 	kindContainerClean trace.Kind = "cleanUpContainersInPod"
 	kindContainerGC    trace.Kind = "containerGC"
+	kindIgnored        trace.Kind = "messageIgnored"
 
 	// model/podworkers
 	kindUpdatePod   trace.Kind = "UpdatePod"
@@ -100,7 +101,7 @@ func categoryOf(e *trace.Event) Category {
 	case kindRunStart, kindRunEnd, kindScenarioEvent:
 		return always
 	case trace.Select, trace.Send, trace.Recv, trace.Block, kindHandler, kindSkipSync, kindDispatch,
-		kindAdmitted, kindRejected, kindPodSeen, kindIterationWait:
+		kindAdmitted, kindRejected, kindPodSeen, kindIterationWait, kindIgnored:
 		return Sync
 	case trace.Drop:
 		if e.Name == chanConfig {

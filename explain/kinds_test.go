@@ -24,6 +24,7 @@ func TestKindsMatchTheModel(t *testing.T) {
 		{kindSkipSync, kubelet.KindSkipSync}, {kindHandler, kubelet.KindHandler}, {kindHousekeeping, kubelet.KindHousekeeping},
 		{kindDispatch, kubelet.KindDispatch}, {kindAdmitted, kubelet.KindAdmitted}, {kindRejected, kubelet.KindRejected},
 		{kindPodSeen, kubelet.KindPodSeen}, {kindIterationWait, kubelet.KindIterationWait}, {kindContainerClean, kubelet.KindContainerClean},
+		{kindIgnored, kubelet.KindIgnored},
 		{kindUpdatePod, podworkers.KindUpdatePod}, {kindWorkerState, podworkers.KindWorkerState}, {kindWaitCache, podworkers.KindWaitCache},
 		{kindCacheReady, podworkers.KindCacheReady}, {kindSyncStart, podworkers.KindSyncStart}, {kindSyncEnd, podworkers.KindSyncEnd},
 		{kindRequeue, podworkers.KindRequeue}, {kindForget, podworkers.KindForget},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"nodesim/internal/safetext"
+	"nodesim/trace"
 )
 
 // Column widths. The time column fits runs of up to a day and a half (" 99999.999s");
@@ -37,9 +38,9 @@ type line struct {
 	depth int
 	text  string
 	tone  tone
-	// why, when set, is printed on its own line beneath: the one-line reason for a
-	// behaviour that surprises newcomers.
-	why string
+	// why, when set, is printed on its own line beneath: the reason the model recorded
+	// when it made the decision this line shows. It is only ever set by because.
+	why *trace.Reason
 
 	cat  Category
 	pods []string
@@ -69,10 +70,10 @@ func write(w io.Writer, p palette, l *line) error {
 	if _, err := fmt.Fprintf(w, "%s  %s %s%s\n", p.faint(fmt.Sprintf("%*s", timeWidth, at(l.at))), p.track(track), indent, text); err != nil {
 		return err
 	}
-	if l.why == "" {
+	if l.why == nil {
 		return nil
 	}
 	pad := strings.Repeat(" ", timeWidth+2+trackWidth+1+len([]rune(indent)))
-	_, err := fmt.Fprintf(w, "%s%s\n", pad, p.why("why: "+safetext.Escape(l.why)))
+	_, err := fmt.Fprintf(w, "%s%s\n", pad, p.why("why: "+safetext.Escape(l.why.Text)))
 	return err
 }

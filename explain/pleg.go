@@ -16,6 +16,8 @@ type relistStep struct {
 	track  string
 	flow   uint64
 	events []plegNote
+	// drop is the first dropped send on plegCh, whose recorded reason explains the loss.
+	drop *trace.Event
 }
 
 type plegNote struct {
@@ -43,6 +45,9 @@ func (s *relistStep) absorb(t *Transcript, e *trace.Event) (bool, bool) {
 	switch {
 	case (e.Kind == trace.Send || e.Kind == trace.Drop) && e.Name == chanPLEG:
 		s.flow = e.Flow
+		if e.Kind == trace.Drop && s.drop == nil {
+			s.drop = ptr(*e)
+		}
 		return true, false
 	case e.Kind == kindPLEGEvent:
 		n := plegNote{at: e.At, track: e.Track, kind: e.Name, pod: e.Pod, what: t.runtimeName(e.Attr("id")),
@@ -57,7 +62,7 @@ func (s *relistStep) absorb(t *Transcript, e *trace.Event) (bool, bool) {
 		s.events = append(s.events, n)
 		return true, false
 	case e.Kind == kindRelist:
-		t.relist(e, s.events)
+		t.relist(e, s.events, s.drop)
 		s.events = nil
 		return true, true
 	}
@@ -88,7 +93,7 @@ func (t *Transcript) runtimeName(id string) string {
 }
 
 // relist renders a relist (with the events gathered for it) or a failed one.
-func (t *Transcript) relist(e *trace.Event, events []plegNote) {
+func (t *Transcript) relist(e *trace.Event, events []plegNote, drop *trace.Event) {
 	if e.Kind == kindRelistFailed {
 		t.relistFailures++
 		if t.relistFailures > 1 {
@@ -96,7 +101,7 @@ func (t *Transcript) relist(e *trace.Event, events []plegNote) {
 			return
 		}
 		l := line{at: e.At, track: e.Track, cat: PLEG, tone: bad, text: "relist failed: " + clip(e.Attr("error"), 70)}
-		t.explainOnce(&l, "relist-failed", "the relist time stays put: after 3m without a good relist PLEG is unhealthy and syncLoop stops syncing pods")
+		t.because(&l, e)
 		t.emit(l)
 		return
 	}
@@ -125,7 +130,9 @@ func (t *Transcript) relist(e *trace.Event, events []plegNote) {
 		text: fmt.Sprintf("%s: %s inspected, ", name, plural(atoi(e.Attr("pods")), "pod", "pods"))}
 	if dropped > 0 {
 		head.tone = bad
-		t.explainOnce(&head, "pleg-drop", "PLEG never blocks on plegCh (1000 slots): a dropped event is lost; its pod syncs only on a later event or resync")
+		if drop != nil {
+			t.because(&head, drop)
+		}
 	}
 	if len(events) == 1 {
 		n := events[0]

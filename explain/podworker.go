@@ -2,7 +2,6 @@ package explain
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -57,7 +56,7 @@ func (t *Transcript) updatePod(e *trace.Event) {
 		l.text += ": the worker has finished, nothing left to do"
 	case w.pending:
 		l.text += ": replaces the update still pending"
-		t.explainOnce(&l, "coalesce", "a pod worker keeps one pending update: a newer one replaces it, so a burst of events costs one sync")
+		t.because(&l, e)
 	case w.sync != "":
 		l.text += fmt.Sprintf(": worker busy in %s since %s, runs after it", w.sync, at(w.since))
 	case w.waiting:
@@ -131,6 +130,7 @@ func (s *syncEndStep) flush(t *Transcript, _ *trace.Event) {
 	}
 	if s.requeue != nil {
 		l.text += "; " + t.requeueText(s.requeue)
+		t.because(&l, s.requeue)
 	}
 	t.emit(l)
 }
@@ -147,22 +147,7 @@ func (t *Transcript) requeueText(e *trace.Event) string {
 	case "resync":
 		return "next resync in " + attrSpan(after)
 	case "back-off expiry":
-		text := "requeued for the back-off's end, in " + attrSpan(after)
-		var parts []string
-		if c := e.Attr("cappedAt"); c != "" {
-			parts = append(parts, fmt.Sprintf("the back-off ends in %s, but a requeue waits at most the resync interval, %s", attrSpan(e.Attr("backoffEnds")), attrSpan(c)))
-		}
-		if j := e.Attr("jitter"); j != "" {
-			pct := ""
-			if f, err := strconv.ParseFloat(e.Attr("jitterFactor"), 64); err == nil {
-				pct = fmt.Sprintf(", of up to %.0f%% more", f*100)
-			}
-			parts = append(parts, fmt.Sprintf("plus a random jitter of %s%s", attrSpan(j), pct))
-		}
-		if len(parts) > 0 {
-			text += " (" + strings.Join(parts, "; ") + ")"
-		}
-		return text
+		return "requeued for the back-off's end, in " + attrSpan(after)
 	case "error back-off":
 		return "retry in " + attrSpan(after) + " (error back-off)"
 	case "phase transition":
@@ -222,7 +207,7 @@ func (t *Transcript) podCache(e *trace.Event) {
 		text = fmt.Sprintf("waits in podCache.GetNewerThan for a status newer than its last sync (%s)", attrInstant(after))
 	}
 	l := t.workerLine(e, text)
-	t.explainOnce(&l, "waitCache", "a worker never syncs on a status older than its last sync: the next relist (or one of this pod) wakes it")
+	t.because(&l, e)
 	t.emit(l)
 }
 
@@ -238,7 +223,7 @@ func (t *Transcript) workerLifecycle(e *trace.Event) {
 		t.emit(l)
 	default:
 		l := t.workerLine(e, fmt.Sprintf("%s during %s: its context is cancelled, nothing more of it runs", e.Attr("reason"), e.Name))
-		t.explainOnce(&l, "cancelSync", "UpdatePod cancels the sync in flight when the pod starts terminating or its grace period shrinks: the next round terminates with the new grace period")
+		t.because(&l, e)
 		t.emit(l)
 	}
 }

@@ -64,7 +64,7 @@ func (t *Transcript) render(e *trace.Event) {
 	case kindPLEGEvent:
 		t.startRelist(e)
 	case kindRelist, kindRelistFailed:
-		t.relist(e, nil)
+		t.relist(e, nil, nil)
 
 	case kindAPICreate, kindAPIDelete, kindAPIUpdate, kindAPIPatch, kindAPIRemoved:
 		t.held = &configStep{api: ptr(*e)}

@@ -32,9 +32,7 @@ func (t *Transcript) thresholdCrossed(e *trace.Event) {
 		text = "memory use is back under " + e.Attr("threshold")
 	}
 	l := line{at: e.At, track: e.Track, cat: Eviction, text: text}
-	if e.Attr("direction") == "up" {
-		t.explainOnce(&l, "threshold-crossed", "the kubelet does not see this moment: it polls; its next eviction pass (every 10s, or a memcg notification on cgroup v1) will find the threshold met")
-	}
+	t.because(&l, e)
 	t.emit(l)
 }
 
@@ -103,11 +101,10 @@ func (t *Transcript) evictionPass(e *trace.Event) {
 	switch {
 	case held != "" && len(met) > 0:
 		l.text += "; held: " + held
-		l.why = "a soft threshold must stay met for its whole grace period (evictionSoftGracePeriod) before a pod is evicted"
 	case held != "":
 		l.text += "; " + held
-		l.why = "no threshold is met, but the pressure condition stays for evictionPressureTransitionPeriod, so admission still refuses pods"
 	}
+	t.because(&l, e)
 	t.dispatcher = &dispatcher{at: e.At, track: e.Track}
 	t.emit(l)
 }
@@ -132,7 +129,7 @@ func (t *Transcript) eviction(e *trace.Event) {
 		text += fmt.Sprintf(", grace period %ss", g)
 	}
 	l := line{at: e.At, track: e.Track, cat: Eviction, tone: bad, pods: pods, text: text}
-	t.explainOnce(&l, "eviction", "one pod per pass: the first in "+rankOrder(signal))
+	t.because(&l, e)
 	t.dispatcher = &dispatcher{at: e.At, track: e.Track}
 	t.emit(l)
 	for i, c := range ranked {
@@ -159,27 +156,12 @@ func (t *Transcript) eviction(e *trace.Event) {
 	}
 }
 
-// rankOrder names the ranking upstream uses for a signal, and its order.
-func rankOrder(signal string) string {
-	switch {
-	case strings.HasPrefix(signal, "memory") || strings.HasPrefix(signal, "allocatableMemory"):
-		return "rankMemoryPressure order (usage above requests, then lower priority, then most usage − requests)"
-	case strings.HasPrefix(signal, "pid"):
-		return "rankPIDPressure order (lower priority, then most processes)"
-	default:
-		return "rankDiskPressure order (usage above requests, then lower priority, then most usage − requests)"
-	}
-}
-
 // oomKill renders a kill by the kernel's OOM killer with the oom_score of each candidate.
 func (t *Transcript) oomKill(e *trace.Event) {
 	kind := e.Attr("kind")
 	scope := "node out of memory"
-	switch kind {
-	case "cgroup":
+	if kind == "cgroup" {
 		scope = "container over its memory limit"
-	case "pod":
-		scope = "pod over its pod-level memory limit"
 	}
 	text := fmt.Sprintf("OOM killer (%s) kills %s %s, oom_score_adj %s", scope, e.Pod, e.Container, e.Attr("oomScoreAdj"))
 	if u := e.Attr("usage"); u != "" {
@@ -202,11 +184,7 @@ func (t *Transcript) oomKill(e *trace.Event) {
 		pods = appendNew(pods, pod)
 	}
 	l := line{at: e.At, track: e.Track, cat: Eviction, tone: bad, pods: pods, text: text}
-	if kind == "cgroup" {
-		t.explainOnce(&l, "oom-cgroup", "the container went over its memory limit: the kernel kills inside its cgroup, whatever the node has free")
-	} else {
-		t.explainOnce(&l, "oom-node", "the kernel, not the kubelet, picks the highest oom_score: memory share + oom_score_adj (BestEffort 1000, Guaranteed -997)")
-	}
+	t.because(&l, e)
 	t.emit(l)
 	for _, c := range cands {
 		text := fmt.Sprintf("oom_score %s %s", c.score, c.who)
@@ -221,45 +199,36 @@ func (t *Transcript) oomKill(e *trace.Event) {
 	}
 }
 
-// probe renders a probe worker's result from what the worker recorded: its run count and
-// threshold, whether the published result changed, and why it did not (below the
-// threshold) or why it was published without a probe run (a new container's initial value).
-// Results that repeat the published one are counted, not printed.
+// probe renders a probe worker's result. A result that differs from the published one
+// prints, so that a reader sees the count climb toward failureThreshold (or
+// successThreshold); the flip prints; results that repeat the published one are counted.
 func (t *Transcript) probe(e *trace.Event) {
 	result := e.Attr("result")
-	l := line{at: e.At, track: e.Track, cat: Probes, pods: podsOf(e)}
-	switch e.Attr("reason") {
-	case "initial":
-		l.text = fmt.Sprintf("%s probe of %s: new container, the worker publishes the initial result %s → sent to the %s manager",
-			e.Name, e.Container, result, e.Name)
-		t.explainOnce(&l, "probe-initial", reasonText(e.Attr("reason")))
-		t.emit(l)
+	changed := e.Attr("changed") == "true"
+	held := e.Attr("held") == "true"
+	switch {
+	case changed, held:
+	case result == "success":
+		// the worker found the result it had already published (or its initial value)
+		t.idle(probeSuccess, e.At, Probes)
 		return
-	case "belowThreshold":
-		if result == e.Attr("published") {
-			t.idle(probeRepeat, e.At, Probes)
-			return
-		}
-		l.text = fmt.Sprintf("%s probe of %s: %s (%s of %s in a row), below the threshold: the published result stays %s",
-			e.Name, e.Container, result, e.Attr("counted"), e.Attr("threshold"), e.Attr("published"))
-		t.explainOnce(&l, "probe-threshold", reasonText(e.Attr("reason")))
 	default:
-		if e.Attr("changed") != "true" {
-			kind := probeRepeat
-			if result == "success" {
-				kind = probeSuccess
-			}
-			t.idle(kind, e.At, Probes)
-			return
-		}
-		l.text = fmt.Sprintf("%s probe of %s: %s", e.Name, e.Container, result)
-		if n := atoi(e.Attr("counted")); n > 1 {
-			l.text += fmt.Sprintf(" (%d in a row)", n)
-		}
-		l.text += " → result changes, sent to the " + e.Name + " manager"
+		t.idle(probeRepeat, e.At, Probes)
+		return
+	}
+	l := line{at: e.At, track: e.Track, cat: Probes, pods: podsOf(e),
+		text: fmt.Sprintf("%s probe of %s: %s", e.Name, e.Container, result)}
+	if n := atoi(e.Attr("counted")); n > 1 {
+		l.text += fmt.Sprintf(" (%d in a row)", n)
 	}
 	if to := e.Attr("timeout"); to != "" {
 		l.text += ", timed out after " + attrSpan(to)
+	}
+	if changed {
+		l.text += " → result changes, sent to the " + e.Name + " manager"
+	} else {
+		l.text += ", below the threshold: result unchanged"
+		t.because(&l, e)
 	}
 	if result != "success" {
 		l.tone = bad

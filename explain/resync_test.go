@@ -77,12 +77,12 @@ func TestResyncShownForItsPod(t *testing.T) {
 func TestDroppedPLEGEvent(t *testing.T) {
 	s := time.Second
 	out := transcript(t, Options{}, []trace.Event{
-		{At: s, Track: "pleg", Kind: trace.Drop, Name: chanPLEG},
+		{At: s, Track: "pleg", Kind: trace.Drop, Name: chanPLEG, Reason: trace.Because("nonBlockingSend", "plegCh is sent without blocking and all its 1000 slots are full: the value is lost")},
 		ev(s, "pleg", kindPLEGEvent, "ContainerDied", "default/a", "type=ContainerDied", "id=sb-1", "dropped=true"),
 		ev(s, "pleg", kindRelist, "relist", "", "pods=1", "events=0", "dropped=1"),
 	})
 	if !strings.Contains(out, "relist: 1 pod inspected, ContainerDied default/a sandbox: dropped, plegCh is full") ||
-		!strings.Contains(out, "why: PLEG never blocks on plegCh") {
+		!strings.Contains(out, "why: plegCh is sent without blocking and all its 1000 slots are full") {
 		t.Errorf("a dropped event should be marked and explained:\n%s", out)
 	}
 }

@@ -40,7 +40,7 @@ func (t *Transcript) runtimeManager(e *trace.Event) {
 		until := e.Attr("until")
 		l.text = fmt.Sprintf("doBackOff: %s in CrashLoopBackOff (back-off %s, until %s)", e.Container, e.Attr("backoff"), attrInstant(until))
 		l.tone = bad
-		l.why = fmt.Sprintf("%s's last run ended inside its back-off window: SyncPod skips the start until %s", e.Container, attrInstant(until))
+		t.because(&l, e)
 	case kindStarted:
 		c := t.container(e.Pod, e.Container)
 		l.text = "started " + e.Container
@@ -48,12 +48,7 @@ func (t *Transcript) runtimeManager(e *trace.Event) {
 			l.text = fmt.Sprintf("started %s container %s", kind, e.Container)
 		}
 		if c.exited && !c.backedOff {
-			switch reason := e.Attr("reason"); reason {
-			case "noExitedInstance":
-				t.explainOnce(&l, "restart-"+reason, reasonText(reason))
-			case "backOffStarted":
-				t.explainOnce(&l, "restart-"+reason, fmt.Sprintf(reasonText(reason), e.Attr("backoff"), attrInstant(e.Attr("backoffFrom"))))
-			}
+			t.because(&l, e)
 		}
 	case kindStartFailed:
 		l.tone = bad
@@ -63,15 +58,8 @@ func (t *Transcript) runtimeManager(e *trace.Event) {
 		}
 	case kindKilling:
 		l.text = fmt.Sprintf("killContainer %s, grace period %s", e.Container, e.Attr("grace"))
-		if src := e.Attr("graceSource"); src != "" && src != "terminationGracePeriodSeconds" {
-			l.text += " from " + src
-		}
 		if r := e.Attr("reason"); r != "" {
 			l.text += " (" + r + ")"
-		}
-		if to := e.Attr("graceRaisedTo"); to != "" {
-			l.text += ", raised to " + to
-			t.explainOnce(&l, "graceRaised", reasonText("minimumGrace"))
 		}
 	case kindPostStart:
 		l.text = fmt.Sprintf("postStart hook of %s runs %s after StartContainer; the sync waits for it", e.Container, span(e.Dur))
@@ -81,6 +69,9 @@ func (t *Transcript) runtimeManager(e *trace.Event) {
 		}
 	case kindPreStop:
 		l.text = fmt.Sprintf("preStop hook of %s runs %s, out of the grace period", e.Container, span(e.Dur))
+	}
+	if l.why == nil {
+		t.because(&l, e)
 	}
 	t.emit(l)
 }
@@ -100,7 +91,7 @@ func (t *Transcript) images(e *trace.Event) {
 	case kindPullBackOff:
 		l.tone = bad
 		l.text = fmt.Sprintf("EnsureImageExists %s: %s in back-off (ImagePullBackOff)", e.Container, image)
-		t.explainOnce(&l, "image-backoff", "after a failed pull the kubelet waits out an image back-off (10s, doubling to 5m); syncs meanwhile fail at once")
+		t.because(&l, e)
 	case kindPullStart:
 		l.cat = CRI
 		l.text = fmt.Sprintf("runtime pull of %s starts", image)
@@ -145,12 +136,7 @@ func (t *Transcript) runtime(e *trace.Event) {
 		if e.Attr("exitCode") != "0" {
 			l.tone = bad
 		}
-		switch e.Attr("kubeletLearnsBy") {
-		case "relist":
-			t.explainOnce(&l, "exit-relist", reasonText("exitedOnItsOwn"))
-		case "stopContainer":
-			t.explainOnce(&l, "exit-stop", reasonText("exitedWhenStopped"))
-		}
+		t.because(&l, e)
 	case kindRuntimeDown:
 		l.tone = bad
 		l.text = fmt.Sprintf("the runtime stops answering for %s: every CRI call fails", span(e.Dur))

@@ -3,7 +3,6 @@ package explain
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"nodesim/trace"
 )
@@ -17,6 +16,8 @@ type selectStep struct {
 	flow uint64
 	// raw is every event taken so far, for a resync step to replay if need be.
 	raw []trace.Event
+	// ignored is the syncLoop's record of a probe result it received and let go.
+	ignored *trace.Event
 }
 
 func (t *Transcript) selectCase(e *trace.Event) {
@@ -36,6 +37,10 @@ func (s *selectStep) absorb(t *Transcript, e *trace.Event) (bool, bool) {
 		return true, false
 	case e.Kind == trace.Recv && e.Name == s.ev.Name:
 		s.flow = e.Flow
+		s.raw = append(s.raw, *e)
+		return true, false
+	case e.Kind == kindIgnored:
+		s.ignored = ptr(*e)
 		s.raw = append(s.raw, *e)
 		return true, false
 	case e.Kind == kindHandler && s.ev.Name == chanSync:
@@ -77,22 +82,12 @@ func (s *selectStep) flush(t *Transcript, next *trace.Event) {
 		}
 		t.dispatcher = &dispatcher{at: e.At, track: e.Track}
 		t.housekeepingShown = true
-	case chanLiveness:
-		if next != nil && next.Kind == kindNoHandler && next.Track == e.Track && next.At == e.At {
-			if next.Pod != "" {
-				l.pods = []string{next.Pod}
-				l.text += ": " + next.Pod + " " + next.Attr("result")
-			}
-			l.text += ", no handler"
-			t.explainOnce(&l, "noHandler-"+next.Attr("reason"), reasonText(next.Attr("reason")))
-		}
 	case chanPLEG:
 		if !handled && hasNote {
 			l.pods = note.pods
 			l.text += ": " + note.text
 			if note.kind == "ContainerRemoved" {
 				l.text += ", not sync-worthy"
-				t.explainOnce(&l, "removed", "isSyncPodWorthy: a removed container changes nothing a sync could act on, so no handler runs")
 			} else {
 				l.text += ", pod not in the pod manager: ignored"
 			}
@@ -104,11 +99,16 @@ func (s *selectStep) flush(t *Transcript, next *trace.Event) {
 			switch note.kind {
 			case "RECONCILE":
 				l.text += " → HandlePodReconcile"
-				t.explainOnce(&l, "reconcile", "the kubelet's own status write, back through the API watch: HandlePodReconcile updates the pod manager's copy, no sync")
 			case "ADD":
 				l.text += " → sourcesReady.AddSource"
 			}
 		}
+	}
+	if s.ignored != nil && !handled {
+		if s.ignored.Name == "livenessManager" {
+			l.text += fmt.Sprintf(": %s, no handler", s.ignored.Attr("result"))
+		}
+		t.because(&l, s.ignored)
 	}
 	t.emit(l)
 }
@@ -118,13 +118,11 @@ func (s *selectStep) flush(t *Transcript, next *trace.Event) {
 func (t *Transcript) handler(e *trace.Event) {
 	pods := split(e.Attr("pods"), ",")
 	cause := e.Attr("cause")
-	tickLag := false
 	if cause == chanSync {
 		cause = "syncCh: getPodsToSync"
 		if len(pods) == 1 {
 			if w := t.workers[pods[0]]; w != nil && w.requeueWhy != "" {
 				cause += fmt.Sprintf(", due at %s for %s", at(w.requeueDue), w.requeueWhy)
-				tickLag = e.At-w.requeueDue <= time.Second+10*time.Millisecond
 			}
 		}
 		for _, p := range pods {
@@ -136,9 +134,14 @@ func (t *Transcript) handler(e *trace.Event) {
 	t.dispatcher = &dispatcher{at: e.At, track: e.Track, depth: 1}
 	l := line{at: e.At, track: e.Track, depth: 1, cat: Sync, pods: pods,
 		text: fmt.Sprintf("%s %s (%s)", e.Name, list(pods, 3), cause)}
-	if tickLag {
-		t.explainOnce(&l, "tick", "a requeued pod waits for a syncCh tick: getPodsToSync runs once a second, when the select picks syncCh")
+	if m := e.Attr("mirror"); m != "" {
+		if len(pods) == 1 && m == pods[0] {
+			l.text = fmt.Sprintf("%s mirror pod %s (%s)", e.Name, m, cause)
+		} else {
+			l.text = fmt.Sprintf("%s %s (%s; mirror pods: %s)", e.Name, list(pods, 3), cause, m)
+		}
 	}
+	t.because(&l, e)
 	t.emit(l)
 }
 
@@ -154,7 +157,7 @@ func (t *Transcript) skipSync(e *trace.Event) {
 	t.skipKey = key
 	l := line{at: e.At, track: e.Track, cat: Sync, tone: bad,
 		text: fmt.Sprintf("skippingPodSynchronization: %s; sleeps %s", clip(e.Attr("error"), 70), e.Attr("sleep"))}
-	t.explainOnce(&l, "skip", "runtimeErrors() failed: syncLoop selects nothing, so no pod syncs and configCh and plegCh fill up, until the runtime and PLEG are healthy")
+	t.because(&l, e)
 	t.emit(l)
 }
 
@@ -189,7 +192,7 @@ func idleCleanup(e *trace.Event) bool {
 func (t *Transcript) housekeeping(e *trace.Event) {
 	if skipped := e.Attr("skipped"); skipped != "" {
 		l := line{at: e.At, track: e.Track, depth: 1, cat: Housekeeping, text: "housekeeping skipped: " + skipped}
-		t.explainOnce(&l, "sources", "until every config source has reported (sourcesReady), cleanup could kill pods it has not heard of yet")
+		t.because(&l, e)
 		t.emit(l)
 		return
 	}
@@ -216,7 +219,7 @@ func (t *Transcript) housekeeping(e *trace.Event) {
 		text += fmt.Sprintf(" (%s)", span(e.Dur))
 	}
 	l := line{at: e.At, track: e.Track, depth: 1, cat: Housekeeping, text: text}
-	t.explainOnce(&l, "inline", "housekeeping runs inline in the syncLoop goroutine: no other case is served until it returns")
+	t.because(&l, e)
 	t.emit(l)
 }
 
@@ -231,11 +234,7 @@ func (t *Transcript) admission(e *trace.Event) {
 	if e.Kind == kindRejected {
 		l.tone = bad
 		l.text = fmt.Sprintf("canAdmitPod %s: rejected, %s: %s", e.Pod, e.Attr("reason"), clip(e.Attr("message"), 70))
-		if e.Attr("reason") == "Evicted" {
-			l.why = "the node is under pressure: the eviction manager's admit handler refuses BestEffort pods under MemoryPressure, all pods under DiskPressure or PIDPressure"
-		} else {
-			t.explainOnce(&l, "rejected", "rejectPod sets the pod Failed with the reason; it never gets a pod worker")
-		}
+		t.because(&l, e)
 	}
 	t.emit(l)
 }
@@ -250,15 +249,14 @@ func (t *Transcript) cleanup(e *trace.Event) {
 		if d := t.dispatcher; d != nil {
 			l.depth = d.depth + 1
 		}
-		switch reason := e.Attr("reason"); reason {
-		case "removeAllDead":
-			l.text = fmt.Sprintf("cleanUpContainersInPod %s: removes %s of %s, all there are",
-				e.Pod, plural(atoi(e.Attr("removed")), "dead instance", "dead instances"), e.Container)
-			t.explainOnce(&l, "clean-"+reason, reasonText(reason))
-		default:
+		if e.Attr("kept") == "0" {
+			l.text = fmt.Sprintf("cleanUpContainersInPod %s: removes every dead instance of %s (%s), keeps none",
+				e.Pod, e.Container, e.Attr("removed"))
+		} else {
 			l.text = fmt.Sprintf("cleanUpContainersInPod %s: removes %s of %s, keeps the newest",
 				e.Pod, plural(atoi(e.Attr("removed")), "older dead instance", "older dead instances"), e.Container)
 		}
+		t.because(&l, e)
 	default:
 		l.text = fmt.Sprintf("container GC: %s removed", plural(atoi(e.Attr("removed")), "dead container or sandbox", "dead containers and sandboxes"))
 	}

@@ -44,7 +44,6 @@ type Transcript struct {
 	// housekeepingShown is set when a housekeeping select was printed, so that its
 	// HandlePodCleanups prints too even if it cleaned nothing.
 	housekeepingShown bool
-	// probes is each probe worker's published result, by track and probe type.
 	// told holds the "why" lines already printed: a mechanism is explained once per run.
 	told map[string]bool
 	// shown says, per depth, whether the last line at that depth was printed.
@@ -160,14 +159,23 @@ func (t *Transcript) emit(l line) {
 	t.print(&l)
 }
 
-// explainOnce sets l's "why" the first time key is printed in the run. A mechanism is
-// explained once; lines whose reason carries data (a back-off's end) use why directly.
-func (t *Transcript) explainOnce(l *line, key, why string) {
-	if t.told[key] || !t.f.keep(l) {
+// because gives l the reason e's component recorded when it decided, if it recorded one.
+// It is the only way a "why:" line gets into a transcript: explain states what the model
+// decided and never infers a reason of its own. A rule whose text carries no values of
+// its own is stated once per run; one the model marked Each (a back-off's end, a
+// requeue's cap and jitter) at every decision.
+func (t *Transcript) because(l *line, e *trace.Event) {
+	r := e.Reason
+	if r == nil || !t.f.keep(l) {
 		return
 	}
-	t.told[key] = true
-	l.why = why
+	if !r.Each {
+		if t.told[r.Rule] {
+			return
+		}
+		t.told[r.Rule] = true
+	}
+	l.why = r
 }
 
 // idle counts a step that changed nothing in the current quiet stretch.

@@ -19,10 +19,13 @@ import (
 // It is a trace.Sink and writes as events arrive; it holds only the thread ids and the sends
 // not yet received.
 type PerfettoWriter struct {
-	w       *bufio.Writer
-	enc     *json.Encoder
-	tids    map[string]int
-	sends   map[uint64]pendingSend
+	w     *bufio.Writer
+	enc   *json.Encoder
+	tids  map[string]int
+	sends map[uint64]pendingSend
+	// waits holds, by track, when a pod worker began waiting in podCache.GetNewerThan: the
+	// wait is drawn as a slice as long as the simulated wait once the worker wakes.
+	waits   map[string]time.Duration
 	written int
 	err     error
 }
@@ -33,6 +36,12 @@ type pendingSend struct {
 	tid  int
 	name string
 }
+
+// The pod worker's wait in podCache.GetNewerThan, begun and ended (model/podworkers).
+const (
+	perfettoWaitCache  trace.Kind = "waitCache"
+	perfettoCacheReady trace.Kind = "cacheReady"
+)
 
 // perfettoPid is the one process of the trace: the node's kubelet.
 const perfettoPid = 1
@@ -67,7 +76,7 @@ func endStamped(k trace.Kind) bool {
 // Finish at the end.
 func NewPerfettoWriter(w io.Writer, process string) *PerfettoWriter {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	p := &PerfettoWriter{w: bw, enc: json.NewEncoder(bw), tids: map[string]int{}, sends: map[uint64]pendingSend{}}
+	p := &PerfettoWriter{w: bw, enc: json.NewEncoder(bw), tids: map[string]int{}, sends: map[uint64]pendingSend{}, waits: map[string]time.Duration{}}
 	if _, err := bw.WriteString("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"); err != nil {
 		p.err = fmt.Errorf("writing perfetto trace: %w", err)
 	}
@@ -149,6 +158,16 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 	p.emit(&ev)
 
 	switch e.Kind {
+	case perfettoWaitCache:
+		p.waits[e.Track] = e.At
+	case perfettoCacheReady:
+		if start, ok := p.waits[e.Track]; ok {
+			delete(p.waits, e.Track)
+			if e.At > start {
+				p.emit(&chromeEvent{Name: "GetNewerThan (blocked)", Cat: "wait", Ph: "X", Ts: micros(start), Dur: micros(e.At - start),
+					Pid: perfettoPid, Tid: tid, Args: map[string]any{"pod": e.Pod}})
+			}
+		}
 	case trace.Send:
 		if e.Flow != 0 {
 			p.sends[e.Flow] = pendingSend{ts: e.At, tid: tid, name: e.Name}

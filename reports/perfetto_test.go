@@ -82,3 +82,41 @@ func TestPerfettoFromTrace(t *testing.T) {
 		t.Errorf("threads %v, want config, syncLoop, pleg and the pod worker", threads)
 	}
 }
+
+// A pod worker's wait in podCache.GetNewerThan is a slice as long as the simulated wait:
+// it begins at the waitCache record (2s) and ends at cacheReady (2.5s), so 500000µs.
+func TestPerfettoBlockingWaitIsASlice(t *testing.T) {
+	tr := []trace.Event{
+		{At: 2 * time.Second, Track: "podWorker default/web", Kind: "waitCache", Name: "GetNewerThan", Pod: "default/web"},
+		{At: 2500 * ms, Track: "podWorker default/web", Kind: "cacheReady", Name: "GetNewerThan", Pod: "default/web"},
+	}
+	var b bytes.Buffer
+	p := NewPerfettoWriter(&b, "nodesim t")
+	for i := range tr {
+		p.Record(&tr[i])
+	}
+	if err := p.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Name, Ph string
+			Ts, Dur  json.Number
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range doc.TraceEvents {
+		if e.Ph == "X" && e.Name == "GetNewerThan (blocked)" {
+			found = true
+			if e.Ts != "2000000" || e.Dur != "500000" {
+				t.Errorf("wait slice ts %s dur %s, want 2000000 and 500000", e.Ts, e.Dur)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no slice for the GetNewerThan wait:\n%s", b.String())
+	}
+}

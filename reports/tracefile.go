@@ -22,6 +22,15 @@ type TraceLine struct {
 	Duration  float64           `json:"dur,omitempty"`
 	Ready     []string          `json:"ready,omitempty"`
 	Attrs     map[string]string `json:"attrs,omitempty"`
+	Reason    *TraceReason      `json:"reason,omitempty"`
+}
+
+// TraceReason is the recorded cause of a decision (trace.Reason).
+type TraceReason struct {
+	Rule   string            `json:"rule"`
+	Text   string            `json:"text"`
+	Values map[string]string `json:"values,omitempty"`
+	Each   bool              `json:"each,omitempty"`
 }
 
 // TraceWriter streams the run's trace as JSON lines, one event per line, as it is
@@ -52,6 +61,15 @@ func (t *TraceWriter) Record(e *trace.Event) {
 		l.Attrs = make(map[string]string, len(e.Attrs))
 		for _, a := range e.Attrs {
 			l.Attrs[a.Key] = a.Value
+		}
+	}
+	if r := e.Reason; r != nil {
+		l.Reason = &TraceReason{Rule: r.Rule, Text: r.Text, Each: r.Each}
+		if len(r.Values) > 0 {
+			l.Reason.Values = make(map[string]string, len(r.Values))
+			for _, a := range r.Values {
+				l.Reason.Values[a.Key] = a.Value
+			}
 		}
 	}
 	t.err = t.enc.Encode(&l)

@@ -87,7 +87,8 @@ func (c *Chan[T]) TrySend(v T) bool {
 	if c.n == c.capacity {
 		c.dropped++
 		if !c.quiet {
-			c.s.Record(&trace.Event{Kind: trace.Drop, Name: c.name})
+			c.s.Record(&trace.Event{Kind: trace.Drop, Name: c.name, Reason: trace.Because("nonBlockingSend",
+				fmt.Sprintf("%s is sent without blocking and all its %d slots are full: the value is lost", c.name, c.capacity))})
 		}
 		return false
 	}

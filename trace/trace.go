@@ -58,6 +58,34 @@ type Event struct {
 	Ready []string
 	// Attrs carries the remaining details.
 	Attrs []Attr
+	// Reason, when set, is why the recording component decided what this event shows:
+	// the rule it applied and the values it applied it to. It is recorded at decision
+	// time by the deciding component; `explain` prints a "why:" line only from it.
+	Reason *Reason
+}
+
+// Reason is a decision's recorded cause.
+type Reason struct {
+	// Rule names the rule applied, in upstream's terms ("crashLoopBackOff",
+	// "requeueBackOffCapped", ...); explain states each rule once per run.
+	Rule string
+	// Text is the one-line explanation, with the decision's values already in it.
+	Text string
+	// Values are the inputs the rule was applied to (a back-off key, a cap, a jitter).
+	Values []Attr
+	// Each says the reason is worth stating at every decision, not once per run: its
+	// values are what the line is about (a back-off's end, a capped, jittered requeue).
+	Each bool
+}
+
+// Because builds a Reason stated once per run.
+func Because(rule, text string, values ...Attr) *Reason {
+	return &Reason{Rule: rule, Text: text, Values: values}
+}
+
+// BecauseEach builds a Reason stated at every decision.
+func BecauseEach(rule, text string, values ...Attr) *Reason {
+	return &Reason{Rule: rule, Text: text, Values: values, Each: true}
 }
 
 // Attr returns the value of key, or "" when the event has no such attribute.
@@ -91,6 +119,9 @@ func (e *Event) String() string {
 	}
 	for _, a := range e.Attrs {
 		fmt.Fprintf(&b, " %s=%s", a.Key, a.Value)
+	}
+	if e.Reason != nil {
+		fmt.Fprintf(&b, " reason=%s", e.Reason.Rule)
 	}
 	return b.String()
 }

@@ -27,6 +27,7 @@ type explainOptions struct {
 	only     string
 	boot     bool
 	noColor  bool
+	glossary bool
 }
 
 func newExplainCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -38,7 +39,9 @@ func newExplainCmd(stdout, stderr io.Writer) *cobra.Command {
 of what the kubelet did, in simulated time order: each syncLoopIteration with the channels that
 were ready and the one it chose, the handler it called and the pods it dispatched, each pod
 worker's rounds and waits, PLEG relists and their events, CRI calls with their durations, status
-writes, evictions and OOM kills. Lines marked "why:" explain behaviour that surprises newcomers.
+writes, evictions and OOM kills. A line marked "why:" is the reason the model recorded when it
+made that decision (the rule and its values); explain adds no reasons of its own.
+--glossary maps names from older kubelet articles to today's.
 
 The transcript is built from the run's trace alone (the same events as trace.jsonl). Steps that
 change nothing (syncCh ticks with no pod due, idle housekeeping, relists that saw no change) are
@@ -61,10 +64,19 @@ complete), 2 invalid input or usage.`,
 		Example: `  nodesim explain crashloop --to 3m
   nodesim explain graceful-deletion --pod default/web
   nodesim explain runtime-outage --from 55s --to 5m30s --only sync,pleg
-  nodesim explain my-node.yaml --seed 7 --no-color | less`,
-		Args: cobra.ExactArgs(1),
+  nodesim explain my-node.yaml --seed 7 --no-color | less
+  nodesim explain --glossary`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.glossary {
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = fileOptions(cmd)
+			if o.glossary {
+				return explain.WriteGlossary(stdout)
+			}
 			return o.run(args[0], stdout, stderr)
 		},
 	}
@@ -76,6 +88,7 @@ complete), 2 invalid input or usage.`,
 	f.StringVar(&o.only, "only", "", "keep only these categories: config,pleg,sync,housekeeping,probes,workers,eviction,cri")
 	f.BoolVar(&o.boot, "boot", false, "also show the kubelet's start before the scenario's time zero")
 	f.BoolVar(&o.noColor, "no-color", false, "never colour the output (NO_COLOR in the environment does the same)")
+	f.BoolVar(&o.glossary, "glossary", false, "print the names older kubelet articles use (managePodLoop, dispatchWork, podKiller, ...) with today's names, and exit")
 	return c
 }
 

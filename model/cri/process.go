@@ -170,7 +170,16 @@ func (r *Runtime) exit(c *ctr, code int, reason string) {
 	}
 	r.s.Record(&trace.Event{Kind: KindContainerExit, Pod: c.sandbox.ns + "/" + c.sandbox.name, Container: c.spec.Name, Track: "runtime",
 		Attrs: []trace.Attr{{Key: "id", Value: c.id}, {Key: "exitCode", Value: strconv.Itoa(code)}, {Key: "reason", Value: reason},
-			{Key: "attempt", Value: strconv.Itoa(c.attempt)}, {Key: "kubeletLearnsBy", Value: learns}}})
+			{Key: "attempt", Value: strconv.Itoa(c.attempt)}, {Key: "kubeletLearnsBy", Value: learns}}, Reason: exitReason(c)})
+}
+
+// exitReason says how the kubelet learns of an exit: a StopContainer call waits for it,
+// any other exit waits for PLEG.
+func exitReason(c *ctr) *trace.Reason {
+	if c.proc != nil && c.proc.stopping {
+		return trace.Because("StopContainer", "the kubelet stopped this container: StopContainer returns once the process is gone, and the caller reads the pod's status right after, without waiting for a relist")
+	}
+	return trace.Because("relistFindsExit", "the kubelet does not watch processes: it learns of this exit at PLEG's next relist")
 }
 
 // ProcessUp reports whether a running container's process has finished starting up (its

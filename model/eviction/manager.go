@@ -122,7 +122,8 @@ func (m *Manager) watchThresholdCrossings() {
 				dir = "up"
 			}
 			m.clk.Sim().Record(&trace.Event{Track: "kernel", Kind: trace.ThresholdCrossed, Attrs: []trace.Attr{
-				{Key: "signal", Value: string(t.Signal)}, {Key: "threshold", Value: t.String()}, {Key: "direction", Value: dir}}})
+				{Key: "signal", Value: string(t.Signal)}, {Key: "threshold", Value: t.String()}, {Key: "direction", Value: dir}},
+				Reason: crossingReason(up)})
 		})
 	}
 }
@@ -279,7 +280,7 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 	if len(met) == 0 && len(conds) > 0 {
 		attrs = append(attrs, trace.Attr{Key: "held", Value: "pressure conditions kept for the transition period (" + m.cfg.PressureTransitionPeriod.String() + ")"})
 	}
-	m.clk.Record(&trace.Event{Kind: trace.EvictionPass, Name: "synchronize", Attrs: attrs})
+	m.clk.Record(&trace.Event{Kind: trace.EvictionPass, Name: "synchronize", Attrs: attrs, Reason: heldReason(len(held) > 0, len(met) == 0 && len(conds) > 0)})
 
 	if m.cfg.LocalStorageIsolation {
 		if evicted := m.localStorageEviction(activePods, done); evicted {
@@ -382,7 +383,8 @@ func (m *Manager) recordEviction(pod *corev1.Pod, t Threshold, o SignalObservati
 			attrs = append(attrs, trace.Attr{Key: "annotation." + k, Value: v})
 		}
 	}
-	m.clk.Record(&trace.Event{Kind: trace.Eviction, Pod: pod.Namespace + "/" + pod.Name, Attrs: attrs})
+	m.clk.Record(&trace.Event{Kind: trace.Eviction, Pod: pod.Namespace + "/" + pod.Name, Attrs: attrs,
+		Reason: trace.Because("evictOnePodPerPass", "one pod per pass: the first in "+rankOrder(t.Signal))})
 }
 
 // disruptionTargetReason is the reason of the DisruptionTarget condition the kubelet sets
@@ -520,5 +522,36 @@ func (m *Manager) armNotifiers() {
 				m.synchronize(func([]*corev1.Pod) {})
 			})
 		})
+	}
+}
+
+// crossingReason says why a threshold crossing is ground truth the kubelet has not seen yet.
+func crossingReason(up bool) *trace.Reason {
+	if !up {
+		return nil
+	}
+	return trace.Because("evictionPolls", "the kubelet does not see this moment: it polls; its next eviction pass (every 10s, or a memcg notification on cgroup v1) will find the threshold met")
+}
+
+// heldReason says why a pass that found a threshold met, or none, evicted nothing.
+func heldReason(softGrace, transition bool) *trace.Reason {
+	switch {
+	case softGrace:
+		return trace.Because("evictionSoftGracePeriod", "a soft threshold must stay met for its whole grace period (evictionSoftGracePeriod) before a pod is evicted")
+	case transition:
+		return trace.Because("evictionPressureTransitionPeriod", "no threshold is met, but the pressure condition stays for evictionPressureTransitionPeriod, so admission still refuses pods")
+	}
+	return nil
+}
+
+// rankOrder names the ranking that orders eviction candidates for signal.
+func rankOrder(signal Signal) string {
+	switch {
+	case strings.HasPrefix(string(signal), "memory") || strings.HasPrefix(string(signal), "allocatableMemory"):
+		return "rankMemoryPressure order (usage above requests, then lower priority, then most usage − requests)"
+	case strings.HasPrefix(string(signal), "pid"):
+		return "rankPIDPressure order (lower priority, then most processes)"
+	default:
+		return "rankDiskPressure order (usage above requests, then lower priority, then most usage − requests)"
 	}
 }

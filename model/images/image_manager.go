@@ -88,7 +88,8 @@ func (m *ImageManager) EnsureImageExists(pod *corev1.Pod, c *corev1.Container, d
 	}
 	now := m.s.Now()
 	if m.backOff.IsInBackOffSinceUpdate(key, now) {
-		m.s.Record(&trace.Event{Kind: KindPullBackOff, Pod: podKey, Container: c.Name, Attrs: []trace.Attr{{Key: "image", Value: image}}})
+		m.s.Record(&trace.Event{Kind: KindPullBackOff, Pod: podKey, Container: c.Name, Attrs: []trace.Attr{{Key: "image", Value: image}},
+			Reason: trace.Because("imagePullBackOff", "after a failed pull the image manager waits out a back-off (10s, doubling to 5m); syncs meanwhile fail at once")})
 		done(fmt.Sprintf("Back-off pulling image %q", image), ErrImagePullBackOff)
 		return
 	}

@@ -77,7 +77,8 @@ func (kl *Kubelet) podRequest(pod *corev1.Pod, name corev1.ResourceName) resourc
 // rejectPod records the rejection in the pod's status; the pod never gets a worker.
 func (kl *Kubelet) rejectPod(pod *corev1.Pod, reason, message string) {
 	kl.clk.Record(&trace.Event{Kind: KindRejected, Pod: pod.Namespace + "/" + pod.Name,
-		Attrs: []trace.Attr{{Key: "reason", Value: reason}, {Key: "message", Value: message}}})
+		Attrs:  []trace.Attr{{Key: "reason", Value: reason}, {Key: "message", Value: message}},
+		Reason: trace.Because("rejectPod", "rejectPod sets the pod Failed with the reason; it never gets a pod worker")})
 	kl.statusManager.SetPodStatus(pod, corev1.PodStatus{
 		Phase:   corev1.PodFailed,
 		Reason:  reason,

@@ -81,7 +81,8 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 	kl.imageManager.GC()
 	kl.clk.Record(&trace.Event{Kind: KindHousekeeping, Name: "HandlePodCleanups", Dur: cost, Attrs: []trace.Attr{
 		{Key: "workers", Value: strconv.Itoa(len(workingPods))}, {Key: "restarted", Value: strconv.Itoa(restarted)},
-		{Key: "killed", Value: strconv.Itoa(killed)}, {Key: "orphans", Value: strconv.Itoa(orphans)}}})
+		{Key: "killed", Value: strconv.Itoa(killed)}, {Key: "orphans", Value: strconv.Itoa(orphans)}},
+		Reason: trace.Because("housekeepingInline", "housekeeping runs inline in the syncLoop goroutine: no other case is served until it returns")})
 	return cost
 }
 
@@ -134,8 +135,12 @@ func (kl *Kubelet) cleanUpContainersInPod(uid types.UID, exitedID string) {
 		id := c.ID
 		gc.Schedule(0, func() { kl.runtime.RemoveContainer(id, func(error) {}) })
 	}
+	why := trace.Because("cleanUpContainersInPod", "the pod keeps its newest dead instance of a container (logs, restart count); older ones go")
+	if keep == 0 {
+		why = trace.Because("ShouldPodContentBeRemoved", "the pod is deleted or evicted and its worker has terminated it: ShouldPodContentBeRemoved, so every dead instance goes")
+	}
 	kl.clk.Record(&trace.Event{Kind: KindContainerClean, Pod: st.Namespace + "/" + st.Name, Container: name,
-		Attrs: []trace.Attr{{Key: "removed", Value: strconv.Itoa(len(dead) - keep)}, {Key: "reason", Value: reason}}})
+		Attrs: []trace.Attr{{Key: "removed", Value: strconv.Itoa(len(dead) - keep)}, {Key: "kept", Value: strconv.Itoa(keep)}, {Key: "reason", Value: reason}}, Reason: why})
 }
 
 // containerGC is the periodic container garbage collection (every minute): dead containers

@@ -29,6 +29,8 @@ const (
 	KindPodSeen        trace.Kind = "podSeen"
 	KindIterationWait  trace.Kind = "iterationWait"
 	KindContainerClean trace.Kind = "cleanUpContainersInPod"
+	// KindIgnored: a message the syncLoop received and, by rule, did nothing with.
+	KindIgnored trace.Kind = "messageIgnored"
 )
 
 // The syncLoop's select cases, in the order NewSelect was given them.
@@ -70,7 +72,8 @@ func (kl *Kubelet) syncLoop() {
 	}
 	if err := kl.runtimeErrors(); err != nil {
 		kl.clk.Record(&trace.Event{Kind: KindSkipSync, Attrs: []trace.Attr{{Key: "error", Value: err.Error()},
-			{Key: "sleep", Value: kl.runtimeBackoff.String()}}})
+			{Key: "sleep", Value: kl.runtimeBackoff.String()}},
+			Reason: trace.Because("runtimeErrors", "runtimeErrors() failed: syncLoop selects nothing, so no pod syncs and configCh and plegCh fill up, until the runtime and PLEG are healthy")})
 		d := kl.runtimeBackoff
 		kl.runtimeBackoff *= 2
 		if kl.runtimeBackoff > runtimeErrorBackoffMax {
@@ -115,7 +118,13 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 			if pod, ok := kl.podManager.GetPodByUID(e.ID); ok {
 				kl.handler("HandlePodSyncs", "plegCh "+string(e.Type), []*corev1.Pod{pod})
 				kl.HandlePodSyncs([]*corev1.Pod{pod})
+			} else {
+				kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: "plegCh", Attrs: []trace.Attr{{Key: "type", Value: string(e.Type)}},
+					Reason: trace.Because("podNotInPodManager", "the event's pod is not in the pod manager (gone from every config source): the syncLoop ignores it")})
 			}
+		} else {
+			kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: "plegCh", Attrs: []trace.Attr{{Key: "type", Value: string(e.Type)}},
+				Reason: trace.Because("isSyncPodWorthy", "isSyncPodWorthy: a removed container changes nothing a sync could act on, so no handler runs")})
 		}
 		if e.Type == pleg.ContainerDied {
 			kl.cleanUpContainersInPod(e.ID, e.Data)
@@ -131,12 +140,8 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 		if u.Result == results.Failure {
 			kl.handleProbeSync(u, "liveness")
 		} else {
-			e := &trace.Event{Kind: KindNoHandler, Name: "livenessManager", Attrs: []trace.Attr{
-				{Key: "reason", Value: "livenessActsOnFailureOnly"}, {Key: "result", Value: u.Result.String()}}}
-			if pod, ok := kl.podManager.GetPodByUID(u.PodUID); ok {
-				e.Pod = pod.Namespace + "/" + pod.Name
-			}
-			kl.clk.Record(e)
+			kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: "livenessManager", Attrs: []trace.Attr{{Key: "result", Value: u.Result.String()}},
+				Reason: trace.Because("livenessSuccessIgnored", "the syncLoop acts on a liveness result only when it is Failure; a Success, such as the initial value the prober worker sets for each new container, changes nothing")})
 		}
 	case caseReadiness:
 		u, _ := kl.readinessManager.Updates().TryRecv()
@@ -153,7 +158,8 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 	case caseHousekeeping:
 		kl.housekeepingTicker.C.TryRecv()
 		if !kl.sourcesReady.AllReady() {
-			kl.clk.Record(&trace.Event{Kind: KindHousekeeping, Attrs: []trace.Attr{{Key: "skipped", Value: "not all sources ready"}}})
+			kl.clk.Record(&trace.Event{Kind: KindHousekeeping, Attrs: []trace.Attr{{Key: "skipped", Value: "not all sources ready"}},
+				Reason: trace.Because("sourcesReady", "until every config source has reported (sourcesReady), cleanup could kill pods it has not heard of yet")})
 			break
 		}
 		// Housekeeping runs inline: nothing else is dispatched until it finishes.
@@ -184,6 +190,16 @@ func (kl *Kubelet) handler(name, why string, pods []*corev1.Pod) {
 	}
 	if len(pods) == 1 {
 		e.Pod = keys[0]
+	}
+	var mirrors []string
+	for i, p := range pods {
+		if podconfig.IsMirrorPod(p) {
+			mirrors = append(mirrors, keys[i])
+		}
+	}
+	if len(mirrors) > 0 {
+		e.Attrs = append(e.Attrs, trace.Attr{Key: "mirror", Value: strings.Join(mirrors, ",")})
+		e.Reason = trace.Because("mirrorPod", "a mirror pod is the API server's copy of a static pod: the pod manager files it in its mirror-pod map and the handler passes the static pod to its worker; the static pod itself keeps running")
 	}
 	kl.clk.Record(e)
 }

@@ -189,7 +189,8 @@ func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageMana
 func (m *Manager) SyncPod(pod *corev1.Pod, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, done func(*PodSyncResult)) {
 	result := &PodSyncResult{}
 	actions := m.computePodActions(pod, podStatus)
-	m.s.Record(&trace.Event{Kind: KindPodActions, Pod: container.Key(pod), Attrs: []trace.Attr{{Key: "actions", Value: actions.String(pod)}}})
+	m.s.Record(&trace.Event{Kind: KindPodActions, Pod: container.Key(pod), Attrs: []trace.Attr{{Key: "actions", Value: actions.String(pod)}},
+		Reason: podActionsReason(actions.KillPod, podStatus)})
 
 	createSandbox := func() {
 		sandboxID := actions.SandboxID
@@ -339,7 +340,9 @@ func (m *Manager) decideBackOff(pod *corev1.Pod, c *corev1.Container, podStatus 
 		expiry := last.FinishedAt.Add(current)
 		msg := fmt.Sprintf("back-off %s restarting failed container=%s pod=%s_%s(%s)", current, c.Name, pod.Name, pod.Namespace, pod.UID)
 		m.s.Record(&trace.Event{Kind: KindBackOff, Pod: container.Key(pod), Container: c.Name,
-			Attrs: []trace.Attr{{Key: "backoff", Value: current.String()}, {Key: "until", Value: expiry.Sub(sim.Epoch).String()}}})
+			Attrs: []trace.Attr{{Key: "backoff", Value: current.String()}, {Key: "until", Value: expiry.Sub(sim.Epoch).String()}},
+			Reason: trace.BecauseEach("doBackOff", fmt.Sprintf("%s's last run ended inside its back-off window (key %s, %s from its exit): SyncPod skips the start until %.3fs", c.Name, key, current, expiry.Sub(sim.Epoch).Seconds()),
+				trace.Attr{Key: "key", Value: key}, trace.Attr{Key: "backoff", Value: current.String()}, trace.Attr{Key: "until", Value: expiry.Sub(sim.Epoch).String()})})
 		return true, msg, nil, &BackoffError{Msg: msg, Expiry: expiry}
 	}
 	backOff.Next(key, last.FinishedAt, now)
@@ -445,7 +448,8 @@ func (m *Manager) killContainer(pod *corev1.Pod, id, name string, c *corev1.Cont
 	if grace < minimumGracePeriodSec {
 		attrs = append(attrs, trace.Attr{Key: "graceRaisedTo", Value: fmt.Sprintf("%ds", minimumGracePeriodSec)})
 	}
-	m.s.Record(&trace.Event{Kind: KindKilling, Pod: container.Key(pod), Container: name, Attrs: attrs})
+	m.s.Record(&trace.Event{Kind: KindKilling, Pod: container.Key(pod), Container: name, Attrs: attrs,
+		Reason: graceReason(grace, gracePeriodOverride != nil)})
 	stop := func(grace int64) {
 		if grace < minimumGracePeriodSec {
 			grace = minimumGracePeriodSec
@@ -654,4 +658,28 @@ func (m *Manager) removeInitInstances(pod *corev1.Pod, podStatus *container.PodS
 		m.runtime.RemoveContainer(remove[i], func(error) { step(i + 1) })
 	}
 	step(0)
+}
+
+// podActionsReason explains a killPod that has nothing to kill: computePodActions asks for
+// one whenever it must create a sandbox, a brand-new pod's first sync included.
+func podActionsReason(killPod bool, podStatus *container.PodStatus) *trace.Reason {
+	if !killPod || podStatus == nil || len(podStatus.SandboxStatuses) > 0 {
+		return nil
+	}
+	return trace.Because("killPodBeforeSandbox", "computePodActions asks for killPod whenever it must create a sandbox; a pod with no sandbox yet has nothing to stop, so the kill returns at once")
+}
+
+// graceReason says where a container's grace period came from and how StopContainer
+// clamps it.
+func graceReason(grace int64, override bool) *trace.Reason {
+	source := "setTerminationGracePeriod: the pod's deletion grace period, else the probe's or the pod's terminationGracePeriodSeconds"
+	if override {
+		source = "the pod worker's override (a kill's grace period: eviction, deletion, or housekeeping)"
+	}
+	text := fmt.Sprintf("grace %ds from %s", grace, source)
+	if grace < minimumGracePeriodSec {
+		text += fmt.Sprintf("; StopContainer is given at least %ds (minimumGracePeriodInSeconds)", minimumGracePeriodSec)
+	}
+	return trace.BecauseEach("gracePeriod", text, trace.Attr{Key: "grace", Value: strconv.FormatInt(grace, 10)},
+		trace.Attr{Key: "override", Value: strconv.FormatBool(override)})
 }

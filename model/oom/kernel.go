@@ -319,5 +319,14 @@ func (k *Kernel) kill(victim cri.MemProc, kind string, candidates []cri.MemProc,
 	k.clk.Record(&trace.Event{Kind: trace.OOMKill, Pod: victim.Pod(), Container: victim.Container(), Attrs: []trace.Attr{
 		{Key: "kind", Value: kind}, {Key: "oomScoreAdj", Value: strconv.Itoa(victim.OOMScoreAdj())},
 		{Key: "usage", Value: strconv.FormatInt(int64(usageBytes), 10)}, {Key: "limit", Value: strconv.FormatInt(int64(limit), 10)},
-		{Key: "candidates", Value: strings.Join(scored, ",")}, {Key: "containerDied", Value: strconv.FormatBool(died)}}})
+		{Key: "candidates", Value: strings.Join(scored, ",")}, {Key: "containerDied", Value: strconv.FormatBool(died)}},
+		Reason: oomReason(kind)})
+}
+
+// oomReason says which OOM killer chose the victim.
+func oomReason(kind string) *trace.Reason {
+	if kind == "cgroup" {
+		return trace.Because("memcgOOM", "the container went over its memory limit: the kernel kills inside its cgroup, whatever the node has free")
+	}
+	return trace.Because("globalOOM", "the kernel, not the kubelet, picks the highest oom_score: memory share + oom_score_adj (BestEffort 1000, Guaranteed -997)")
 }

@@ -160,7 +160,8 @@ func (g *GenericPLEG) relist() {
 	g.clk.Sim().Continue(g.runtime.ListCost(), func() {
 		pods, err := g.runtime.GetPods()
 		if err != nil {
-			g.clk.Record(&trace.Event{Kind: KindRelistFailed, Dur: g.clk.Elapsed() - start, Attrs: []trace.Attr{{Key: "error", Value: err.Error()}}})
+			g.clk.Record(&trace.Event{Kind: KindRelistFailed, Dur: g.clk.Elapsed() - start, Attrs: []trace.Attr{{Key: "error", Value: err.Error()}},
+				Reason: trace.Because("relistFailed", "the relist time stays put: after 3m without a good relist PLEG is unhealthy and syncLoop stops syncing pods")})
 			g.finishGlobal()
 			return
 		}

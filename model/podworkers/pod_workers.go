@@ -3,6 +3,7 @@ package podworkers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,6 +123,11 @@ func New(s *sim.Sim, handler SyncHandler, workQueue WorkQueue, cache *container.
 }
 
 func (p *PodWorkers) record(st *podSyncStatus, kind trace.Kind, name string, attrs ...trace.Attr) {
+	p.recordBecause(st, kind, name, nil, attrs...)
+}
+
+// recordBecause records an event with the reason the worker decided what it shows.
+func (p *PodWorkers) recordBecause(st *podSyncStatus, kind trace.Kind, name string, why *trace.Reason, attrs ...trace.Attr) {
 	track := ""
 	if st != nil && st.clk != nil {
 		track = st.clk.Track()
@@ -130,7 +136,7 @@ func (p *PodWorkers) record(st *podSyncStatus, kind trace.Kind, name string, att
 	if st != nil {
 		pod = st.key
 	}
-	p.s.Record(&trace.Event{Track: track, Kind: kind, Name: name, Pod: pod, Attrs: attrs})
+	p.s.Record(&trace.Event{Track: track, Kind: kind, Name: name, Pod: pod, Attrs: attrs, Reason: why})
 }
 
 // --- predicates (upstream's PodWorkers interface)
@@ -253,7 +259,11 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 		}
 		p.podSyncStatuses[uid] = status
 	}
-	p.record(status, KindUpdatePod, options.UpdateType.String())
+	var merged *trace.Reason
+	if status.pendingUpdate != nil {
+		merged = trace.Because("pendingUpdate", "a pod worker keeps one pending update: this one replaces the update not yet started, which keeps its earlier start time (and a kill's grace period can only shorten)")
+	}
+	p.recordBecause(status, KindUpdatePod, options.UpdateType.String(), merged)
 
 	if isRuntimePod {
 		status.observedRuntime = true
@@ -370,7 +380,9 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 func (p *PodWorkers) cancelSync(uid types.UID, st *podSyncStatus, reason string) {
 	r := st.round
 	r.ctx.End()
-	p.record(st, KindCancelSync, syncFuncName(r.workType, r.update), trace.Attr{Key: "reason", Value: reason})
+	p.recordBecause(st, KindCancelSync, syncFuncName(r.workType, r.update),
+		trace.Because("cancelSync", "UpdatePod cancels the sync in flight when the pod starts terminating or its grace period shrinks: the next round terminates with the new grace period"),
+		trace.Attr{Key: "reason", Value: reason})
 	st.clk.Schedule(0, func() {
 		if st.round != r {
 			return
@@ -538,7 +550,8 @@ func (p *PodWorkers) runRound(uid types.UID, st *podSyncStatus, r *round) {
 	})
 	if !called {
 		waited = true
-		p.record(st, KindWaitCache, "GetNewerThan", trace.Attr{Key: "after", Value: formatSince(st.lastSyncTime)})
+		p.recordBecause(st, KindWaitCache, "GetNewerThan", trace.Because("GetNewerThan", "a worker never syncs on a status older than its last sync: the next relist (or one of this pod) wakes it"),
+			trace.Attr{Key: "after", Value: formatSince(st.lastSyncTime)})
 	}
 }
 
@@ -752,40 +765,52 @@ func (p *PodWorkers) requeueLastPodUpdate(st *podSyncStatus) {
 
 // completeWork schedules the pod's next periodic sync, then takes pending work at once.
 func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransition bool, err error) {
-	var delay time.Duration
+	var delay, base time.Duration
 	var why string
-	var detail []trace.Attr // the values the delay was computed from, for the trace
+	factor := WorkerBackOffPeriodJitterFactor
 	expiry, isBackoff := minBackoffExpiry(err)
+	var reason *trace.Reason
 	switch {
 	case phaseTransition:
 		delay, why = 0, "phase transition"
 	case err == nil:
-		delay, why = st.rng.Jitter(p.resyncInterval, WorkerResyncIntervalJitterFactor), "resync"
+		base, factor, why = p.resyncInterval, WorkerResyncIntervalJitterFactor, "resync"
+		delay = st.rng.Jitter(base, factor)
 	case strings.Contains(err.Error(), "network is not ready"):
-		delay, why = st.rng.Jitter(BackOffOnTransientErrorPeriod, WorkerBackOffPeriodJitterFactor), "network not ready"
+		base, why = BackOffOnTransientErrorPeriod, "network not ready"
+		delay = st.rng.Jitter(base, factor)
 	case isBackoff:
 		remaining := expiry.Sub(p.clk.Now())
 		if remaining < 0 {
 			remaining = 0
 		}
-		detail = append(detail, trace.Attr{Key: "backoffEnds", Value: remaining.String()})
-		if remaining > p.resyncInterval {
-			remaining = p.resyncInterval
-			detail = append(detail, trace.Attr{Key: "cappedAt", Value: p.resyncInterval.String()})
+		base = remaining
+		if base > p.resyncInterval {
+			base = p.resyncInterval
 		}
-		delay, why = st.rng.Jitter(remaining, WorkerBackOffPeriodJitterFactor), "back-off expiry"
-		if remaining == 0 {
+		delay, why = st.rng.Jitter(base, factor), "back-off expiry"
+		if base == 0 {
 			delay = 0
 		}
-		if delay != remaining {
-			detail = append(detail, trace.Attr{Key: "jitter", Value: (delay - remaining).String()},
-				trace.Attr{Key: "jitterFactor", Value: strconv.FormatFloat(WorkerBackOffPeriodJitterFactor, 'g', -1, 64)})
+		capped := ""
+		if base < remaining {
+			capped = fmt.Sprintf(", capped at the resync interval %s", base)
 		}
+		reason = trace.BecauseEach("requeueBackOff", fmt.Sprintf("the back-off ends in %s%s; jitter of up to %.0f%% makes it %s",
+			remaining.Round(time.Millisecond), capped, factor*100, delay.Round(time.Millisecond)),
+			trace.Attr{Key: "remaining", Value: remaining.String()}, trace.Attr{Key: "cap", Value: p.resyncInterval.String()},
+			trace.Attr{Key: "jitterFactor", Value: strconv.FormatFloat(factor, 'g', -1, 64)}, trace.Attr{Key: "after", Value: delay.String()})
 	default:
-		delay, why = st.rng.Jitter(p.backOffPeriod, WorkerBackOffPeriodJitterFactor), "error back-off"
+		base, why = p.backOffPeriod, "error back-off"
+		delay = st.rng.Jitter(base, factor)
+	}
+	if reason == nil && delay > base {
+		reason = trace.Because("requeueJitter", fmt.Sprintf("%s after %s, plus a jitter of up to %.0f%%: %s", why, base, factor*100, delay.Round(time.Millisecond)),
+			trace.Attr{Key: "base", Value: base.String()}, trace.Attr{Key: "jitterFactor", Value: strconv.FormatFloat(factor, 'g', -1, 64)},
+			trace.Attr{Key: "after", Value: delay.String()})
 	}
 	p.workQueue.Enqueue(uid, delay)
-	p.record(st, KindRequeue, why, append([]trace.Attr{{Key: "after", Value: delay.String()}}, detail...)...)
+	p.recordBecause(st, KindRequeue, why, reason, trace.Attr{Key: "after", Value: delay.String()})
 	if st.pendingUpdate != nil {
 		st.doorbell = true
 		p.scheduleRound(uid, st)

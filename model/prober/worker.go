@@ -1,6 +1,7 @@
 package prober
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -118,8 +119,13 @@ func (w *worker) set(r results.Result) {
 }
 
 func (w *worker) record(result string, attrs ...trace.Attr) {
+	w.recordBecause(nil, result, attrs...)
+}
+
+// recordBecause records a probe result with the reason the worker kept or published it.
+func (w *worker) recordBecause(why *trace.Reason, result string, attrs ...trace.Attr) {
 	e := &trace.Event{Kind: trace.ProbeResult, Name: string(w.probeType), Pod: w.pod.Namespace + "/" + w.pod.Name,
-		Container: w.container.Name, Attrs: append([]trace.Attr{{Key: "result", Value: result}}, attrs...)}
+		Container: w.container.Name, Attrs: append([]trace.Attr{{Key: "result", Value: result}}, attrs...), Reason: why}
 	w.clk.Record(e)
 }
 
@@ -165,11 +171,6 @@ func (w *worker) doProbe() bool {
 			w.set(results.Success)
 		}
 		if !adopted {
-			// A new container starts from the probe's initial value (liveness and startup
-			// Success or Unknown, readiness Failure), published at once: the syncLoop
-			// receives it on the probe's channel, and no handler acts on it.
-			w.record(strings.ToLower(w.initialValue.String()), trace.Attr{Key: "reason", Value: "initial"},
-				trace.Attr{Key: "published", Value: strings.ToLower(w.initialValue.String())})
 			w.set(w.initialValue)
 		}
 		w.onHold = false
@@ -218,22 +219,18 @@ func (w *worker) doProbe() bool {
 	if timedOut {
 		attrs = append(attrs, trace.Attr{Key: "timeout", Value: took.String()})
 	}
-	threshold := int(w.spec.SuccessThreshold)
-	if result == results.Failure {
-		threshold = int(w.spec.FailureThreshold)
-	}
-	attrs = append(attrs, trace.Attr{Key: "threshold", Value: strconv.Itoa(threshold)})
-	prev, known := w.results.Get(w.containerID)
-	if w.resultRun < threshold {
-		// Below the threshold: the published result stays as it is.
-		published := "unknown"
-		if known {
-			published = strings.ToLower(prev.String())
+	if (result == results.Failure && w.resultRun < int(w.spec.FailureThreshold)) ||
+		(result == results.Success && w.resultRun < int(w.spec.SuccessThreshold)) {
+		threshold, field := w.spec.FailureThreshold, "failureThreshold"
+		if result == results.Success {
+			threshold, field = w.spec.SuccessThreshold, "successThreshold"
 		}
-		w.record(label, append(attrs, trace.Attr{Key: "reason", Value: "belowThreshold"}, trace.Attr{Key: "published", Value: published})...)
-		return true
+		w.recordBecause(trace.Because("probeThreshold/"+field,
+			fmt.Sprintf("the %s probe needs %d %s results in a row (%s) before its result changes", w.probeType, threshold, label, field),
+			trace.Attr{Key: field, Value: strconv.Itoa(int(threshold))}), label, append(attrs, trace.Attr{Key: "held", Value: "true"})...)
+		return true // below the threshold: keep the previous result
 	}
-	attrs = append(attrs, trace.Attr{Key: "published", Value: label})
+	prev, known := w.results.Get(w.containerID)
 	if !known || prev != result {
 		attrs = append(attrs, trace.Attr{Key: "changed", Value: "true"})
 	}
