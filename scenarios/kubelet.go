@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/api/resource"
 	kubeletconfigv1beta1 "k8s.io/kubelet/config/v1beta1"
 
 	api "nodesim/api/v1alpha1"
@@ -147,9 +148,13 @@ func (l *loader) checkKubelet(cfg *kubeletconfigv1beta1.KubeletConfiguration) {
 			l.d.ErrorAt(p+".crashLoopBackOff.maxContainerRestartPeriod", "maxContainerRestartPeriod must be between 1s and 300s, got %s", d.Duration)
 		}
 	}
-	if _, err := eviction.ParseThresholdConfig(cfg.EnforceNodeAllocatable, cfg.EvictionHard, cfg.EvictionSoft,
-		cfg.EvictionSoftGracePeriod, cfg.EvictionMinimumReclaim); err != nil {
-		l.d.ErrorAt(l.evictionFieldPath(err.Error()), "%v", err)
+	l.checkReserved("systemReserved", cfg.SystemReserved)
+	l.checkReserved("kubeReserved", cfg.KubeReserved)
+	if l.checkEviction(cfg) {
+		if _, err := eviction.ParseThresholdConfig(cfg.EnforceNodeAllocatable, cfg.EvictionHard, cfg.EvictionSoft,
+			cfg.EvictionSoftGracePeriod, cfg.EvictionMinimumReclaim); err != nil {
+			l.d.ErrorAt(l.evictionFieldPath(err.Error()), "%v", err)
+		}
 	}
 	if cfg.EvictionMaxPodGracePeriod < 0 {
 		l.d.ErrorAt(p+".evictionMaxPodGracePeriod", "evictionMaxPodGracePeriod must not be negative (upstream kills at once for negative values; give 0 for that)")
@@ -212,6 +217,62 @@ func (l *loader) kubeletKeyPath(field, key string) string {
 		return strictyaml.Join(p, key)
 	}
 	return p
+}
+
+// checkReserved checks a systemReserved or kubeReserved map as the kubelet parses it at
+// start-up (parseResourceList): cpu, memory, ephemeral-storage and pid only, each a
+// non-negative quantity; each error at its own key. "1GB" is an error there, not 0.
+func (l *loader) checkReserved(field string, m map[string]string) {
+	for _, k := range sortedKeys(m) {
+		path := l.kubeletKeyPath(field, k)
+		switch k {
+		case "cpu", "memory", "ephemeral-storage", "pid":
+			q, err := resource.ParseQuantity(m[k])
+			if err != nil {
+				l.d.ErrorAt(path, "failed to parse quantity %q for %q resource: %v", m[k], k, err)
+			} else if q.Sign() < 0 {
+				l.d.ErrorAt(path, "resource quantity for %q cannot be negative: %v", k, m[k])
+			}
+		default:
+			l.d.ErrorAt(path, "cannot reserve %q resource", k)
+		}
+	}
+}
+
+// checkEviction checks the eviction maps entry by entry, so that each error sits at its own
+// map and key (upstream reports one error of the lot): a statement of evictionHard or
+// evictionSoft, a soft threshold without its grace period, a grace period, a minimum
+// reclaim. It reports whether every entry was valid on its own.
+func (l *loader) checkEviction(cfg *kubeletconfigv1beta1.KubeletConfiguration) bool {
+	ok := true
+	bad := func(field, key string, format string, args ...any) {
+		l.d.ErrorAt(l.kubeletKeyPath(field, key), format, args...)
+		ok = false
+	}
+	one := func(k, v string) map[string]string { return map[string]string{k: v} }
+	for _, k := range sortedKeys(cfg.EvictionHard) {
+		if _, err := eviction.ParseThresholdConfig(nil, one(k, cfg.EvictionHard[k]), nil, nil, nil); err != nil {
+			bad("evictionHard", k, "%v", err)
+		}
+	}
+	for _, k := range sortedKeys(cfg.EvictionSoft) {
+		if _, err := eviction.ParseThresholdConfig(nil, nil, one(k, cfg.EvictionSoft[k]), one(k, "1m"), nil); err != nil {
+			bad("evictionSoft", k, "%v", err)
+		} else if _, has := cfg.EvictionSoftGracePeriod[k]; !has {
+			bad("evictionSoft", k, "grace period must be specified for the soft eviction threshold %v", k)
+		}
+	}
+	for _, k := range sortedKeys(cfg.EvictionSoftGracePeriod) {
+		if _, err := eviction.ParseThresholdConfig(nil, nil, nil, one(k, cfg.EvictionSoftGracePeriod[k]), nil); err != nil {
+			bad("evictionSoftGracePeriod", k, "%v", err)
+		}
+	}
+	for _, k := range sortedKeys(cfg.EvictionMinimumReclaim) {
+		if _, err := eviction.ParseThresholdConfig(nil, nil, nil, nil, one(k, cfg.EvictionMinimumReclaim[k])); err != nil {
+			bad("evictionMinimumReclaim", k, "%v", err)
+		}
+	}
+	return ok
 }
 
 // evictionFieldPath guesses which eviction field an error is about, for its position.

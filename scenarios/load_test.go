@@ -101,7 +101,7 @@ func TestLoaderErrors(t *testing.T) {
 		{"not supported yet", strings.Replace(good, "image: nginx:1.27\n", "image: nginx:1.27\n              restartPolicy: Never\n              restartPolicyRules: [{action: Restart, exitCodes: {operator: In, values: [42]}}]\n", 1),
 			[]string{`spec.pods[0].pod.spec.containers[0].restartPolicyRules: container restart rules (ContainerRestartRules, RestartAllContainers): not supported yet`}},
 		{"bad eviction threshold", strings.Replace(good, "  duration: 5m\n", "  duration: 5m\n  kubelet: {evictionHard: {memory.avail: 1Gi}}\n", 1),
-			[]string{`s.yaml:7:27: spec.kubelet.evictionHard: unsupported eviction signal memory.avail`}},
+			[]string{`s.yaml:7:42: spec.kubelet.evictionHard["memory.avail"]: unsupported eviction signal memory.avail`}},
 		{"expectation with two kinds", good + "  expect:\n    - {restarts: {pod: web, min: 1}, phase: {pod: web, is: Running}}\n",
 			[]string{`s.yaml:15:7: spec.expect[0]: an expectation has exactly one of`}},
 		{"unknown expectation metric", good + "  expect:\n    - latency: {metric: podStrtup, percentile: 99, max: 1s}\n",
@@ -234,6 +234,27 @@ func TestBuiltinsAllLoad(t *testing.T) {
 	for _, b := range list {
 		if b.Description == "" {
 			t.Errorf("%s has no description", b.Name)
+		}
+	}
+}
+
+// Reserved quantities and eviction statements are checked as the kubelet parses them, each
+// error at its own map key: "1GB" is no quantity (it counted as 0 before), gpu cannot be
+// reserved, a soft threshold needs its grace period.
+func TestKubeletMapErrorsAtTheirKeys(t *testing.T) {
+	src := strings.Replace(good, "  duration: 5m\n", "  duration: 5m\n  kubelet:\n    systemReserved: {memory: 1GB, gpu: \"1\"}\n    evictionSoft: {nodefs.available: 15%}\n    evictionMinimumReclaim: {memory.available: 10x}\n", 1)
+	_, err := parse(t, src, nil)
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, want := range []string{
+		`spec.kubelet.systemReserved.memory: failed to parse quantity "1GB" for "memory" resource`,
+		`spec.kubelet.systemReserved.gpu: cannot reserve "gpu" resource`,
+		`spec.kubelet.evictionSoft["nodefs.available"]: grace period must be specified for the soft eviction threshold nodefs.available`,
+		`spec.kubelet.evictionMinimumReclaim["memory.available"]: quantities must match`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("errors lack %q:\n%v", want, err)
 		}
 	}
 }
