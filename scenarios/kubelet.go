@@ -77,6 +77,7 @@ func (l *loader) loadKubeletFile(name string) (*kubeletconfigv1beta1.KubeletConf
 	d := newDecoder(name)
 	cfg := &kubeletconfigv1beta1.KubeletConfiguration{}
 	d.Decode(root, "", cfg)
+	l.kubeletFile, l.kubeletFileRoot = d, root
 	if lookup(root, "apiVersion") == nil {
 		d.ErrorAt("", "missing required field \"apiVersion\" (apiVersion: %s)", kubeletAPIVersion)
 	} else if cfg.APIVersion != kubeletAPIVersion {
@@ -181,7 +182,7 @@ func (l *loader) checkFeatureGates(cfg *kubeletconfigv1beta1.KubeletConfiguratio
 			if strings.HasPrefix(msg, "unrecognized") {
 				hint = suggestion(gate, names)
 			}
-			l.d.ErrorAt(l.kubeletKeyPath("featureGates", gate), "%s%s (the v1.37 kubelet refuses to start)", msg, hint)
+			l.kubeletErrorAt("featureGates", gate, "%s%s (the v1.37 kubelet refuses to start)", msg, hint)
 			bad = true
 		}
 	}
@@ -189,11 +190,32 @@ func (l *loader) checkFeatureGates(cfg *kubeletconfigv1beta1.KubeletConfiguratio
 		return
 	}
 	if err := gates.Set(cfg.FeatureGates); err != nil {
-		l.d.ErrorAt(l.kubeletPath("featureGates"), "%v (the v1.37 kubelet refuses to start)", err)
+		l.kubeletErrorAt("featureGates", "", "%v (the v1.37 kubelet refuses to start)", err)
 		return
 	}
 	l.out.Gates = gates
 	l.out.Warnings = append(l.out.Warnings, gates.Warnings...)
+}
+
+// kubeletErrorAt reports an error about a kubelet field, or one key of a map field, where it
+// is written: inline in spec.kubelet (which wins), else in the kubeletConfigFile, positioned
+// at that file's line and column, else at spec.kubelet.
+func (l *loader) kubeletErrorAt(field, key, format string, args ...any) {
+	if l.node("spec", "kubelet", field) == nil && l.kubeletFile != nil && lookup(l.kubeletFileRoot, field) != nil {
+		path := field
+		if key != "" {
+			path = strictyaml.Join(field, key)
+		}
+		fd := &strictyaml.Decoder{File: l.kubeletFile.File, Positions: l.kubeletFile.Positions}
+		fd.ErrorAt(path, format, args...)
+		l.extra = append(l.extra, fd.Errors...)
+		return
+	}
+	if key != "" {
+		l.d.ErrorAt(l.kubeletKeyPath(field, key), format, args...)
+		return
+	}
+	l.d.ErrorAt(l.kubeletPath(field), format, args...)
 }
 
 // kubeletKeyPath is where an error about one key of a kubelet map field is reported: that
