@@ -205,3 +205,28 @@ func TestDistributionKubeletConfigs(t *testing.T) {
 		})
 	}
 }
+
+// TestKubeletFileGateErrorsPositioned: a dependency refusal is positioned at the gate in the
+// file, and a gate given inline is reported inline.
+func TestKubeletFileGateErrorsPositioned(t *testing.T) {
+	// GracefulNodeShutdown off alone already breaks its dependents that are on by default
+	// (GracefulNodeShutdownBasedOnPodPriority, WindowsGracefulNodeShutdown): SetFromMap
+	// refuses it with the dependency error, which the gate's own value (line 4, column 25)
+	// carries.
+	file := "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfeatureGates:\n  GracefulNodeShutdown: false\n"
+	src := strings.Replace(good, "  duration: 5m\n", "  duration: 5m\n  kubeletConfigFile: kubelet.yaml\n", 1)
+	_, err := parse(t, src, map[string]string{"kubelet.yaml": file})
+	want := "kubelet.yaml:4:25: featureGates.GracefulNodeShutdown: GracefulNodeShutdownBasedOnPodPriority is enabled, but depends on features that are disabled: [GracefulNodeShutdown]; " +
+		"WindowsGracefulNodeShutdown is enabled, but depends on features that are disabled: [GracefulNodeShutdown] (the v1.37 kubelet refuses to start)"
+	if err == nil || err.Error() != want {
+		t.Errorf("errors:\n%v\nwant:\n%s", err, want)
+	}
+
+	// Inline featureGates win over the file's (field by field): the error is the inline one.
+	src = strings.Replace(good, "  duration: 5m\n", "  duration: 5m\n  kubeletConfigFile: kubelet.yaml\n  kubelet: {featureGates: {SidecarContainers: true}}\n", 1)
+	_, err = parse(t, src, map[string]string{"kubelet.yaml": file})
+	if err == nil || !strings.HasPrefix(err.Error(), "s.yaml:8:") ||
+		!strings.Contains(err.Error(), "spec.kubelet.featureGates.SidecarContainers: unrecognized feature gate: SidecarContainers") {
+		t.Errorf("an inline gate's refusal is not positioned inline:\n%v", err)
+	}
+}
