@@ -152,6 +152,7 @@ func (l *loader) checkKubelet(cfg *kubeletconfigv1beta1.KubeletConfiguration) {
 		cfg.EvictionSoftGracePeriod, cfg.EvictionMinimumReclaim); err != nil {
 		l.d.ErrorAt(l.evictionFieldPath(err.Error()), "%v", err)
 	}
+	l.checkImageGCThresholds(cfg)
 	if cfg.EvictionMaxPodGracePeriod < 0 {
 		l.d.ErrorAt(p+".evictionMaxPodGracePeriod", "evictionMaxPodGracePeriod must not be negative (upstream kills at once for negative values; give 0 for that)")
 	}
@@ -159,6 +160,33 @@ func (l *loader) checkKubelet(cfg *kubeletconfigv1beta1.KubeletConfiguration) {
 		l.d.ErrorAt(p+".singleProcessOOMKill", "singleProcessOOMKill: false is not valid on a cgroup v1 node (the kubelet refuses it)")
 	}
 	l.checkFeatureGates(cfg)
+}
+
+// checkImageGCThresholds refuses what the kubelet's config validation refuses of the image
+// GC thresholds (after defaulting: high 85, low 80): either outside 0..100, or low not below
+// high, which kind's high 100 meets and a lone high of 80 or less does not.
+func (l *loader) checkImageGCThresholds(cfg *kubeletconfigv1beta1.KubeletConfiguration) {
+	hi, lo := cfg.ImageGCHighThresholdPercent, cfg.ImageGCLowThresholdPercent
+	if hi == nil || lo == nil {
+		return
+	}
+	bad := false
+	for _, f := range []struct {
+		name string
+		v    int32
+	}{{"imageGCHighThresholdPercent", *hi}, {"imageGCLowThresholdPercent", *lo}} {
+		if f.v < 0 || f.v > 100 {
+			l.kubeletErrorAt(f.name, "", "%s %d must be between 0 and 100, inclusive (the kubelet refuses to start)", f.name, f.v)
+			bad = true
+		}
+	}
+	if !bad && *lo >= *hi {
+		field := "imageGCLowThresholdPercent"
+		if l.node("spec", "kubelet", field) == nil && (l.kubeletFileRoot == nil || lookup(l.kubeletFileRoot, field) == nil) {
+			field = "imageGCHighThresholdPercent"
+		}
+		l.kubeletErrorAt(field, "", "imageGCLowThresholdPercent %d must be less than imageGCHighThresholdPercent %d (the kubelet refuses to start)", *lo, *hi)
+	}
 }
 
 // checkFeatureGates answers the config's featureGates as the v1.37 kubelet does at start-up:

@@ -230,3 +230,28 @@ func TestKubeletFileGateErrorsPositioned(t *testing.T) {
 		t.Errorf("an inline gate's refusal is not positioned inline:\n%v", err)
 	}
 }
+
+// TestImageGCThresholdsValidated: the kubelet's config validation wants both thresholds in
+// 0..100 and low below high, after defaulting (high 85, low 80). kind's high 100 passes; a
+// file that lowers only high to 80 leaves low at 80 and is refused, positioned at high.
+func TestImageGCThresholdsValidated(t *testing.T) {
+	head := "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+	src := strings.Replace(good, "  duration: 5m\n", "  duration: 5m\n  kubeletConfigFile: kubelet.yaml\n", 1)
+	cases := []struct{ body, want string }{
+		{"imageGCHighThresholdPercent: 100\n", ""},
+		{"imageGCHighThresholdPercent: 81\n", ""},
+		{"imageGCHighThresholdPercent: 80\n", "kubelet.yaml:3:30: imageGCHighThresholdPercent: imageGCLowThresholdPercent 80 must be less than imageGCHighThresholdPercent 80 (the kubelet refuses to start)"},
+		{"imageGCHighThresholdPercent: 90\nimageGCLowThresholdPercent: 95\n", "kubelet.yaml:4:29: imageGCLowThresholdPercent: imageGCLowThresholdPercent 95 must be less than imageGCHighThresholdPercent 90 (the kubelet refuses to start)"},
+		{"imageGCHighThresholdPercent: 101\n", "kubelet.yaml:3:30: imageGCHighThresholdPercent: imageGCHighThresholdPercent 101 must be between 0 and 100, inclusive (the kubelet refuses to start)"},
+	}
+	for _, c := range cases {
+		_, err := parse(t, src, map[string]string{"kubelet.yaml": head + c.body})
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%q:\n got %s\nwant %s", c.body, got, c.want)
+		}
+	}
+}
