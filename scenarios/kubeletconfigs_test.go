@@ -155,6 +155,19 @@ func TestDistributionKubeletConfigs(t *testing.T) {
 			},
 		},
 		{
+			// AKS (AgentBaker) turned on the CSI migration gates for its in-tree Azure
+			// volumes; all three went GA and were removed from the registry, as was
+			// DelegateFSGroupToCSIDriver: each is "unrecognized". RotateKubeletServerCertificate
+			// is still registered and passes.
+			file: "aks.json",
+			errs: []string{
+				`aks.json:48:25: featureGates.CSIMigration: unrecognized feature gate: CSIMigration (the v1.37 kubelet refuses to start)`,
+				`aks.json:49:34: featureGates.CSIMigrationAzureDisk: unrecognized feature gate: CSIMigrationAzureDisk (the v1.37 kubelet refuses to start)`,
+				`aks.json:50:34: featureGates.CSIMigrationAzureFile: unrecognized feature gate: CSIMigrationAzureFile (the v1.37 kubelet refuses to start)`,
+				`aks.json:51:39: featureGates.DelegateFSGroupToCSIDriver: unrecognized feature gate: DelegateFSGroupToCSIDriver (the v1.37 kubelet refuses to start)`,
+			},
+		},
+		{
 			// Bottlerocket's template for Kubernetes before 1.28 turns on
 			// KubeletCredentialProviders, GA in 1.26 and removed from the registry in 1.28:
 			// the v1.37 kubelet refuses it as unrecognized.
