@@ -150,7 +150,7 @@ func (l *loader) checkKubelet(cfg *kubeletconfigv1beta1.KubeletConfiguration) {
 	}
 	if _, err := eviction.ParseThresholdConfig(cfg.EnforceNodeAllocatable, cfg.EvictionHard, cfg.EvictionSoft,
 		cfg.EvictionSoftGracePeriod, cfg.EvictionMinimumReclaim); err != nil {
-		l.d.ErrorAt(l.evictionFieldPath(err.Error()), "%v", err)
+		l.kubeletErrorAt(l.evictionField(err.Error()), "", "%v", err)
 	}
 	l.checkImageGCThresholds(cfg)
 	if cfg.EvictionMaxPodGracePeriod < 0 {
@@ -256,20 +256,22 @@ func (l *loader) kubeletKeyPath(field, key string) string {
 	return p
 }
 
-// evictionFieldPath guesses which eviction field an error is about, for its position.
-func (l *loader) evictionFieldPath(msg string) string {
-	p := "spec.kubelet."
+// evictionField guesses which eviction field an error is about, for its position.
+func (l *loader) evictionField(msg string) string {
 	switch {
 	case strings.Contains(msg, "grace period"):
-		return p + "evictionSoftGracePeriod"
+		return "evictionSoftGracePeriod"
 	case strings.Contains(msg, "minimum reclaim"):
-		return p + "evictionMinimumReclaim"
-	case l.node("spec", "kubelet", "evictionSoft") != nil && !strings.Contains(msg, "hard"):
-		if l.node("spec", "kubelet", "evictionHard") == nil {
-			return p + "evictionSoft"
-		}
+		return "evictionMinimumReclaim"
+	case l.kubeletSets("evictionSoft") && !l.kubeletSets("evictionHard") && !strings.Contains(msg, "hard"):
+		return "evictionSoft"
 	}
-	return p + "evictionHard"
+	return "evictionHard"
+}
+
+// kubeletSets reports whether the scenario sets a kubelet field, inline or in its file.
+func (l *loader) kubeletSets(field string) bool {
+	return l.node("spec", "kubelet", field) != nil || l.kubeletFileRoot != nil && lookup(l.kubeletFileRoot, field) != nil
 }
 
 func suggestion(got string, allowed []string) string {

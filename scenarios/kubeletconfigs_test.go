@@ -268,3 +268,15 @@ func TestImageGCThresholdsValidated(t *testing.T) {
 		}
 	}
 }
+
+// TestKubeletFileEvictionErrorsPositioned: a threshold ParseThresholdConfig refuses
+// (parseThresholdStatement: a percentage above 100%) is reported at its field in the file.
+func TestKubeletFileEvictionErrorsPositioned(t *testing.T) {
+	src := strings.Replace(good, "  duration: 5m\n", "  duration: 5m\n  kubeletConfigFile: kubelet.yaml\n", 1)
+	file := "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nevictionSoft:\n  memory.available: 200%\n"
+	_, err := parse(t, src, map[string]string{"kubelet.yaml": file})
+	want := "kubelet.yaml:4:3: evictionSoft: eviction percentage threshold memory.available must be <= 100%: 200%"
+	if err == nil || err.Error() != want {
+		t.Errorf("errors:\n%v\nwant:\n%s", err, want)
+	}
+}
