@@ -78,6 +78,7 @@ func (l *loader) loadKubeletFile(name string) (*kubeletconfigv1beta1.KubeletConf
 	d := newDecoder(name)
 	cfg := &kubeletconfigv1beta1.KubeletConfiguration{}
 	d.Decode(root, "", cfg)
+	l.kubeletFile, l.kubeletFileRoot = d, root
 	if lookup(root, "apiVersion") == nil {
 		d.ErrorAt("", "missing required field \"apiVersion\" (apiVersion: %s)", kubeletAPIVersion)
 	} else if cfg.APIVersion != kubeletAPIVersion {
@@ -153,9 +154,10 @@ func (l *loader) checkKubelet(cfg *kubeletconfigv1beta1.KubeletConfiguration) {
 	if l.checkEviction(cfg) {
 		if _, err := eviction.ParseThresholdConfig(cfg.EnforceNodeAllocatable, cfg.EvictionHard, cfg.EvictionSoft,
 			cfg.EvictionSoftGracePeriod, cfg.EvictionMinimumReclaim); err != nil {
-			l.d.ErrorAt(l.evictionFieldPath(err.Error()), "%v", err)
+			l.kubeletErrorAt(l.evictionField(err.Error()), "", "%v", err)
 		}
 	}
+	l.checkImageGCThresholds(cfg)
 	if cfg.EvictionMaxPodGracePeriod < 0 {
 		l.d.ErrorAt(p+".evictionMaxPodGracePeriod", "evictionMaxPodGracePeriod must not be negative (upstream kills at once for negative values; give 0 for that)")
 	}
@@ -171,6 +173,33 @@ func (l *loader) checkKubelet(cfg *kubeletconfigv1beta1.KubeletConfiguration) {
 		l.d.ErrorAt(p+".singleProcessOOMKill", "singleProcessOOMKill: false is not valid on a cgroup v1 node (the kubelet refuses it)")
 	}
 	l.checkFeatureGates(cfg)
+}
+
+// checkImageGCThresholds refuses what the kubelet's config validation refuses of the image
+// GC thresholds (after defaulting: high 85, low 80): either outside 0..100, or low not below
+// high, which kind's high 100 meets and a lone high of 80 or less does not.
+func (l *loader) checkImageGCThresholds(cfg *kubeletconfigv1beta1.KubeletConfiguration) {
+	hi, lo := cfg.ImageGCHighThresholdPercent, cfg.ImageGCLowThresholdPercent
+	if hi == nil || lo == nil {
+		return
+	}
+	bad := false
+	for _, f := range []struct {
+		name string
+		v    int32
+	}{{"imageGCHighThresholdPercent", *hi}, {"imageGCLowThresholdPercent", *lo}} {
+		if f.v < 0 || f.v > 100 {
+			l.kubeletErrorAt(f.name, "", "%s %d must be between 0 and 100, inclusive (the kubelet refuses to start)", f.name, f.v)
+			bad = true
+		}
+	}
+	if !bad && *lo >= *hi {
+		field := "imageGCLowThresholdPercent"
+		if l.node("spec", "kubelet", field) == nil && (l.kubeletFileRoot == nil || lookup(l.kubeletFileRoot, field) == nil) {
+			field = "imageGCHighThresholdPercent"
+		}
+		l.kubeletErrorAt(field, "", "imageGCLowThresholdPercent %d must be less than imageGCHighThresholdPercent %d (the kubelet refuses to start)", *lo, *hi)
+	}
 }
 
 // checkFeatureGates answers the config's featureGates as the v1.37 kubelet does at start-up:
@@ -194,7 +223,7 @@ func (l *loader) checkFeatureGates(cfg *kubeletconfigv1beta1.KubeletConfiguratio
 			if strings.HasPrefix(msg, "unrecognized") {
 				hint = suggestion(gate, names)
 			}
-			l.d.ErrorAt(l.kubeletKeyPath("featureGates", gate), "%s%s (the v1.37 kubelet refuses to start)", msg, hint)
+			l.kubeletErrorAt("featureGates", gate, "%s%s (the v1.37 kubelet refuses to start)", msg, hint)
 			bad = true
 		}
 	}
@@ -202,11 +231,32 @@ func (l *loader) checkFeatureGates(cfg *kubeletconfigv1beta1.KubeletConfiguratio
 		return
 	}
 	if err := gates.Set(cfg.FeatureGates); err != nil {
-		l.d.ErrorAt(l.kubeletPath("featureGates"), "%v (the v1.37 kubelet refuses to start)", err)
+		l.kubeletErrorAt("featureGates", "", "%v (the v1.37 kubelet refuses to start)", err)
 		return
 	}
 	l.out.Gates = gates
 	l.out.Warnings = append(l.out.Warnings, gates.Warnings...)
+}
+
+// kubeletErrorAt reports an error about a kubelet field, or one key of a map field, where it
+// is written: inline in spec.kubelet (which wins), else in the kubeletConfigFile, positioned
+// at that file's line and column, else at spec.kubelet.
+func (l *loader) kubeletErrorAt(field, key, format string, args ...any) {
+	if l.node("spec", "kubelet", field) == nil && l.kubeletFile != nil && lookup(l.kubeletFileRoot, field) != nil {
+		path := field
+		if key != "" {
+			path = strictyaml.Join(field, key)
+		}
+		fd := &strictyaml.Decoder{File: l.kubeletFile.File, Positions: l.kubeletFile.Positions}
+		fd.ErrorAt(path, format, args...)
+		l.extra = append(l.extra, fd.Errors...)
+		return
+	}
+	if key != "" {
+		l.d.ErrorAt(l.kubeletKeyPath(field, key), format, args...)
+		return
+	}
+	l.d.ErrorAt(l.kubeletPath(field), format, args...)
 }
 
 // kubeletKeyPath is where an error about one key of a kubelet map field is reported: that
@@ -224,17 +274,16 @@ func (l *loader) kubeletKeyPath(field, key string) string {
 // non-negative quantity; each error at its own key. "1GB" is an error there, not 0.
 func (l *loader) checkReserved(field string, m map[string]string) {
 	for _, k := range sortedKeys(m) {
-		path := l.kubeletKeyPath(field, k)
 		switch k {
 		case "cpu", "memory", "ephemeral-storage", "pid":
 			q, err := resource.ParseQuantity(m[k])
 			if err != nil {
-				l.d.ErrorAt(path, "failed to parse quantity %q for %q resource: %v", m[k], k, err)
+				l.kubeletErrorAt(field, k, "failed to parse quantity %q for %q resource: %v", m[k], k, err)
 			} else if q.Sign() < 0 {
-				l.d.ErrorAt(path, "resource quantity for %q cannot be negative: %v", k, m[k])
+				l.kubeletErrorAt(field, k, "resource quantity for %q cannot be negative: %v", k, m[k])
 			}
 		default:
-			l.d.ErrorAt(path, "cannot reserve %q resource", k)
+			l.kubeletErrorAt(field, k, "cannot reserve %q resource", k)
 		}
 	}
 }
@@ -246,7 +295,7 @@ func (l *loader) checkReserved(field string, m map[string]string) {
 func (l *loader) checkEviction(cfg *kubeletconfigv1beta1.KubeletConfiguration) bool {
 	ok := true
 	bad := func(field, key string, format string, args ...any) {
-		l.d.ErrorAt(l.kubeletKeyPath(field, key), format, args...)
+		l.kubeletErrorAt(field, key, format, args...)
 		ok = false
 	}
 	one := func(k, v string) map[string]string { return map[string]string{k: v} }
@@ -275,20 +324,22 @@ func (l *loader) checkEviction(cfg *kubeletconfigv1beta1.KubeletConfiguration) b
 	return ok
 }
 
-// evictionFieldPath guesses which eviction field an error is about, for its position.
-func (l *loader) evictionFieldPath(msg string) string {
-	p := "spec.kubelet."
+// evictionField guesses which eviction field an error is about, for its position.
+func (l *loader) evictionField(msg string) string {
 	switch {
 	case strings.Contains(msg, "grace period"):
-		return p + "evictionSoftGracePeriod"
+		return "evictionSoftGracePeriod"
 	case strings.Contains(msg, "minimum reclaim"):
-		return p + "evictionMinimumReclaim"
-	case l.node("spec", "kubelet", "evictionSoft") != nil && !strings.Contains(msg, "hard"):
-		if l.node("spec", "kubelet", "evictionHard") == nil {
-			return p + "evictionSoft"
-		}
+		return "evictionMinimumReclaim"
+	case l.kubeletSets("evictionSoft") && !l.kubeletSets("evictionHard") && !strings.Contains(msg, "hard"):
+		return "evictionSoft"
 	}
-	return p + "evictionHard"
+	return "evictionHard"
+}
+
+// kubeletSets reports whether the scenario sets a kubelet field, inline or in its file.
+func (l *loader) kubeletSets(field string) bool {
+	return l.node("spec", "kubelet", field) != nil || l.kubeletFileRoot != nil && lookup(l.kubeletFileRoot, field) != nil
 }
 
 func suggestion(got string, allowed []string) string {

@@ -171,6 +171,11 @@ type loader struct {
 	extra strictyaml.ErrorList // errors found in other files
 	sc    api.Scenario
 
+	// kubeletFile is the decoder of spec.kubeletConfigFile (nil without one): it knows where
+	// each of the file's values is written, for errors found after decoding.
+	kubeletFile     *strictyaml.Decoder
+	kubeletFileRoot *yaml.Node
+
 	pods    map[string]*Pod           // by namespace/name
 	classes *upstream.PriorityClasses // built on first use by priorityClasses
 }
