@@ -14,8 +14,9 @@ import (
 // PerfettoWriter streams trace.perfetto.json, the run in Chrome's trace-event format, which
 // Perfetto (ui.perfetto.dev) and chrome://tracing open: one thread per upstream goroutine
 // (the event's Track: syncLoop, each pod worker, pleg, the eviction manager, each probe
-// worker, ...), a complete ("X") slice for each step that takes time, an instant ("i") for
-// every other step, and a flow arrow ("s" to "f") from each channel send to its receive.
+// worker, ...), a complete ("X") slice for each step that takes time, a one-nanosecond slice
+// for each channel send and receive, an instant ("i") for every other step, and a flow arrow
+// ("s" to "f") from each channel send to its receive, bound to the send's and receive's slices.
 // It is a trace.Sink and writes as events arrive; it holds only the thread ids and the sends
 // not yet received.
 type PerfettoWriter struct {
@@ -33,6 +34,10 @@ type pendingSend struct {
 	tid  int
 	name string
 }
+
+// stepSlice is the duration drawn for a step that takes no simulated time but must be a
+// slice, because a flow arrow starts or ends on it.
+const stepSlice = time.Nanosecond
 
 // perfettoPid is the one process of the trace: the node's kubelet.
 const perfettoPid = 1
@@ -143,6 +148,11 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 		}
 		start = max(start, 0)
 		ev.Ph, ev.Ts, ev.Dur = "X", micros(start), micros(end-start)
+	} else if e.Flow != 0 && (e.Kind == trace.Send || e.Kind == trace.Recv) {
+		// Perfetto binds a flow arrow to the slice around it on the arrow's thread and drops
+		// an arrow that has none: a channel step is a slice of one nanosecond, which cannot
+		// overlap another slice partly since simulated time steps in whole nanoseconds.
+		ev.Ph, ev.Ts, ev.Dur = "X", micros(e.At), micros(stepSlice)
 	} else {
 		ev.Ph, ev.Ts, ev.Scope = "i", micros(e.At), "t"
 	}

@@ -67,8 +67,8 @@ func TestPerfettoFromTrace(t *testing.T) {
 		"iterationWait":         {"X", "0", "500000"}, // began in the boot: cut at time zero
 		"relist":                {"X", "1998000", "2000"},
 		"criCall RunPodSandbox": {"X", "3000000", "300000"},
-		"send plegCh":           {"i", "3000001.5", ""},
-		"recv configCh":         {"i", "1200000", ""},
+		"send plegCh":           {"X", "3000001.5", "0.001"}, // a channel step is a 1ns slice
+		"recv configCh":         {"X", "1200000", "0.001"},
 	} {
 		if got[name] != want {
 			t.Errorf("%s = %+v, want %+v", name, got[name], want)
