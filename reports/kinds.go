@@ -22,6 +22,8 @@ const (
 	kindRelist        trace.Kind = "relist"
 	kindRelistFailed  trace.Kind = "relistFailed"
 	kindSyncEnd       trace.Kind = "syncEnd"
+	kindSyncStart     trace.Kind = "syncStart"
+	kindUpdatePod     trace.Kind = "UpdatePod"
 	kindIterationWait trace.Kind = "iterationWait"
 	kindPLEGEvent     trace.Kind = "plegEvent"
 	// kindKilling is killContainer; its reason attr says why (LivenessProbe, StartupProbe, ...).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"nodesim/trace"
@@ -20,12 +21,21 @@ import (
 // It is a trace.Sink and writes as events arrive; it holds only the thread ids and the sends
 // not yet received.
 type PerfettoWriter struct {
-	w       *bufio.Writer
-	enc     *json.Encoder
-	tids    map[string]int
-	sends   map[uint64]pendingSend
-	written int
-	err     error
+	w     *bufio.Writer
+	enc   *json.Encoder
+	tids  map[string]int
+	sends map[uint64]pendingSend
+	// updates holds, per pod, the UpdatePod calls not yet picked up by a sync of its worker.
+	updates map[string][]pendingSend
+	// caller is the last step recorded outside the pod workers: the goroutine that calls
+	// UpdatePod when the call is recorded on the worker's own track.
+	caller struct {
+		at  time.Duration
+		tid int
+	}
+	nextFlow uint64
+	written  int
+	err      error
 }
 
 // pendingSend is a channel send waiting for its receive, which draws its flow arrow.
@@ -72,7 +82,7 @@ func endStamped(k trace.Kind) bool {
 // Finish at the end.
 func NewPerfettoWriter(w io.Writer, process string) *PerfettoWriter {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	p := &PerfettoWriter{w: bw, enc: json.NewEncoder(bw), tids: map[string]int{}, sends: map[uint64]pendingSend{}}
+	p := &PerfettoWriter{w: bw, enc: json.NewEncoder(bw), tids: map[string]int{}, sends: map[uint64]pendingSend{}, updates: map[string][]pendingSend{}}
 	if _, err := bw.WriteString("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"); err != nil {
 		p.err = fmt.Errorf("writing perfetto trace: %w", err)
 	}
@@ -148,7 +158,7 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 		}
 		start = max(start, 0)
 		ev.Ph, ev.Ts, ev.Dur = "X", micros(start), micros(end-start)
-	} else if e.Flow != 0 && (e.Kind == trace.Send || e.Kind == trace.Recv) {
+	} else if e.Flow != 0 && (e.Kind == trace.Send || e.Kind == trace.Recv) || e.Kind == kindSyncStart || e.Kind == kindUpdatePod {
 		// Perfetto binds a flow arrow to the slice around it on the arrow's thread and drops
 		// an arrow that has none: a channel step is a slice of one nanosecond, which cannot
 		// overlap another slice partly since simulated time steps in whole nanoseconds.
@@ -158,7 +168,31 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 	}
 	p.emit(&ev)
 
+	if !strings.HasPrefix(e.Track, "podWorker ") {
+		p.caller.at, p.caller.tid = e.At, tid
+	}
 	switch e.Kind {
+	case kindUpdatePod:
+		// The caller (the syncLoop's handler, housekeeping, the eviction manager) is the
+		// goroutine of the last step recorded elsewhere at this instant; the kernel runs one
+		// step at a time, so nothing else runs between that step and the call.
+		from := tid
+		if e.Track != "" && strings.HasPrefix(e.Track, "podWorker ") && p.caller.at == e.At && p.caller.tid != 0 {
+			from = p.caller.tid
+		}
+		if from != tid {
+			p.emit(&chromeEvent{Name: name, Cat: string(e.Kind), Ph: "X", Ts: micros(e.At), Dur: micros(stepSlice), Pid: perfettoPid, Tid: from, Args: eventArgs(e)})
+		}
+		p.updates[e.Pod] = append(p.updates[e.Pod], pendingSend{ts: e.At, tid: from, name: name})
+	case kindSyncStart:
+		// Every UpdatePod since the worker's last sync is picked up by this one.
+		for _, u := range p.updates[e.Pod] {
+			p.nextFlow++
+			id := 1<<62 | p.nextFlow // apart from the kernel's channel flow ids
+			p.emit(&chromeEvent{Name: u.name, Cat: "UpdatePod", Ph: "s", Ts: micros(u.ts), Pid: perfettoPid, Tid: u.tid, ID: id, Bp: "e"})
+			p.emit(&chromeEvent{Name: u.name, Cat: "UpdatePod", Ph: "f", Ts: micros(e.At), Pid: perfettoPid, Tid: tid, ID: id, Bp: "e"})
+		}
+		delete(p.updates, e.Pod)
 	case trace.Send:
 		if e.Flow != 0 {
 			p.sends[e.Flow] = pendingSend{ts: e.At, tid: tid, name: e.Name}

@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,5 +81,60 @@ func TestPerfettoFromTrace(t *testing.T) {
 	}
 	if len(threads) != 4 {
 		t.Errorf("threads %v, want config, syncLoop, pleg and the pod worker", threads)
+	}
+}
+
+// An UpdatePod recorded on the worker's track is drawn from the goroutine that called it (the
+// step recorded just before, elsewhere, at the same instant) to the worker's next sync; two
+// calls before one sync give two arrows into that sync.
+func TestPerfettoUpdatePodFlows(t *testing.T) {
+	w := "podWorker default/web"
+	tr := []trace.Event{
+		{At: time.Second, Track: "syncLoop", Kind: "handler", Name: "HandlePodSyncs", Pod: "default/web"},
+		{At: time.Second, Track: w, Kind: kindUpdatePod, Name: "sync", Pod: "default/web"},
+		{At: 2 * time.Second, Track: "evictionManager", Kind: "evictionPass"},
+		{At: 2 * time.Second, Track: w, Kind: kindUpdatePod, Name: "kill", Pod: "default/web"},
+		{At: 3 * time.Second, Track: w, Kind: kindUpdatePod, Name: "sync", Pod: "default/web"}, // no caller at 3s: its own track
+		{At: 4 * time.Second, Track: w, Kind: kindSyncStart, Name: "SyncPod", Pod: "default/web"},
+	}
+	var b bytes.Buffer
+	p := NewPerfettoWriter(&b, "nodesim t")
+	for i := range tr {
+		p.Record(&tr[i])
+	}
+	if err := p.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Name, Ph string
+			Ts       json.Number
+			Tid      int
+			ID       uint64
+			Args     map[string]any
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	threads := map[int]string{}
+	var flows []string
+	for _, e := range doc.TraceEvents {
+		switch e.Ph {
+		case "M":
+			if e.Name == "thread_name" {
+				threads[e.Tid] = e.Args["name"].(string)
+			}
+		case "s", "f":
+			flows = append(flows, e.Ph+" "+threads[e.Tid]+" "+e.Ts.String())
+		}
+	}
+	want := []string{
+		"s syncLoop 1000000", "f " + w + " 4000000",
+		"s evictionManager 2000000", "f " + w + " 4000000",
+		"s " + w + " 3000000", "f " + w + " 4000000",
+	}
+	if strings.Join(flows, "|") != strings.Join(want, "|") {
+		t.Errorf("flows\n%q\nwant\n%q", flows, want)
 	}
 }
