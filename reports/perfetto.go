@@ -34,8 +34,11 @@ type PerfettoWriter struct {
 		tid int
 	}
 	nextFlow uint64
-	written  int
-	err      error
+	// waits holds the blocking calls begun and not yet returned (a worker's GetNewerThan by
+	// pod, a StopContainer by pod/container), drawn as one slice when they return.
+	waits   map[string]pendingSend
+	written int
+	err     error
 }
 
 // pendingSend is a channel send waiting for its receive, which draws its flow arrow.
@@ -82,7 +85,7 @@ func endStamped(k trace.Kind) bool {
 // Finish at the end.
 func NewPerfettoWriter(w io.Writer, process string) *PerfettoWriter {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	p := &PerfettoWriter{w: bw, enc: json.NewEncoder(bw), tids: map[string]int{}, sends: map[uint64]pendingSend{}, updates: map[string][]pendingSend{}}
+	p := &PerfettoWriter{w: bw, enc: json.NewEncoder(bw), tids: map[string]int{}, sends: map[uint64]pendingSend{}, updates: map[string][]pendingSend{}, waits: map[string]pendingSend{}}
 	if _, err := bw.WriteString("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"); err != nil {
 		p.err = fmt.Errorf("writing perfetto trace: %w", err)
 	}
@@ -193,6 +196,19 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 			p.emit(&chromeEvent{Name: u.name, Cat: "UpdatePod", Ph: "f", Ts: micros(e.At), Pid: perfettoPid, Tid: tid, ID: id, Bp: "e"})
 		}
 		delete(p.updates, e.Pod)
+	case kindWaitCache:
+		p.waits["cache "+e.Pod] = pendingSend{ts: e.At, tid: tid, name: e.Name + " (waiting)"}
+	case kindCacheReady:
+		p.endWait("cache "+e.Pod, e)
+	case kindCRICall:
+		// A StopContainer recorded without a duration blocks until the process exits.
+		if e.Name == "StopContainer" && e.Dur == 0 {
+			p.waits["stop "+e.Pod+"/"+e.Container] = pendingSend{ts: e.At, tid: tid, name: "StopContainer (waiting for exit)"}
+		}
+	case kindContainerExit:
+		if e.Attr("kubeletLearnsBy") == "stopContainer" {
+			p.endWait("stop "+e.Pod+"/"+e.Container, e)
+		}
 	case trace.Send:
 		if e.Flow != 0 {
 			p.sends[e.Flow] = pendingSend{ts: e.At, tid: tid, name: e.Name}
@@ -206,6 +222,23 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 			p.emit(&chromeEvent{Name: s.name, Cat: "channel", Ph: "f", Ts: micros(e.At), Pid: perfettoPid, Tid: tid, ID: e.Flow, Bp: "e"})
 		}
 	}
+}
+
+// endWait draws the blocking call key as a slice on its caller's thread, from its start to e.
+func (p *PerfettoWriter) endWait(key string, e *trace.Event) {
+	w, ok := p.waits[key]
+	if !ok {
+		return
+	}
+	delete(p.waits, key)
+	if e.At <= w.ts {
+		return
+	}
+	args := map[string]any{"pod": e.Pod}
+	if e.Container != "" {
+		args["container"] = e.Container
+	}
+	p.emit(&chromeEvent{Name: w.name, Cat: "wait", Ph: "X", Ts: micros(w.ts), Dur: micros(e.At - w.ts), Pid: perfettoPid, Tid: w.tid, Args: args})
 }
 
 // eventArgs carries an event's details into the slice's arguments.

@@ -138,3 +138,48 @@ func TestPerfettoUpdatePodFlows(t *testing.T) {
 		t.Errorf("flows\n%q\nwant\n%q", flows, want)
 	}
 }
+
+// A blocking call is a slice as long as the simulated wait: GetNewerThan from waitCache to
+// cacheReady, and a StopContainer recorded without a duration until the container's exit the
+// kubelet learns of by that call (63s to 68s: a 27s grace cut short by a 5s exit).
+func TestPerfettoBlockingWaits(t *testing.T) {
+	w := "podWorker default/web"
+	tr := []trace.Event{
+		{At: 63 * time.Second, Track: w, Kind: kindCRICall, Name: "StopContainer", Pod: "default/web", Container: "nginx"},
+		{At: 68 * time.Second, Track: "runtime", Kind: kindContainerExit, Pod: "default/web", Container: "nginx",
+			Attrs: []trace.Attr{{Key: "kubeletLearnsBy", Value: "stopContainer"}}},
+		{At: 68152 * ms, Track: w, Kind: kindWaitCache, Name: "GetNewerThan", Pod: "default/web"},
+		{At: 69153 * ms, Track: w, Kind: kindCacheReady, Name: "GetNewerThan", Pod: "default/web"},
+	}
+	var b bytes.Buffer
+	p := NewPerfettoWriter(&b, "nodesim t")
+	for i := range tr {
+		p.Record(&tr[i])
+	}
+	if err := p.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Name, Ph string
+			Ts, Dur  json.Number
+			Tid      int
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range doc.TraceEvents {
+		if e.Ph == "X" {
+			got = append(got, e.Name+" "+e.Ts.String()+" "+e.Dur.String())
+		}
+	}
+	want := []string{
+		"StopContainer (waiting for exit) 63000000 5000000",
+		"GetNewerThan (waiting) 68152000 1001000",
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("slices %q, want %q", got, want)
+	}
+}
