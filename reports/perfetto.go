@@ -191,7 +191,7 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 		// Every UpdatePod since the worker's last sync is picked up by this one.
 		for _, u := range p.updates[e.Pod] {
 			p.nextFlow++
-			id := 1<<62 | p.nextFlow // apart from the kernel's channel flow ids
+			id := 1<<48 | p.nextFlow // apart from the kernel's channel flow ids, and exact in a float64
 			p.emit(&chromeEvent{Name: u.name, Cat: "UpdatePod", Ph: "s", Ts: micros(u.ts), Pid: perfettoPid, Tid: u.tid, ID: id, Bp: "e"})
 			p.emit(&chromeEvent{Name: u.name, Cat: "UpdatePod", Ph: "f", Ts: micros(e.At), Pid: perfettoPid, Tid: tid, ID: id, Bp: "e"})
 		}
