@@ -196,6 +196,19 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 			p.emit(&chromeEvent{Name: u.name, Cat: "UpdatePod", Ph: "f", Ts: micros(e.At), Pid: perfettoPid, Tid: tid, ID: id, Bp: "e"})
 		}
 		delete(p.updates, e.Pod)
+	case kindStats:
+		// The node's memory as the eviction manager reads it, a counter track of bytes.
+		if e.Name == "node" {
+			args := map[string]any{}
+			for _, k := range []string{"memoryWorkingSet", "memoryAvailable"} {
+				if v, err := strconv.ParseInt(e.Attr(k), 10, 64); err == nil {
+					args[k] = v
+				}
+			}
+			if len(args) > 0 {
+				p.emit(&chromeEvent{Name: "node memory (bytes)", Ph: "C", Ts: micros(e.At), Pid: perfettoPid, Args: args})
+			}
+		}
 	case kindWaitCache:
 		p.waits["cache "+e.Pod] = pendingSend{ts: e.At, tid: tid, name: e.Name + " (waiting)"}
 	case kindCacheReady:

@@ -183,3 +183,19 @@ func TestPerfettoBlockingWaits(t *testing.T) {
 		t.Errorf("slices %q, want %q", got, want)
 	}
 }
+
+// The node's memory is a counter, in bytes, from each node stats refresh.
+func TestPerfettoMemoryCounter(t *testing.T) {
+	tr := []trace.Event{{At: 10 * time.Second, Track: "cadvisor", Kind: kindStats, Name: "node",
+		Attrs: []trace.Attr{{Key: "memoryWorkingSet", Value: "1048576"}, {Key: "memoryAvailable", Value: "8588886016"}}}}
+	var b bytes.Buffer
+	p := NewPerfettoWriter(&b, "nodesim t")
+	p.Record(&tr[0])
+	if err := p.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"name":"node memory (bytes)","ph":"C","ts":10000000,"pid":1,"tid":0,"args":{"memoryAvailable":8588886016,"memoryWorkingSet":1048576}}`
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("no counter %s in\n%s", want, b.String())
+	}
+}
