@@ -17,9 +17,11 @@ import (
 // (the event's Track: syncLoop, each pod worker, pleg, the eviction manager, each probe
 // worker, ...), a complete ("X") slice for each step that takes time, a one-nanosecond slice
 // for each channel send and receive, an instant ("i") for every other step, and a flow arrow
-// ("s" to "f") from each channel send to its receive, bound to the send's and receive's slices.
-// It is a trace.Sink and writes as events arrive; it holds only the thread ids and the sends
-// not yet received.
+// ("s" to "f") from each channel send to its receive, bound to the send's and receive's slices;
+// arrows from each UpdatePod's caller to the worker's next sync, blocking waits as slices of
+// their simulated length, and a node memory counter. It is a trace.Sink and writes as events
+// arrive; it holds only the thread ids, the sends not yet received, the UpdatePods not yet
+// synced and the waits not yet over.
 type PerfettoWriter struct {
 	w     *bufio.Writer
 	enc   *json.Encoder
