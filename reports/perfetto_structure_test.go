@@ -183,6 +183,9 @@ func TestPerfettoStructureInEveryShippedScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// What the library draws in all: each kind of arrow, the waits and the counter must occur
+	// somewhere (graceful-deletion alone has a StopContainer wait and a GetNewerThan wait).
+	drawn := map[string]int{}
 	for _, b := range list {
 		t.Run(b.Name, func(t *testing.T) {
 			l, err := scenarios.LoadBuiltin(b.Name)
@@ -197,11 +200,32 @@ func TestPerfettoStructureInEveryShippedScenario(t *testing.T) {
 			if err := p.Finish(); err != nil {
 				t.Fatal(err)
 			}
+			var doc struct{ TraceEvents []perfettoEvent }
+			if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range doc.TraceEvents {
+				switch {
+				case e.Ph == "s":
+					drawn["arrow "+e.Cat]++
+				case e.Ph == "X" && e.Cat == "wait":
+					drawn["wait "+e.Name]++
+				case e.Ph == "C":
+					drawn["counter "+e.Name]++
+				}
+			}
 			problems, unbound := perfettoProblems(t, out.Bytes())
 			t.Logf("%d flow events in no slice", unbound)
 			for _, pr := range problems {
 				t.Error(pr)
 			}
 		})
+	}
+	t.Logf("drawn in all shipped scenarios: %v", drawn)
+	for _, k := range []string{"arrow channel", "arrow UpdatePod", "wait GetNewerThan (waiting)",
+		"wait StopContainer (waiting for exit)", "counter node memory (bytes)"} {
+		if drawn[k] == 0 {
+			t.Errorf("no %s in any shipped scenario", k)
+		}
 	}
 }
