@@ -13,6 +13,9 @@ const (
 	kindNodeCondition trace.Kind = "nodeCondition"
 	kindContainerRun  trace.Kind = "containerRunning"
 	kindContainerExit trace.Kind = "containerExited"
+	kindCRICall       trace.Kind = "criCall"
+	kindWaitCache     trace.Kind = "waitCache"
+	kindCacheReady    trace.Kind = "cacheReady"
 	kindPullRequested trace.Kind = "imagePullRequested"
 	kindPulled        trace.Kind = "imagePulled"
 	kindPullFailed    trace.Kind = "imagePullFailed"
@@ -22,6 +25,8 @@ const (
 	kindRelist        trace.Kind = "relist"
 	kindRelistFailed  trace.Kind = "relistFailed"
 	kindSyncEnd       trace.Kind = "syncEnd"
+	kindSyncStart     trace.Kind = "syncStart"
+	kindUpdatePod     trace.Kind = "UpdatePod"
 	kindIterationWait trace.Kind = "iterationWait"
 	kindPLEGEvent     trace.Kind = "plegEvent"
 	// kindKilling is killContainer; its reason attr says why (LivenessProbe, StartupProbe, ...).

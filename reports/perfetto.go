@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"nodesim/trace"
@@ -14,18 +15,30 @@ import (
 // PerfettoWriter streams trace.perfetto.json, the run in Chrome's trace-event format, which
 // Perfetto (ui.perfetto.dev) and chrome://tracing open: one thread per upstream goroutine
 // (the event's Track: syncLoop, each pod worker, pleg, the eviction manager, each probe
-// worker, ...), a complete ("X") slice for each step that takes time, an instant ("i") for
-// every other step, and a flow arrow ("s" to "f") from each channel send to its receive.
-// It is a trace.Sink and writes as events arrive; it holds only the thread ids and the sends
-// not yet received.
+// worker, ...), a complete ("X") slice for each step that takes time, a one-nanosecond slice
+// for each channel send and receive, an instant ("i") for every other step, and a flow arrow
+// ("s" to "f") from each channel send to its receive, bound to the send's and receive's slices;
+// arrows from each UpdatePod's caller to the worker's next sync, blocking waits as slices of
+// their simulated length, and a node memory counter. It is a trace.Sink and writes as events
+// arrive; it holds only the thread ids, the sends not yet received, the UpdatePods not yet
+// synced and the waits not yet over.
 type PerfettoWriter struct {
 	w     *bufio.Writer
 	enc   *json.Encoder
 	tids  map[string]int
 	sends map[uint64]pendingSend
-	// waits holds, by track, when a pod worker began waiting in podCache.GetNewerThan: the
-	// wait is drawn as a slice as long as the simulated wait once the worker wakes.
-	waits   map[string]time.Duration
+	// updates holds, per pod, the UpdatePod calls not yet picked up by a sync of its worker.
+	updates map[string][]pendingSend
+	// caller is the last step recorded outside the pod workers: the goroutine that calls
+	// UpdatePod when the call is recorded on the worker's own track.
+	caller struct {
+		at  time.Duration
+		tid int
+	}
+	nextFlow uint64
+	// waits holds the blocking calls begun and not yet returned (a worker's GetNewerThan by
+	// pod, a StopContainer by pod/container), drawn as one slice when they return.
+	waits   map[string]pendingSend
 	written int
 	err     error
 }
@@ -37,11 +50,9 @@ type pendingSend struct {
 	name string
 }
 
-// The pod worker's wait in podCache.GetNewerThan, begun and ended (model/podworkers).
-const (
-	perfettoWaitCache  trace.Kind = "waitCache"
-	perfettoCacheReady trace.Kind = "cacheReady"
-)
+// stepSlice is the duration drawn for a step that takes no simulated time but must be a
+// slice, because a flow arrow starts or ends on it.
+const stepSlice = time.Nanosecond
 
 // perfettoPid is the one process of the trace: the node's kubelet.
 const perfettoPid = 1
@@ -76,7 +87,7 @@ func endStamped(k trace.Kind) bool {
 // Finish at the end.
 func NewPerfettoWriter(w io.Writer, process string) *PerfettoWriter {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	p := &PerfettoWriter{w: bw, enc: json.NewEncoder(bw), tids: map[string]int{}, sends: map[uint64]pendingSend{}, waits: map[string]time.Duration{}}
+	p := &PerfettoWriter{w: bw, enc: json.NewEncoder(bw), tids: map[string]int{}, sends: map[uint64]pendingSend{}, updates: map[string][]pendingSend{}, waits: map[string]pendingSend{}}
 	if _, err := bw.WriteString("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"); err != nil {
 		p.err = fmt.Errorf("writing perfetto trace: %w", err)
 	}
@@ -152,21 +163,66 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 		}
 		start = max(start, 0)
 		ev.Ph, ev.Ts, ev.Dur = "X", micros(start), micros(end-start)
+	} else if e.Flow != 0 && (e.Kind == trace.Send || e.Kind == trace.Recv) || e.Kind == kindSyncStart || e.Kind == kindUpdatePod {
+		// Perfetto binds a flow arrow to the slice around it on the arrow's thread and drops
+		// an arrow that has none: a channel step is a slice of one nanosecond, which cannot
+		// overlap another slice partly since simulated time steps in whole nanoseconds.
+		ev.Ph, ev.Ts, ev.Dur = "X", micros(e.At), micros(stepSlice)
 	} else {
 		ev.Ph, ev.Ts, ev.Scope = "i", micros(e.At), "t"
 	}
 	p.emit(&ev)
 
+	if !strings.HasPrefix(e.Track, "podWorker ") {
+		p.caller.at, p.caller.tid = e.At, tid
+	}
 	switch e.Kind {
-	case perfettoWaitCache:
-		p.waits[e.Track] = e.At
-	case perfettoCacheReady:
-		if start, ok := p.waits[e.Track]; ok {
-			delete(p.waits, e.Track)
-			if e.At > start {
-				p.emit(&chromeEvent{Name: "GetNewerThan (blocked)", Cat: "wait", Ph: "X", Ts: micros(start), Dur: micros(e.At - start),
-					Pid: perfettoPid, Tid: tid, Args: map[string]any{"pod": e.Pod}})
+	case kindUpdatePod:
+		// The caller (the syncLoop's handler, housekeeping, the eviction manager) is the
+		// goroutine of the last step recorded elsewhere at this instant; the kernel runs one
+		// step at a time, so nothing else runs between that step and the call.
+		from := tid
+		if e.Track != "" && strings.HasPrefix(e.Track, "podWorker ") && p.caller.at == e.At && p.caller.tid != 0 {
+			from = p.caller.tid
+		}
+		if from != tid {
+			p.emit(&chromeEvent{Name: name, Cat: string(e.Kind), Ph: "X", Ts: micros(e.At), Dur: micros(stepSlice), Pid: perfettoPid, Tid: from, Args: eventArgs(e)})
+		}
+		p.updates[e.Pod] = append(p.updates[e.Pod], pendingSend{ts: e.At, tid: from, name: name})
+	case kindSyncStart:
+		// Every UpdatePod since the worker's last sync is picked up by this one.
+		for _, u := range p.updates[e.Pod] {
+			p.nextFlow++
+			id := 1<<48 | p.nextFlow // apart from the kernel's channel flow ids, and exact in a float64
+			p.emit(&chromeEvent{Name: u.name, Cat: "UpdatePod", Ph: "s", Ts: micros(u.ts), Pid: perfettoPid, Tid: u.tid, ID: id, Bp: "e"})
+			p.emit(&chromeEvent{Name: u.name, Cat: "UpdatePod", Ph: "f", Ts: micros(e.At), Pid: perfettoPid, Tid: tid, ID: id, Bp: "e"})
+		}
+		delete(p.updates, e.Pod)
+	case kindStats:
+		// The node's memory as the eviction manager reads it, a counter track of bytes.
+		if e.Name == "node" {
+			args := map[string]any{}
+			for _, k := range []string{"memoryWorkingSet", "memoryAvailable"} {
+				if v, err := strconv.ParseInt(e.Attr(k), 10, 64); err == nil {
+					args[k] = v
+				}
 			}
+			if len(args) > 0 {
+				p.emit(&chromeEvent{Name: "node memory (bytes)", Ph: "C", Ts: micros(e.At), Pid: perfettoPid, Args: args})
+			}
+		}
+	case kindWaitCache:
+		p.waits["cache "+e.Pod] = pendingSend{ts: e.At, tid: tid, name: e.Name + " (waiting)"}
+	case kindCacheReady:
+		p.endWait("cache "+e.Pod, e)
+	case kindCRICall:
+		// A StopContainer recorded without a duration blocks until the process exits.
+		if e.Name == "StopContainer" && e.Dur == 0 {
+			p.waits["stop "+e.Pod+"/"+e.Container] = pendingSend{ts: e.At, tid: tid, name: "StopContainer (waiting for exit)"}
+		}
+	case kindContainerExit:
+		if e.Attr("kubeletLearnsBy") == "stopContainer" {
+			p.endWait("stop "+e.Pod+"/"+e.Container, e)
 		}
 	case trace.Send:
 		if e.Flow != 0 {
@@ -181,6 +237,23 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 			p.emit(&chromeEvent{Name: s.name, Cat: "channel", Ph: "f", Ts: micros(e.At), Pid: perfettoPid, Tid: tid, ID: e.Flow, Bp: "e"})
 		}
 	}
+}
+
+// endWait draws the blocking call key as a slice on its caller's thread, from its start to e.
+func (p *PerfettoWriter) endWait(key string, e *trace.Event) {
+	w, ok := p.waits[key]
+	if !ok {
+		return
+	}
+	delete(p.waits, key)
+	if e.At <= w.ts {
+		return
+	}
+	args := map[string]any{"pod": e.Pod}
+	if e.Container != "" {
+		args["container"] = e.Container
+	}
+	p.emit(&chromeEvent{Name: w.name, Cat: "wait", Ph: "X", Ts: micros(w.ts), Dur: micros(e.At - w.ts), Pid: perfettoPid, Tid: w.tid, Args: args})
 }
 
 // eventArgs carries an event's details into the slice's arguments.

@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,8 +68,8 @@ func TestPerfettoFromTrace(t *testing.T) {
 		"iterationWait":         {"X", "0", "500000"}, // began in the boot: cut at time zero
 		"relist":                {"X", "1998000", "2000"},
 		"criCall RunPodSandbox": {"X", "3000000", "300000"},
-		"send plegCh":           {"i", "3000001.5", ""},
-		"recv configCh":         {"i", "1200000", ""},
+		"send plegCh":           {"X", "3000001.5", "0.001"}, // a channel step is a 1ns slice
+		"recv configCh":         {"X", "1200000", "0.001"},
 	} {
 		if got[name] != want {
 			t.Errorf("%s = %+v, want %+v", name, got[name], want)
@@ -83,12 +84,72 @@ func TestPerfettoFromTrace(t *testing.T) {
 	}
 }
 
-// A pod worker's wait in podCache.GetNewerThan is a slice as long as the simulated wait:
-// it begins at the waitCache record (2s) and ends at cacheReady (2.5s), so 500000µs.
-func TestPerfettoBlockingWaitIsASlice(t *testing.T) {
+// An UpdatePod recorded on the worker's track is drawn from the goroutine that called it (the
+// step recorded just before, elsewhere, at the same instant) to the worker's next sync; two
+// calls before one sync give two arrows into that sync.
+func TestPerfettoUpdatePodFlows(t *testing.T) {
+	w := "podWorker default/web"
 	tr := []trace.Event{
-		{At: 2 * time.Second, Track: "podWorker default/web", Kind: "waitCache", Name: "GetNewerThan", Pod: "default/web"},
-		{At: 2500 * ms, Track: "podWorker default/web", Kind: "cacheReady", Name: "GetNewerThan", Pod: "default/web"},
+		{At: time.Second, Track: "syncLoop", Kind: "handler", Name: "HandlePodSyncs", Pod: "default/web"},
+		{At: time.Second, Track: w, Kind: kindUpdatePod, Name: "sync", Pod: "default/web"},
+		{At: 2 * time.Second, Track: "evictionManager", Kind: "evictionPass"},
+		{At: 2 * time.Second, Track: w, Kind: kindUpdatePod, Name: "kill", Pod: "default/web"},
+		{At: 3 * time.Second, Track: w, Kind: kindUpdatePod, Name: "sync", Pod: "default/web"}, // no caller at 3s: its own track
+		{At: 4 * time.Second, Track: w, Kind: kindSyncStart, Name: "SyncPod", Pod: "default/web"},
+	}
+	var b bytes.Buffer
+	p := NewPerfettoWriter(&b, "nodesim t")
+	for i := range tr {
+		p.Record(&tr[i])
+	}
+	if err := p.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Name, Ph string
+			Ts       json.Number
+			Tid      int
+			ID       uint64
+			Args     map[string]any
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	threads := map[int]string{}
+	var flows []string
+	for _, e := range doc.TraceEvents {
+		switch e.Ph {
+		case "M":
+			if e.Name == "thread_name" {
+				threads[e.Tid] = e.Args["name"].(string)
+			}
+		case "s", "f":
+			flows = append(flows, e.Ph+" "+threads[e.Tid]+" "+e.Ts.String())
+		}
+	}
+	want := []string{
+		"s syncLoop 1000000", "f " + w + " 4000000",
+		"s evictionManager 2000000", "f " + w + " 4000000",
+		"s " + w + " 3000000", "f " + w + " 4000000",
+	}
+	if strings.Join(flows, "|") != strings.Join(want, "|") {
+		t.Errorf("flows\n%q\nwant\n%q", flows, want)
+	}
+}
+
+// A blocking call is a slice as long as the simulated wait: GetNewerThan from waitCache to
+// cacheReady, and a StopContainer recorded without a duration until the container's exit the
+// kubelet learns of by that call (63s to 68s: a 27s grace cut short by a 5s exit).
+func TestPerfettoBlockingWaits(t *testing.T) {
+	w := "podWorker default/web"
+	tr := []trace.Event{
+		{At: 63 * time.Second, Track: w, Kind: kindCRICall, Name: "StopContainer", Pod: "default/web", Container: "nginx"},
+		{At: 68 * time.Second, Track: "runtime", Kind: kindContainerExit, Pod: "default/web", Container: "nginx",
+			Attrs: []trace.Attr{{Key: "kubeletLearnsBy", Value: "stopContainer"}}},
+		{At: 68152 * ms, Track: w, Kind: kindWaitCache, Name: "GetNewerThan", Pod: "default/web"},
+		{At: 69153 * ms, Track: w, Kind: kindCacheReady, Name: "GetNewerThan", Pod: "default/web"},
 	}
 	var b bytes.Buffer
 	p := NewPerfettoWriter(&b, "nodesim t")
@@ -102,21 +163,39 @@ func TestPerfettoBlockingWaitIsASlice(t *testing.T) {
 		TraceEvents []struct {
 			Name, Ph string
 			Ts, Dur  json.Number
+			Tid      int
 		}
 	}
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	found := false
+	var got []string
 	for _, e := range doc.TraceEvents {
-		if e.Ph == "X" && e.Name == "GetNewerThan (blocked)" {
-			found = true
-			if e.Ts != "2000000" || e.Dur != "500000" {
-				t.Errorf("wait slice ts %s dur %s, want 2000000 and 500000", e.Ts, e.Dur)
-			}
+		if e.Ph == "X" {
+			got = append(got, e.Name+" "+e.Ts.String()+" "+e.Dur.String())
 		}
 	}
-	if !found {
-		t.Errorf("no slice for the GetNewerThan wait:\n%s", b.String())
+	want := []string{
+		"StopContainer (waiting for exit) 63000000 5000000",
+		"GetNewerThan (waiting) 68152000 1001000",
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("slices %q, want %q", got, want)
+	}
+}
+
+// The node's memory is a counter, in bytes, from each node stats refresh.
+func TestPerfettoMemoryCounter(t *testing.T) {
+	tr := []trace.Event{{At: 10 * time.Second, Track: "cadvisor", Kind: kindStats, Name: "node",
+		Attrs: []trace.Attr{{Key: "memoryWorkingSet", Value: "1048576"}, {Key: "memoryAvailable", Value: "8588886016"}}}}
+	var b bytes.Buffer
+	p := NewPerfettoWriter(&b, "nodesim t")
+	p.Record(&tr[0])
+	if err := p.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"name":"node memory (bytes)","ph":"C","ts":10000000,"pid":1,"tid":0,"args":{"memoryAvailable":8588886016,"memoryWorkingSet":1048576}}`
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("no counter %s in\n%s", want, b.String())
 	}
 }

@@ -138,6 +138,17 @@ func checkTraceEventFormat(t *testing.T, data []byte) {
 			}
 			m[id] = flowEnd{ts: ts, cat: cat, name: name}
 			used[tid] = true
+		case "C":
+			// A counter: a process-wide track whose values are numbers.
+			args, _ := e["args"].(map[string]any)
+			if len(args) == 0 {
+				t.Errorf("counter event %d without values: %v", i, e)
+			}
+			for k, v := range args {
+				if _, ok := v.(float64); !ok {
+					t.Errorf("counter event %d: %s is not a number: %v", i, k, e)
+				}
+			}
 		default:
 			t.Errorf("event %d has an unexpected phase %q", i, ph)
 		}
