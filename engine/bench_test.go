@@ -79,14 +79,22 @@ func BenchmarkCrashLoop(b *testing.B) {
 }
 
 // BenchmarkFullNodeHour is the same node for one hour, for profiling.
-func BenchmarkFullNodeHour(b *testing.B) {
+func BenchmarkFullNodeHour(b *testing.B) { benchFullNodeHour(b, Options{}) }
+
+// BenchmarkFullNodeHourNoInvariants is BenchmarkFullNodeHour without the invariant checker:
+// short enough to count instructions under valgrind, which a loaded machine cannot skew.
+func BenchmarkFullNodeHourNoInvariants(b *testing.B) {
+	benchFullNodeHour(b, Options{SkipInvariants: true})
+}
+
+func benchFullNodeHour(b *testing.B, opts Options) {
 	l, err := scenarios.Parse("full.yaml", []byte(fullNode("1h")), nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if _, err := Run(l, 1, Options{}); err != nil {
+		if _, err := Run(l, 1, opts); err != nil {
 			b.Fatal(err)
 		}
 	}
