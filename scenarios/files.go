@@ -212,3 +212,24 @@ func fileReader(dir string, opts FileOptions) (ReadFile, func(string) ([]string,
 	}
 	return read, glob
 }
+
+// errNotScenario refuses a scenario argument that is no scenario at all (a secret, a binary),
+// without quoting a byte of it.
+var errNotScenario = errors.New("not a nodesim scenario (its top level is not a YAML mapping); its content is not shown")
+
+// scenarioShaped checks that data can be a scenario before any error could quote it: UTF-8
+// text without NUL whose first YAML document, if it parses, is a mapping. A syntax error is
+// left to the parser, whose messages name positions, not content.
+func scenarioShaped(data []byte) error {
+	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+		return errNotScenario
+	}
+	var n yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&n); err != nil {
+		return nil
+	}
+	if len(n.Content) > 0 && n.Content[0].Kind != yaml.MappingNode {
+		return errNotScenario
+	}
+	return nil
+}

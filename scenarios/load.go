@@ -91,6 +91,9 @@ func OpenFileWith(path string, opts FileOptions) (*Source, error) {
 	} else {
 		data, err = readRegular(path)
 	}
+	if err == nil {
+		err = scenarioShaped(data)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -146,6 +146,10 @@ func madeCases(t *testing.T) []hostileCase {
 	outside := "is outside the scenario's directory (--allow-outside-dir allows it)"
 	return []hostileCase{
 		{name: "scenario-dev-zero", args: []string{"run", "/dev/zero"}, code: 2, want: "is a device"},
+		{name: "scenario-is-a-secret", args: []string{"run", filepath.Join(dir, "secret.env")}, code: 2,
+			want: "not a nodesim scenario (its top level is not a YAML mapping); its content is not shown", notWant: "hunter2"},
+		{name: "validate-secret", args: []string{"validate", filepath.Join(root, "secret.env")}, code: 2,
+			want: "its content is not shown", notWant: "hunter2"},
 		{name: "validate-dev-zero", args: []string{"validate", "/dev/zero"}, code: 2, want: "is a device"},
 		{name: "scenario-fifo", args: []string{"run", filepath.Join(dir, "fifo.yaml")}, code: 2, want: "named pipe"},
 		{name: "scenario-directory", args: []string{"run", dir}, code: 2, want: "is a directory"},

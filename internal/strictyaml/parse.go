@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+	yamlv4 "go.yaml.in/yaml/v4"
 )
 
 // ParseDocument parses data as exactly one YAML document and returns its root
@@ -127,8 +128,31 @@ func syntaxError(file string, data []byte, err error) *Error {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 		pos = locateProblem(file, data, msg)
 	}
+	if line, col := problemMark(data); line > 0 && col > 0 {
+		// yaml.v3 reports a line only; its successor's parser marks the same problem with
+		// its column, so the error can point at the character.
+		pos.Line, pos.Column = line, col
+	}
 	msg = strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(msg)
 	return &Error{Pos: pos, Msg: "invalid YAML: " + msg}
+}
+
+// problemMark parses data with go.yaml.in/yaml/v4 and returns the line and column its
+// parser marks a syntax problem at (1-based), or 0, 0 when it finds none.
+func problemMark(data []byte) (int, int) {
+	dec := yamlv4.NewDecoder(bytes.NewReader(data))
+	for {
+		var n yamlv4.Node
+		err := dec.Decode(&n)
+		if err == nil {
+			continue
+		}
+		var le *yamlv4.LoadError
+		if errors.As(err, &le) {
+			return le.Mark.Line, le.Mark.Column
+		}
+		return 0, 0
+	}
 }
 
 var unknownAnchorRE = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
