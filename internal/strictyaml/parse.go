@@ -128,9 +128,11 @@ func syntaxError(file string, data []byte, err error) *Error {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 		pos = locateProblem(file, data, msg)
 	}
-	if line, col := problemMark(data); line > 0 && col > 0 {
-		// yaml.v3 reports a line only; its successor's parser marks the same problem with
-		// its column, so the error can point at the character.
+	if line, col := problemMark(data); line > 0 && col > 0 && (line == pos.Line || line == pos.Line+1) {
+		// yaml.v3 reports a line only (for some errors the line before the problem's); its
+		// successor's parser marks the problem with its column. The mark is used only when it
+		// lies on the line v3 names or the next, so that it belongs to the problem the message
+		// describes; otherwise the error keeps v3's line alone.
 		pos.Line, pos.Column = line, col
 	}
 	msg = strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(msg)
