@@ -72,6 +72,7 @@ complete), 2 invalid input or usage.`,
 			}
 			return cobra.ExactArgs(1)(cmd, args)
 		},
+		ValidArgsFunction: completeScenario,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = fileOptions(cmd)
 			if o.glossary {

@@ -41,7 +41,8 @@ and prints a report. Its expectations decide the exit code: 0 when all hold, 1 w
 		Example: `  nodesim run scenarios/crashloop.yaml
   nodesim run crashloop --seed 7 -o json
   nodesim run my-node.yaml --out results/`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeScenario,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = fileOptions(cmd)
 			return o.run(args[0], stdout, stderr)
@@ -49,6 +50,7 @@ and prints a report. Its expectations decide the exit code: 0 when all hold, 1 w
 	}
 	c.Flags().Int64Var(&o.seed, "seed", -1, "seed for the run's randomness (default: the scenario's spec.seed, else 1)")
 	c.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table, json or yaml")
+	completeOutput(c, "table", "json", "yaml")
 	c.Flags().StringVar(&o.profile, "profile", "", "write a CPU profile of the simulation to this file (read it with go tool pprof)")
 	c.Flags().StringVar(&o.outDir, "out", "", "also write report.json, report.html, junit.xml, timeline.csv, trace.jsonl and trace.perfetto.json into this directory")
 	return c

@@ -56,7 +56,8 @@ that ran) and exits 130 or 143. A grid of more than --max-runs runs (default 100
 refused before anything runs.`,
 		Example: `  nodesim sweep besteffort-evicted-first --set 'spec.kubelet.evictionHard[memory.available]=100Mi,200Mi,500Mi'
   nodesim sweep my-node.yaml --set spec.kubelet.evictionPressureTransitionPeriod=1m,5m --seeds 10 -o json`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeScenario,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = fileOptions(cmd)
 			return o.run(args[0], stdout, stderr)
@@ -67,6 +68,7 @@ refused before anything runs.`,
 	c.Flags().Int64Var(&o.first, "seed", -1, "first seed (default: the scenario's spec.seed, else 1)")
 	c.Flags().IntVar(&o.parallel, "parallel", 0, "simulations at once (default: GOMAXPROCS)")
 	c.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table or json")
+	completeOutput(c, "table", "json")
 	c.Flags().IntVar(&o.maxRuns, "max-runs", sweep.DefaultMaxRuns, "refuse a grid of more runs than this (variants × seeds)")
 	return c
 }

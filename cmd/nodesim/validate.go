@@ -36,11 +36,12 @@ column. It exits 0 when every file is valid and 2 otherwise.`,
 }
 
 func newScenariosCmd(stdout io.Writer) *cobra.Command {
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use:   "scenarios",
 		Short: "List the built-in scenarios",
-		Long:  "Scenarios lists the scenarios shipped inside nodesim; run one with 'nodesim run NAME'.",
-		Args:  cobra.NoArgs,
+		Long: `Scenarios lists the scenarios shipped inside nodesim; run one with 'nodesim run NAME',
+print one with 'nodesim scenarios show NAME'.`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			list, err := scenarios.Builtins()
 			if err != nil {
@@ -53,4 +54,6 @@ func newScenariosCmd(stdout io.Writer) *cobra.Command {
 			return nil
 		},
 	}
+	c.AddCommand(newScenariosShowCmd(stdout))
+	return c
 }
