@@ -95,6 +95,9 @@ func (w *warnSink) Error(error, string, ...any)    {}
 func (w *warnSink) WithValues(...any) logr.LogSink { return w }
 func (w *warnSink) WithName(string) logr.LogSink   { return w }
 
+// FeatureGate is the run's gates as upstream's own validators (logging, tracing) take them.
+func (g *KubeletGates) FeatureGate() featuregate.FeatureGate { return g.fg }
+
 // Enabled reports whether a gate is on for this run.
 func (g *KubeletGates) Enabled(name string) bool { return g.fg.Enabled(featuregate.Feature(name)) }
 
