@@ -201,6 +201,34 @@ func TestDistributionKubeletConfigs(t *testing.T) {
 			},
 		},
 		{
+			// OpenShift's machine-config-operator worker kubelet.conf as committed at
+			// 01e20aa8 (the Ignition file's inline contents; {{.ClusterDNSIP}} rendered as
+			// 172.30.0.10). Its gates of the 1.1x releases are gone from the v1.37 registry:
+			// each refused as unrecognized, in the file's order of keys sorted.
+			file: "openshift-mco-worker.yaml",
+			errs: []string{
+				`openshift-mco-worker.yaml:24:18: featureGates.IPv6DualStack: unrecognized feature gate: IPv6DualStack (the v1.37 kubelet refuses to start)`,
+				`openshift-mco-worker.yaml:25:27: featureGates.LegacyNodeRoleBehavior: unrecognized feature gate: LegacyNodeRoleBehavior (the v1.37 kubelet refuses to start)`,
+				`openshift-mco-worker.yaml:26:28: featureGates.NodeDisruptionExclusion: unrecognized feature gate: NodeDisruptionExclusion (the v1.37 kubelet refuses to start)`,
+				`openshift-mco-worker.yaml:28:16: featureGates.SCTPSupport: unrecognized feature gate: SCTPSupport (the v1.37 kubelet refuses to start)`,
+				`openshift-mco-worker.yaml:29:25: featureGates.ServiceNodeExclusion: unrecognized feature gate: ServiceNodeExclusion (the v1.37 kubelet refuses to start)`,
+				`openshift-mco-worker.yaml:30:24: featureGates.SupportPodPidsLimit: unrecognized feature gate: SupportPodPidsLimit (the v1.37 kubelet refuses to start)`,
+			},
+		},
+		{
+			// minikube's kubeadm v1beta4 template (ktmpl/v1beta4.go at 27772aae), its
+			// KubeletConfiguration document rendered with cgroup driver systemd and no extra
+			// kubelet options. As with kind, evictionHard once set replaces the defaults
+			// (mergeDefaultEvictionSettings is false) and its 0% entries mean no threshold,
+			// so no hard threshold is left, not even memory.available's.
+			file: "minikube-v1beta4.yaml",
+			check: func(t *testing.T, l *Loaded) {
+				if got := hardSignals(t, l); got != "" {
+					t.Errorf("hard thresholds %q, want none", got)
+				}
+			},
+		},
+		{
 			// SidecarContainers went GA in v1.33 and its gate has since been removed: a
 			// config that still turns it on is refused as unrecognized.
 			file: "minikube-sidecars.yaml",
