@@ -194,8 +194,11 @@ func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageMana
 func (m *Manager) SyncPod(pod *corev1.Pod, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, restartAllContainers bool, done func(*PodSyncResult)) {
 	result := &PodSyncResult{}
 	actions := m.computePodActions(pod, podStatus, restartAllContainers)
-	m.s.Record(&trace.Event{Kind: KindPodActions, Pod: container.Key(pod), Attrs: []trace.Attr{{Key: "actions", Value: actions.String(pod)}},
-		Reason: podActionsReason(actions.KillPod, podStatus)})
+	why := podActionsReason(actions.KillPod, podStatus)
+	if why == nil {
+		why = restartRulesReason(pod, podStatus, &actions, m.Restart)
+	}
+	m.s.Record(&trace.Event{Kind: KindPodActions, Pod: container.Key(pod), Attrs: []trace.Attr{{Key: "actions", Value: actions.String(pod)}}, Reason: why})
 
 	createSandbox := func() {
 		sandboxID := actions.SandboxID

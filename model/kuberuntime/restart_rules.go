@@ -1,10 +1,15 @@
 package kuberuntime
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"nodesim/internal/upstream"
 	"nodesim/model/container"
+	"nodesim/trace"
 )
 
 // RestartGates are the two feature gates that decide how the kubelet reads a container's own
@@ -159,4 +164,84 @@ func getContainersToReset(containers []corev1.Container, podStatus *container.Po
 		}
 	}
 	return sources, targets
+}
+
+// describeRule renders a rule as the manifest states it: "RestartAllContainers when the exit
+// code is In [42]".
+func describeRule(r corev1.ContainerRestartRule) string {
+	if r.ExitCodes == nil {
+		return string(r.Action)
+	}
+	return fmt.Sprintf("%s when the exit code is %s %v", r.Action, r.ExitCodes.Operator, r.ExitCodes.Values)
+}
+
+// restartDecision says, for a container whose newest instance has exited, what decided
+// whether it runs again, with ContainerRestartRules on and a container-level restartPolicy
+// ("" when the pod's restart policy decided, as before the gate).
+func restartDecision(c *corev1.Container, exitCode int32, g RestartGates) string {
+	if !g.ContainerRestartRules || c.RestartPolicy == nil {
+		return ""
+	}
+	if rule, ok := upstream.FindMatchingContainerRestartRule(c, exitCode); ok {
+		switch {
+		case rule.Action == corev1.ContainerRestartRuleActionRestart:
+			return fmt.Sprintf("%s exited %d: its rule %s restarts it", c.Name, exitCode, describeRule(rule))
+		case rule.Action == corev1.ContainerRestartRuleActionRestartAllContainers && g.RestartAllContainersOnContainerExits:
+			return fmt.Sprintf("%s exited %d: its rule %s restarts the whole pod", c.Name, exitCode, describeRule(rule))
+		}
+	}
+	verdict := "keeps it down"
+	if ContainerShouldRestart(c, &corev1.PodSpec{}, exitCode, g) {
+		verdict = "restarts it"
+	}
+	if len(c.RestartPolicyRules) == 0 {
+		return fmt.Sprintf("%s exited %d: its restartPolicy %s %s", c.Name, exitCode, *c.RestartPolicy, verdict)
+	}
+	return fmt.Sprintf("%s exited %d: no rule matches, its restartPolicy %s %s", c.Name, exitCode, *c.RestartPolicy, verdict)
+}
+
+// restartRulesReason explains the restart decisions computePodActions took from container
+// restart policies and rules: a RestartAllContainers reset, or for each container that has
+// exited, the rule or policy that restarts it or keeps it down. nil when none applied.
+func restartRulesReason(pod *corev1.Pod, podStatus *container.PodStatus, actions *PodActions, g RestartGates) *trace.Reason {
+	if len(actions.ContainersToReset) > 0 {
+		var sources []string
+		for _, r := range actions.ContainersToReset {
+			if !r.Source {
+				continue
+			}
+			for _, s := range podStatus.ContainerStatuses {
+				if s.ID == r.ID {
+					rule, _ := upstream.FindMatchingContainerRestartRule(r.Container, int32(s.ExitCode))
+					sources = append(sources, fmt.Sprintf("%s exited %d (its rule %s)", r.Name, s.ExitCode, describeRule(rule)))
+				}
+			}
+		}
+		text := "AllContainersRestarting is True"
+		if len(sources) > 0 {
+			text += ": " + strings.Join(sources, ", ")
+		}
+		text += "; every instance of the pod's containers is killed with no grace period and removed, the ones that triggered the reset last, and the next sync starts the pod again in its sandbox from the first init container"
+		return trace.BecauseEach("restartAllContainers", text, trace.Attr{Key: "containers", Value: strconv.Itoa(len(actions.ContainersToReset))})
+	}
+	if !g.ContainerRestartRules {
+		return nil
+	}
+	var parts []string
+	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range list {
+			c := &list[i]
+			s := podStatus.FindContainerStatusByName(c.Name)
+			if s == nil || s.State != container.StateExited || IsRestartableInitContainer(c) {
+				continue
+			}
+			if d := restartDecision(c, int32(s.ExitCode), g); d != "" {
+				parts = append(parts, d)
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return trace.BecauseEach("containerRestartRules", strings.Join(parts, "; "))
 }

@@ -507,6 +507,10 @@ func statusAttrs(pod *corev1.Pod, st *corev1.PodStatus, version uint64) []trace.
 			attrs = append(attrs, trace.Attr{Key: "container/" + cs.Name, Value: ContainerSummary(&cs)})
 		}
 	}
+	// A pod with a RestartAllContainers rule carries the condition in every status.
+	if c := findCondition(st.Conditions, corev1.AllContainersRestarting); c != nil {
+		attrs = append(attrs, trace.Attr{Key: "condition/" + string(c.Type), Value: string(c.Status) + ":" + c.Reason})
+	}
 	return attrs
 }
 
