@@ -111,8 +111,11 @@ type Eviction struct {
 	Threshold   string            `json:"threshold"`
 	GracePeriod int64             `json:"gracePeriod"`
 	Ranking     []RankedCandidate `json:"ranking"`
+	// Message is the Evicted event's message, which is also the pod's status message.
+	Message string `json:"message,omitempty"`
 	// Annotations are those of the Evicted event: offending_containers,
-	// offending_containers_usage and starved_resource (absent without pod stats).
+	// offending_containers_usage, offending_pod and offending_pod_usage (a pod with
+	// pod-level resources, on memory) and starved_resource (absent without pod stats).
 	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
