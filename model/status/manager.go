@@ -452,6 +452,9 @@ func mergePodStatus(oldStatus, newStatus *corev1.PodStatus, couldHaveRunningCont
 	owned := map[corev1.PodConditionType]bool{
 		corev1.ContainersReady: true, corev1.PodReady: true, corev1.PodInitialized: true,
 		corev1.PodReadyToStartContainers: true, corev1.PodScheduled: true, corev1.DisruptionTarget: true,
+		// Owned with RestartAllContainersOnContainerExits; without the gate the kubelet
+		// never generates it, so owning it always drops nothing another writer set.
+		corev1.AllContainersRestarting: true,
 	}
 	var conds []corev1.PodCondition
 	for _, c := range out.Conditions {
