@@ -1,8 +1,6 @@
 package scenarios
 
 import (
-	"fmt"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -53,7 +51,7 @@ func (l *loader) checkRestartRules(pod *corev1.Pod, specPath, source string) {
 			if len(c.RestartPolicyRules) > 0 {
 				// Only a static pod gets here: validation lets a sidecar's rules through,
 				// and the kubelet with the gate off never reads them.
-				l.out.Warnings = append(l.out.Warnings, fmt.Sprintf("%s.restartPolicyRules: ignored by the kubelet: the ContainerRestartRules feature gate is off", path))
+				l.warnAt(path+".restartPolicyRules", "ignored by the kubelet: the ContainerRestartRules feature gate is off")
 			}
 		case *c.RestartPolicy == corev1.ContainerRestartPolicyAlways && !allowRestartAll && len(c.RestartPolicyRules) > 0:
 			l.fieldError(field.Forbidden(field.NewPath(path+".restartPolicyRules"), "restartPolicyRules are not allowed for init containers with restart policy Always"))
@@ -111,6 +109,15 @@ func (l *loader) validateContainerRestartPolicy(c *corev1.Container, path string
 	}
 }
 
+// warnAt records a warning positioned at a field of the file being read, as errors are.
+func (l *loader) warnAt(path, msg string) {
+	pos, ok := l.d.Positions[path]
+	if !ok {
+		pos = strictyaml.Pos{File: l.d.File}
+	}
+	l.out.Warnings = append(l.out.Warnings, (&strictyaml.Error{Pos: pos, Path: path, Msg: msg}).Error())
+}
+
 // fieldError reports an upstream validation error at its field, in upstream's words.
 func (l *loader) fieldError(e *field.Error) {
 	l.d.ErrorAt(e.Field, "%s", e.ErrorBody())
@@ -122,7 +129,7 @@ func (l *loader) fieldError(e *field.Error) {
 // warning names each dropped field, so that it is never ignored silently.
 func (l *loader) dropContainerRestartRules(pod *corev1.Pod, specPath string) {
 	warn := func(path string) {
-		l.out.Warnings = append(l.out.Warnings, fmt.Sprintf("%s: dropped by the API server: the ContainerRestartRules feature gate is off", path))
+		l.warnAt(path, "dropped by the API server: the ContainerRestartRules feature gate is off")
 	}
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]

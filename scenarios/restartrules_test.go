@@ -94,8 +94,8 @@ func TestRestartRulesLoadOrDrop(t *testing.T) {
 		t.Errorf("gate off: restartPolicy %v, rules %v kept; the API server drops them", c.RestartPolicy, c.RestartPolicyRules)
 	}
 	want := []string{
-		"spec.pods[0].pod.spec.containers[0].restartPolicy: dropped by the API server: the ContainerRestartRules feature gate is off",
-		"spec.pods[0].pod.spec.containers[0].restartPolicyRules: dropped by the API server: the ContainerRestartRules feature gate is off",
+		"s.yaml:15:30: spec.pods[0].pod.spec.containers[0].restartPolicy: dropped by the API server: the ContainerRestartRules feature gate is off",
+		"s.yaml:16:35: spec.pods[0].pod.spec.containers[0].restartPolicyRules: dropped by the API server: the ContainerRestartRules feature gate is off",
 	}
 	var got []string
 	for _, w := range l.Warnings {
@@ -117,5 +117,38 @@ func TestRestartRulesLoadOrDrop(t *testing.T) {
 	side := l.Pods[0].Pod.Spec.InitContainers[0]
 	if side.RestartPolicy == nil || *side.RestartPolicy != corev1.ContainerRestartPolicyAlways || side.RestartPolicyRules != nil {
 		t.Errorf("gate off: sidecar restartPolicy %v rules %v; want Always and no rules", side.RestartPolicy, side.RestartPolicyRules)
+	}
+}
+
+// A pod read from podFiles is dropped and validated the same way, positioned in its file.
+func TestRestartRulesInPodFiles(t *testing.T) {
+	file := "apiVersion: v1\nkind: Pod\nmetadata: {name: job}\nspec:\n  restartPolicy: Never\n  containers:\n    - name: app\n      image: busybox\n" +
+		"      restartPolicy: Never\n      restartPolicyRules: [{action: Restart, exitCodes: {operator: In, values: [42]}}]\n"
+	src := strings.Replace(good, "  pods:\n", "  podFiles: [pods/*.yaml]\n  pods:\n", 1)
+	l, err := parse(t, src, map[string]string{"pods/job.yaml": file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var job *corev1.Pod
+	for _, p := range l.Pods {
+		if p.Pod.Name == "job" {
+			job = p.Pod
+		}
+	}
+	if job == nil || len(job.Spec.Containers[0].RestartPolicyRules) != 1 {
+		t.Fatalf("the file's pod lost its rules: %+v", job)
+	}
+	l, err = parse(t, src+"  kubelet: "+gatesOff+"\n", map[string]string{"pods/job.yaml": file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "pods/job.yaml:9:22: spec.containers[0].restartPolicy: dropped by the API server: the ContainerRestartRules feature gate is off"
+	if len(l.Warnings) != 2 || l.Warnings[0] != want {
+		t.Errorf("warnings %q, want first %q", l.Warnings, want)
+	}
+	bad := strings.Replace(file, "action: Restart", "action: Retry", 1)
+	if _, err := parse(t, src, map[string]string{"pods/job.yaml": bad}); err == nil ||
+		!strings.Contains(err.Error(), `pods/job.yaml:10:37: spec.containers[0].restartPolicyRules[0].action: Unsupported value: "Retry"`) {
+		t.Errorf("a bad rule in a pod file: %v", err)
 	}
 }
