@@ -228,12 +228,15 @@ func restartRulesReason(pod *corev1.Pod, podStatus *container.PodStatus, actions
 		return nil
 	}
 	var parts []string
-	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+	for k, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
 		for i := range list {
 			c := &list[i]
 			s := podStatus.FindContainerStatusByName(c.Name)
 			if s == nil || s.State != container.StateExited || IsRestartableInitContainer(c) {
 				continue
+			}
+			if k == 0 && s.ExitCode == 0 {
+				continue // an init container that completed is done, whatever its policy
 			}
 			if d := restartDecision(c, int32(s.ExitCode), g); d != "" {
 				parts = append(parts, d)

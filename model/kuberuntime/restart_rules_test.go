@@ -170,3 +170,30 @@ func TestInitContainerRestartRules(t *testing.T) {
 		t.Errorf("warm exited 1: %s; want killPod", a.String(pod))
 	}
 }
+
+// The why of computePodActions names the rule or policy that decided each exited container,
+// and what a reset does.
+func TestRestartRulesReason(t *testing.T) {
+	g := DefaultRestartGates()
+	pod, st := regularPod()
+	pod.Spec.Containers[0].RestartPolicy = ctrPolicy(corev1.ContainerRestartPolicyNever)
+	pod.Spec.Containers[0].RestartPolicyRules = []corev1.ContainerRestartRule{rule(corev1.ContainerRestartRuleActionRestart, corev1.ContainerRestartRuleOnExitCodesOpIn, 42)}
+	pod.Spec.Containers[1].RestartPolicy = ctrPolicy(corev1.ContainerRestartPolicyOnFailure)
+	exited(st, "front", 42)
+	exited(st, "api", 0)
+	exited(st, "cache", 1) // no container policy: the pod's decides, nothing to say
+	r := restartRulesReason(pod, st, &PodActions{}, g)
+	want := "front exited 42: its rule Restart when the exit code is In [42] restarts it; api exited 0: its restartPolicy OnFailure keeps it down"
+	if r == nil || r.Rule != "containerRestartRules" || r.Text != want {
+		t.Errorf("reason %+v, want %q", r, want)
+	}
+	if r := restartRulesReason(pod, st, &PodActions{}, RestartGates{}); r != nil {
+		t.Errorf("gate off: %+v, want none", r)
+	}
+	pod.Spec.Containers[0].RestartPolicyRules[0].Action = corev1.ContainerRestartRuleActionRestartAllContainers
+	a := PodActions{ContainersToReset: []ContainerToReset{{ID: "ctr-cache", Name: "cache"}, {ID: "ctr-front", Name: "front", Container: &pod.Spec.Containers[0], Source: true}}}
+	r = restartRulesReason(pod, st, &a, g)
+	if r == nil || r.Rule != "restartAllContainers" || !strings.HasPrefix(r.Text, "AllContainersRestarting is True: front exited 42 (its rule RestartAllContainers when the exit code is In [42]); every instance") {
+		t.Errorf("reset reason %+v", r)
+	}
+}
