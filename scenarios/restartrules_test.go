@@ -118,6 +118,17 @@ func TestRestartRulesLoadOrDrop(t *testing.T) {
 	if side.RestartPolicy == nil || *side.RestartPolicy != corev1.ContainerRestartPolicyAlways || side.RestartPolicyRules != nil {
 		t.Errorf("gate off: sidecar restartPolicy %v rules %v; want Always and no rules", side.RestartPolicy, side.RestartPolicyRules)
 	}
+
+	// A static pod is not dropped: the file source's validation lets a sidecar's rules
+	// through, and the kubelet with the gate off ignores them, which a warning says.
+	l, err = parse(t, strings.Replace(src, "    - pod:\n", "    - source: file\n      pod:\n", 1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if side := l.Pods[0].Pod.Spec.InitContainers[0]; len(side.RestartPolicyRules) != 1 || len(l.Warnings) != 1 ||
+		!strings.HasSuffix(l.Warnings[0], "spec.pods[0].pod.spec.initContainers[0].restartPolicyRules: ignored by the kubelet: the ContainerRestartRules feature gate is off") {
+		t.Errorf("static pod, gate off: rules %v, warnings %q", side.RestartPolicyRules, l.Warnings)
+	}
 }
 
 // A pod read from podFiles is dropped and validated the same way, positioned in its file.
