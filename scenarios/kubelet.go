@@ -195,7 +195,14 @@ func (l *loader) checkFeatureGates(cfg *kubeletconfigv1beta1.KubeletConfiguratio
 		names = append(names, g.Name)
 	}
 	bad := false
-	for _, gate := range sortedKeys(cfg.FeatureGates) {
+	// When the gates start together, none is checked alone: a gate that alone would break a
+	// dependency may be mended by another (ContainerRestartRules off with
+	// RestartAllContainersOnContainerExits off).
+	alone := sortedKeys(cfg.FeatureGates)
+	if gates.CheckAll(cfg.FeatureGates) == nil {
+		alone = nil
+	}
+	for _, gate := range alone {
 		if msg := gates.Check(gate, cfg.FeatureGates[gate]); msg != "" {
 			hint := ""
 			if strings.HasPrefix(msg, "unrecognized") {
