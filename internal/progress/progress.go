@@ -20,17 +20,27 @@ import (
 
 // Reporter draws one progress bar, or nothing at all when it is off. Its methods are called
 // from one goroutine at a time; a nil or off Reporter ignores them (Println still prints).
+// The bar appears only once the work has gone on for Delay, so that a command that ends
+// at once leaves nothing to flicker on the terminal.
 type Reporter struct {
-	w   io.Writer
-	on  bool
-	bar *progressbar.ProgressBar
-	// total is the bar's end, which SetSimulated never passes.
-	total int64
+	w  io.Writer
+	on bool
+	// Delay is how long the work must go on before the bar appears.
+	Delay time.Duration
+
+	started time.Time
+	desc    string
+	total   int64 // the bar's end, which SetSimulated never passes
+	opts    []progressbar.Option
+	bar     *progressbar.ProgressBar
 }
+
+// DefaultDelay is a Reporter's Delay unless changed.
+const DefaultDelay = 500 * time.Millisecond
 
 // New returns a reporter writing to w (stderr). It draws only when isTTY and not quiet.
 func New(w io.Writer, isTTY, quiet bool) *Reporter {
-	return &Reporter{w: w, on: isTTY && !quiet}
+	return &Reporter{w: w, on: isTTY && !quiet, Delay: DefaultDelay}
 }
 
 // On reports whether the reporter draws.
@@ -43,17 +53,29 @@ func (r *Reporter) start(description string, total int64, opts ...progressbar.Op
 	if !r.On() || total <= 0 {
 		return
 	}
-	r.total = total
-	opts = append([]progressbar.Option{
-		progressbar.OptionSetWriter(r.w),
-		progressbar.OptionSetDescription(description),
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionThrottle(redraw),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionClearOnFinish(),
-		progressbar.OptionSetRenderBlankState(true),
-	}, opts...)
-	r.bar = progressbar.NewOptions64(total, opts...)
+	r.started, r.desc, r.total, r.opts = time.Now(), description, total, opts
+}
+
+// set moves the bar to n, drawing it first once the work has gone on for Delay.
+func (r *Reporter) set(n int64) {
+	if !r.On() || r.total <= 0 {
+		return
+	}
+	if r.bar == nil {
+		if time.Since(r.started) < r.Delay {
+			return
+		}
+		opts := append([]progressbar.Option{
+			progressbar.OptionSetWriter(r.w),
+			progressbar.OptionSetDescription(r.desc),
+			progressbar.OptionSetWidth(30),
+			progressbar.OptionThrottle(redraw),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionClearOnFinish(),
+		}, r.opts...)
+		r.bar = progressbar.NewOptions64(r.total, opts...)
+	}
+	_ = r.bar.Set64(min(n, r.total))
 }
 
 // StartRuns begins a bar of runs done over total runs (a sweep).
@@ -68,16 +90,12 @@ func (r *Reporter) StartSimulated(description string, duration time.Duration) {
 }
 
 // Set moves the bar to n runs done.
-func (r *Reporter) Set(n int) {
-	if r.On() && r.bar != nil {
-		_ = r.bar.Set64(int64(n))
-	}
-}
+func (r *Reporter) Set(n int) { r.set(int64(n)) }
 
 // SetSimulated moves the bar to a simulated time.
 func (r *Reporter) SetSimulated(at time.Duration) {
-	if r.On() && r.bar != nil && at >= 0 {
-		_ = r.bar.Set64(min(int64(at/time.Second), r.total))
+	if at >= 0 {
+		r.set(int64(at / time.Second))
 	}
 }
 
@@ -98,5 +116,8 @@ func (r *Reporter) Done() {
 		_ = r.bar.Finish()
 		_ = r.bar.Clear()
 		r.bar = nil
+	}
+	if r != nil {
+		r.total = 0
 	}
 }
