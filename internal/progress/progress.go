@@ -7,7 +7,7 @@
 // It draws with github.com/schollz/progressbar/v3: a maintained single-bar library that
 // renders synchronously in the caller's goroutine when the total is known (no render
 // goroutine beside the simulation), throttles its redraws, estimates the time left, and
-// prints log lines above the bar without tearing it.
+// can erase its line for a log line printed above it.
 package progress
 
 import (
@@ -19,7 +19,8 @@ import (
 )
 
 // Reporter draws one progress bar, or nothing at all when it is off. Its methods are called
-// from one goroutine at a time; a nil or off Reporter ignores them (Println still prints).
+// from one goroutine at a time; a nil Reporter ignores them, an off one draws nothing
+// (Println still prints).
 // The bar appears only once the work has gone on for Delay, so that a command that ends
 // at once leaves nothing to flicker on the terminal.
 type Reporter struct {
@@ -99,15 +100,16 @@ func (r *Reporter) SetSimulated(at time.Duration) {
 	}
 }
 
-// Println prints a line on w, above the bar when one is drawn.
+// Println prints a line on w, above the bar when one is drawn: the bar is erased, the
+// line written, and the bar drawn again at its next move.
 func (r *Reporter) Println(line string) {
-	if r.On() && r.bar != nil {
-		_, _ = progressbar.Bprintln(r.bar, line)
+	if r == nil {
 		return
 	}
-	if r != nil {
-		fmt.Fprintln(r.w, line)
+	if r.On() && r.bar != nil {
+		_ = r.bar.Clear()
 	}
+	fmt.Fprintln(r.w, line)
 }
 
 // Done clears the bar (the lines printed above it stay).
