@@ -38,6 +38,8 @@ type sweepOptions struct {
 	shards   int
 	shardOut string
 	getenv   func(string) string
+	// changed reports whether a flag was given on the command line.
+	changed func(name string) bool
 }
 
 // verdictOptions decide a sweep's exit code and its JUnit file; merge shares them.
@@ -99,6 +101,7 @@ the verdict is merge's.`,
 		ValidArgsFunction: completeScenario,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = fileOptions(cmd)
+			o.changed = func(name string) bool { return cmd.Flags().Changed(name) }
 			return o.run(args[0], stdout, stderr)
 		},
 	}
@@ -143,8 +146,16 @@ func (o *sweepOptions) run(ref string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return invalid(err)
 	}
-	if sharded && o.verdict.junit != "" {
-		return invalid(fmt.Errorf("--junit belongs to 'nodesim sweep merge', which sees every shard's runs"))
+	if sharded {
+		// A shard's output is its slice; the verdict, JUnit and formats are merge's, which
+		// sees every shard's runs.
+		for _, f := range []string{"junit", "min-pass", "output"} {
+			if o.changed(f) {
+				return invalid(fmt.Errorf("--%s belongs to 'nodesim sweep merge' (a shard writes only its slice, with --shard-out)", f))
+			}
+		}
+	} else if o.changed("shard-out") {
+		return invalid(fmt.Errorf("--shard-out needs --shard I/N (or --shards N)"))
 	}
 	var axes []sweep.Axis
 	for _, s := range o.sets {
@@ -221,7 +232,17 @@ func (o *sweepOptions) run(ref string, stdout, stderr io.Writer) error {
 			return o.signals.exit() // half a slice is no slice: nothing is written
 		}
 		f := sweep.NewShardFile(Version, sweep.GridID(Version, src.Name, base.Hash, axes, seeds), base.Hash, shard, axes, res)
-		return writeShard(o.shardOut, stdout, f)
+		if err := writeShard(o.shardOut, stdout, f); err != nil {
+			return err
+		}
+		if !o.quiet {
+			where := o.shardOut
+			if where == "-" {
+				where = "stdout"
+			}
+			fmt.Fprintf(stderr, "sweep: shard %s: %d of the grid's %d runs written to %s\n", shard, len(res.Outcomes), total*len(seeds), where)
+		}
+		return nil
 	}
 	return finishSweep(res, o.output, o.verdict, sweepRepro(res, base.Hash), stdout, stderr, func() error {
 		if interrupted {
@@ -364,24 +385,31 @@ that is missing, given twice, from another sweep or cut short is an error naming
 	return c
 }
 
+// maxShardFile bounds a shard file: a slice of the largest grid --max-runs allows fits
+// many times over.
+const maxShardFile = 256 << 20
+
 // readShard reads one shard file strictly: a bounded regular file holding one JSON object
 // with no unknown field.
 func readShard(name string) (*sweep.ShardFile, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
+	st, err := os.Stat(name) // before opening: opening a FIFO would wait for a writer
 	if err != nil {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", name)
 	}
-	data, err := scenarios.ReadLimited(f)
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxShardFile+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > maxShardFile {
+		return nil, fmt.Errorf("%s: larger than the %d MiB limit of a shard file", name, maxShardFile>>20)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
