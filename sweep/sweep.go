@@ -169,7 +169,8 @@ func rowValues(axes []Axis, i int) []int {
 }
 
 // RunWith is Run with options. Variants are built as the runs reach them, and at most a
-// few rows per worker are in flight, so memory follows Parallel, not the grid's size.
+// few rows per worker are in flight; a finished run is kept only as its Outcome, so memory
+// follows Parallel plus a small record per run, not the grid's reports.
 func RunWith(src *scenarios.Source, axes []Axis, seeds []uint64, opts Options, run RunFunc) (*Result, error) {
 	maxRuns := opts.MaxRuns
 	if maxRuns <= 0 {
