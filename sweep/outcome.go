@@ -128,6 +128,10 @@ func summarizeRow(values []string, outs []*Outcome) Row {
 		p99 = append(p99, o.StartupP99)
 		if o.FirstPressure != nil {
 			press = append(press, *o.FirstPressure)
+			if row.PressureConditions == nil {
+				row.PressureConditions = map[string]int{}
+			}
+			row.PressureConditions[o.PressureCondition]++
 		}
 		if o.FirstEviction != nil {
 			first = append(first, *o.FirstEviction)

@@ -72,7 +72,11 @@ func header(res *Result) []string {
 // cells is one row of the table and markdown outputs.
 func cells(res *Result, r *Row) []string {
 	c := append([]string{}, r.Values...)
-	c = append(c, fmt.Sprintf("%d/%d runs passed", r.AllPassed, r.Runs), timingText(r.FirstPressure, r.Runs), timingText(r.FirstEviction, r.Runs))
+	pressure := timingText(r.FirstPressure, r.Runs)
+	if conds := sortedKeys(r.PressureConditions); len(conds) > 0 {
+		pressure = strings.Join(conds, "/") + " " + pressure
+	}
+	c = append(c, fmt.Sprintf("%d/%d runs passed", r.AllPassed, r.Runs), pressure, timingText(r.FirstEviction, r.Runs))
 	for _, s := range HeadroomSignals {
 		c = append(c, headroomText(r, s, len(res.Seeds) > 1))
 	}
@@ -268,7 +272,7 @@ func writeCSV(w io.Writer, res *Result) error {
 	for _, f := range []string{"evictions", "oom_kills", "restarts", "admission_rejections", "startup_p99_s"} {
 		h = append(h, f+"_min", f+"_mean", f+"_max")
 	}
-	h = append(h, "evicted_pods", "failed_expectations")
+	h = append(h, "first_pressure_conditions", "evicted_pods", "failed_expectations")
 	if err := cw.Write(h); err != nil {
 		return err
 	}
@@ -299,14 +303,17 @@ func writeCSV(w io.Writer, res *Result) error {
 		for _, s := range []Spread{r.Evictions, r.OOMKills, r.Restarts, r.Rejections, r.StartupP99} {
 			line = append(line, num(s.Min), num(s.Mean), num(s.Max))
 		}
-		var evicted, failed []string
+		var conds, evicted, failed []string
+		for _, c := range sortedKeys(r.PressureConditions) {
+			conds = append(conds, fmt.Sprintf("%s=%d", c, r.PressureConditions[c]))
+		}
 		for _, p := range sortedKeys(r.Evicted) {
 			evicted = append(evicted, fmt.Sprintf("%s=%d", p, r.Evicted[p]))
 		}
 		for _, e := range sortedKeys(r.FailedChecks) {
 			failed = append(failed, fmt.Sprintf("%s=%d", e, r.FailedChecks[e]))
 		}
-		line = append(line, strings.Join(evicted, ";"), strings.Join(failed, ";"))
+		line = append(line, strings.Join(conds, ";"), strings.Join(evicted, ";"), strings.Join(failed, ";"))
 		if err := cw.Write(line); err != nil {
 			return err
 		}

@@ -62,6 +62,8 @@ type Row struct {
 	// runs where one did; FirstEviction likewise for the first eviction.
 	FirstPressure Timing `json:"firstPressure"`
 	FirstEviction Timing `json:"firstEviction"`
+	// PressureConditions counts, per condition, the runs whose first pressure it was.
+	PressureConditions map[string]int `json:"pressureConditions,omitempty"`
 	// Headroom is, per signal (memory.available, then nodefs.available, those with a hard
 	// threshold), the lowest headroom any seed showed.
 	Headroom     []LowestHeadroom `json:"minHeadroom,omitempty"`

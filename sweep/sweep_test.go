@@ -202,7 +202,12 @@ func TestSweepColumnsOnShippedScenario(t *testing.T) {
 	if err := Write(&b, res, "table"); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"796Mi at 2m9s (threshold +696Mi)", "2m9.1s", "3m9s", "1 of 2 runs passed every expectation",
+	for i, r := range res.Rows {
+		if !reflect.DeepEqual(r.PressureConditions, map[string]int{"MemoryPressure": 1}) {
+			t.Errorf("row %d pressure conditions %v", i, r.PressureConditions)
+		}
+	}
+	for _, want := range []string{"796Mi at 2m9s (threshold +696Mi)", "MemoryPressure 2m9.1s", "3m9s", "1 of 2 runs passed every expectation",
 		"1m: failed in 1 of 1 runs: count evictions <= 0"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
