@@ -50,15 +50,30 @@ type verdictOptions struct {
 
 func (v *verdictOptions) flags(c *cobra.Command) {
 	c.Flags().StringVar(&v.junit, "junit", "", "also write the runs as JUnit XML to this file: one test case per setting and seed, a failure per failed expectation")
-	c.Flags().Float64Var(&v.minPass, "min-pass", -1, "exit 0 when at least this fraction (0 to 1) of the runs passed every expectation (default: all must)")
+	v.minPass = -1
+	c.Flags().Var((*fraction)(&v.minPass), "min-pass", "exit 0 when at least this fraction (0 to 1) of the runs passed every expectation (default: all must)")
 }
 
-func (v *verdictOptions) check() error {
-	if v.minPass != -1 && (v.minPass < 0 || v.minPass > 1 || math.IsNaN(v.minPass)) {
-		return invalid(fmt.Errorf("--min-pass %g: want a fraction from 0 to 1", v.minPass))
+// fraction is the --min-pass flag: a number from 0 to 1, or -1 (unset, shown as nothing).
+type fraction float64
+
+func (f *fraction) String() string {
+	if *f < 0 {
+		return ""
 	}
+	return strconv.FormatFloat(float64(*f), 'g', -1, 64)
+}
+
+func (f *fraction) Set(s string) error {
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(x) || x < 0 || x > 1 {
+		return fmt.Errorf("want a fraction from 0 to 1, not %q", s)
+	}
+	*f = fraction(x)
 	return nil
 }
+
+func (f *fraction) Type() string { return "fraction" }
 
 func newSweepCmd(stdout, stderr io.Writer, sig *signals) *cobra.Command {
 	o := &sweepOptions{signals: sig, getenv: os.Getenv}
@@ -132,9 +147,6 @@ func openSource(ref string, opts scenarios.FileOptions) (*scenarios.Source, erro
 func (o *sweepOptions) run(ref string, stdout, stderr io.Writer) error {
 	if !sweep.ValidFormat(o.output) {
 		return invalid(fmt.Errorf("unknown output format %q (want %s)", o.output, strings.Join(sweep.Formats, ", ")))
-	}
-	if err := o.verdict.check(); err != nil {
-		return err
 	}
 	if len(o.sets) == 0 {
 		return invalid(fmt.Errorf("sweep needs at least one --set PATH=VALUE,VALUE,..."))
@@ -360,9 +372,6 @@ that is missing, given twice, from another sweep or cut short is an error naming
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !sweep.ValidFormat(output) {
 				return invalid(fmt.Errorf("unknown output format %q (want %s)", output, strings.Join(sweep.Formats, ", ")))
-			}
-			if err := v.check(); err != nil {
-				return err
 			}
 			var files []sweep.NamedShard
 			for _, name := range args {
