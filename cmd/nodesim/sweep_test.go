@@ -117,7 +117,7 @@ func TestRunJUnitMeetsSchema(t *testing.T) {
 	}
 }
 
-// A grid run as N shard processes (N = 1, 3, 7, with I given three ways) and merged prints
+// A grid run as N shard processes (N = 1, 3, 7, with I and N given four ways) and merged prints
 // what the unsharded sweep prints, byte for byte, in every format, with the same JUnit file
 // and exit code. A missing, duplicated or foreign shard is an error naming it.
 func TestShardedSweepMergesByteForByte(t *testing.T) {
@@ -161,8 +161,13 @@ func TestShardedSweepMergesByteForByte(t *testing.T) {
 			case 3: // an Indexed Job's index, a count flag, the slice on stdout
 				args = append(args, "--shards", "3")
 				env = append(env, fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i))
-			case 7: // /N with the index from the Job, the count from NODESIM_SHARDS elsewhere
-				args = append(args, "--shard", "/7", "--shard-out", path)
+			case 7: // the index from the Job; the count from --shard /7, or from NODESIM_SHARDS
+				args = append(args, "--shard-out", path)
+				if i%2 == 0 {
+					args = append(args, "--shard", "/7")
+				} else {
+					env = append(env, "NODESIM_SHARDS=7")
+				}
 				env = append(env, fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i))
 			}
 			cmd := exec.Command(bin, args...)
