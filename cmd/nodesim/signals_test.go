@@ -254,7 +254,8 @@ func TestSIGINTDuringSweepPrintsFinishedRows(t *testing.T) {
 	for i := 1; i <= 200; i++ {
 		vals = append(vals, fmt.Sprintf("%ds", i))
 	}
-	cmd := exec.Command(binary(t), "sweep", "crashloop", "--parallel", "1", "-o", "json",
+	junit := filepath.Join(t.TempDir(), "sweep.xml")
+	cmd := exec.Command(binary(t), "sweep", "crashloop", "--parallel", "1", "-o", "json", "--junit", junit,
 		"--set", "spec.pods[0].behavior.app.exit.after="+strings.Join(vals, ","))
 	var out bytes.Buffer
 	stderr, err := cmd.StderrPipe()
@@ -299,6 +300,14 @@ func TestSIGINTDuringSweepPrintsFinishedRows(t *testing.T) {
 		if want := fmt.Sprintf("%ds", i+1); r.Values[0] != want || r.Runs != 1 {
 			t.Errorf("row %d: %v with %d runs, want %s with 1", i, r.Values, r.Runs, want)
 		}
+	}
+	// The JUnit file holds the runs that finished, one case each, as the rows do.
+	data, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatalf("no JUnit file after SIGINT: %v", err)
+	}
+	if n := strings.Count(string(data), "<testcase "); n != len(res.Rows) {
+		t.Errorf("%d test cases in the JUnit file, want the %d runs printed", n, len(res.Rows))
 	}
 }
 
