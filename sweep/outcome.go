@@ -156,7 +156,7 @@ func summarizeRow(values []string, outs []*Outcome) Row {
 // summarize makes the rows of a whole grid from its outcomes, which are in grid order
 // (row, then seed); a row with no outcome (cut short before any of its runs) is left out.
 func summarize(res *Result, outs []Outcome) {
-	res.Rows = nil
+	res.Rows = []Row{} // "rows": [] in JSON, even for a sweep stopped before any run
 	res.Runs, res.Passed = 0, 0
 	for i := 0; i < len(outs); {
 		j := i
