@@ -116,6 +116,26 @@ func TestCompletion(t *testing.T) {
 }
 
 // The completion command is there for every shell cobra supports.
+// sweep --set completes the scenario's own paths and the common kubelet settings, each
+// with "=" and no space after it (directive 6: NoSpace|NoFileComp); once "=" is typed, the
+// values are the user's.
+func TestCompletionOfSetPaths(t *testing.T) {
+	got, dir := complete(t, "sweep", "crashloop", "--set", "spec.kubelet.evictionH")
+	want := []string{"spec.kubelet.evictionHard[memory.available]=", "spec.kubelet.evictionHard[nodefs.available]="}
+	if !reflect.DeepEqual(got, want) || dir != ":6" {
+		t.Errorf("--set spec.kubelet.evictionH: offered %q %s, want %q :6", got, dir, want)
+	}
+	// crashloop's one container exits with code 1 after a while: its own scalars are offered.
+	got, _ = complete(t, "sweep", "crashloop", "--set", "spec.pods[0].behavior.app.exit.")
+	want = []string{"spec.pods[0].behavior.app.exit.after=", "spec.pods[0].behavior.app.exit.code="}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("--set spec.pods[0].behavior.app.exit.: offered %q, want %q", got, want)
+	}
+	if got, dir := complete(t, "sweep", "crashloop", "--set", "spec.kubelet.maxPods="); len(got) != 0 || dir != ":4" {
+		t.Errorf("--set with a value begun: offered %q %s, want nothing :4", got, dir)
+	}
+}
+
 func TestCompletionScripts(t *testing.T) {
 	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
 		out, errOut, code := nodesim(t, "completion", shell)

@@ -121,6 +121,7 @@ the verdict is merge's.`,
 		},
 	}
 	c.Flags().StringArrayVar(&o.sets, "set", nil, "PATH=VALUE,VALUE,...: a setting to sweep (repeat for a grid)")
+	_ = c.RegisterFlagCompletionFunc("set", completeSetPath)
 	c.Flags().IntVar(&o.seeds, "seeds", 1, "how many seeds per setting: the scenario's seed (or --seed) and the ones after it")
 	c.Flags().Int64Var(&o.first, "seed", -1, "first seed (default: the scenario's spec.seed, else 1)")
 	c.Flags().IntVar(&o.parallel, "parallel", 0, "simulations at once (default: GOMAXPROCS)")
@@ -137,6 +138,27 @@ the verdict is merge's.`,
 }
 
 // openSource finds a scenario file, or a built-in scenario by name.
+// completeSetPath completes --set with the paths of the scenario named before it (its
+// scalars and the common kubelet settings), each followed by "=" for the values.
+func completeSetPath(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if strings.Contains(toComplete, "=") {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var doc []byte
+	if len(args) > 0 {
+		if src, err := openSource(args[0], scenarios.FileOptions{}); err == nil {
+			doc = src.Data
+		}
+	}
+	var out []string
+	for _, p := range sweep.Paths(doc) {
+		if strings.HasPrefix(p, toComplete) {
+			out = append(out, p+"=")
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
 func openSource(ref string, opts scenarios.FileOptions) (*scenarios.Source, error) {
 	if _, err := os.Stat(ref); err == nil || ref == "-" || strings.ContainsAny(ref, "/.") {
 		return scenarios.OpenFileWith(ref, opts)
