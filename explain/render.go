@@ -28,6 +28,12 @@ func (t *Transcript) render(e *trace.Event) {
 		t.skipSync(e)
 	case kindHousekeeping:
 		t.housekeeping(e)
+	case kindSelectCases:
+		t.selectCases(e)
+	case kindPodManager:
+		t.podManagerChange(e)
+	case kindMirrorPod:
+		t.mirrorPod(e)
 	case kindAdmitted, kindRejected:
 		t.admission(e)
 	case kindContainerClean, kindContainerGC:

@@ -48,6 +48,9 @@ type Transcript struct {
 	told map[string]bool
 	// shown says, per depth, whether the last line at that depth was printed.
 	shown [3]bool
+	// cases is the syncLoop's select, recorded as it started during the boot, kept to be
+	// shown with the run's start.
+	cases *trace.Event
 	// replaying is set while held events are played back one by one (see resyncStep):
 	// they must not be folded again.
 	replaying bool
