@@ -29,7 +29,7 @@ func (t *Transcript) showCases(e *trace.Event, when time.Duration) {
 	}
 	head := fmt.Sprintf("%s selects on %d channels", e.Name, len(chans))
 	if when != e.At {
-		head = fmt.Sprintf("%s (syncLoop started at %s) selects on %d channels", e.Name, at(e.At), len(chans))
+		head = fmt.Sprintf("%s (its syncLoop started during the boot) selects on %d channels", e.Name, len(chans))
 	}
 	t.emit(line{at: when, track: e.Track, cat: Sync, text: head})
 	for _, c := range chans {

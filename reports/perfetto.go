@@ -38,7 +38,10 @@ type PerfettoWriter struct {
 	nextFlow uint64
 	// waits holds the blocking calls begun and not yet returned (a worker's GetNewerThan by
 	// pod, a StopContainer by pod/container), drawn as one slice when they return.
-	waits   map[string]pendingSend
+	waits map[string]pendingSend
+	// relist is the last PLEG relist with a duration: the cache writes of a relist wake
+	// the workers waiting in GetNewerThan at the instant it ends.
+	relist  pendingSend
 	written int
 	err     error
 }
@@ -163,7 +166,8 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 		}
 		start = max(start, 0)
 		ev.Ph, ev.Ts, ev.Dur = "X", micros(start), micros(end-start)
-	} else if e.Flow != 0 && (e.Kind == trace.Send || e.Kind == trace.Recv) || e.Kind == kindSyncStart || e.Kind == kindUpdatePod {
+	} else if e.Flow != 0 && (e.Kind == trace.Send || e.Kind == trace.Recv) || e.Kind == kindSyncStart || e.Kind == kindUpdatePod ||
+		e.Kind == trace.Select || e.Kind == kindCacheReady {
 		// Perfetto binds a flow arrow to the slice around it on the arrow's thread and drops
 		// an arrow that has none: a channel step is a slice of one nanosecond, which cannot
 		// overlap another slice partly since simulated time steps in whole nanoseconds.
@@ -192,10 +196,7 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 	case kindSyncStart:
 		// Every UpdatePod since the worker's last sync is picked up by this one.
 		for _, u := range p.updates[e.Pod] {
-			p.nextFlow++
-			id := 1<<48 | p.nextFlow // apart from the kernel's channel flow ids, and exact in a float64
-			p.emit(&chromeEvent{Name: u.name, Cat: "UpdatePod", Ph: "s", Ts: micros(u.ts), Pid: perfettoPid, Tid: u.tid, ID: id, Bp: "e"})
-			p.emit(&chromeEvent{Name: u.name, Cat: "UpdatePod", Ph: "f", Ts: micros(e.At), Pid: perfettoPid, Tid: tid, ID: id, Bp: "e"})
+			p.flow("UpdatePod", u.name, u.ts, u.tid, e.At, tid)
 		}
 		delete(p.updates, e.Pod)
 	case kindStats:
@@ -215,6 +216,23 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 		p.waits["cache "+e.Pod] = pendingSend{ts: e.At, tid: tid, name: e.Name + " (waiting)"}
 	case kindCacheReady:
 		p.endWait("cache "+e.Pod, e)
+		// The worker waiting in GetNewerThan was woken by the relist that wrote the pod
+		// cache at this instant: an arrow from the end of that relist's slice.
+		if r := p.relist; r.tid != 0 && r.ts == e.At {
+			p.flow("podCache", "podCache → GetNewerThan", r.ts-stepSlice, r.tid, e.At, tid)
+		}
+	case kindRelist:
+		if e.Dur >= stepSlice {
+			p.relist = pendingSend{ts: e.At, tid: tid, name: name}
+		}
+	case trace.Select:
+		// A ticker's tick is not recorded as it is sent; the select records when it was.
+		// Its arrow starts on a thread of its own for the ticker.
+		if at, err := strconv.ParseInt(e.Attr("sentAt"), 10, 64); err == nil && at >= 0 {
+			from := p.tid("ticker " + e.Name)
+			p.emit(&chromeEvent{Name: "tick", Cat: "ticker", Ph: "X", Ts: micros(time.Duration(at)), Dur: micros(stepSlice), Pid: perfettoPid, Tid: from})
+			p.flow("ticker", e.Name, time.Duration(at), from, e.At, tid)
+		}
 	case kindCRICall:
 		// A StopContainer recorded without a duration blocks until the process exits.
 		if e.Name == "StopContainer" && e.Dur == 0 {
@@ -224,6 +242,15 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 		if e.Attr("kubeletLearnsBy") == "stopContainer" {
 			p.endWait("stop "+e.Pod+"/"+e.Container, e)
 		}
+	}
+	switch e.Kind {
+	case trace.Send, trace.Recv, trace.Drop, trace.Block:
+		// The channel's depth after the step, a counter track per channel.
+		if n, err := strconv.Atoi(e.Attr("len")); err == nil {
+			p.emit(&chromeEvent{Name: e.Name + " depth", Ph: "C", Ts: micros(e.At), Pid: perfettoPid, Args: map[string]any{"len": n}})
+		}
+	}
+	switch e.Kind {
 	case trace.Send:
 		if e.Flow != 0 {
 			p.sends[e.Flow] = pendingSend{ts: e.At, tid: tid, name: e.Name}
@@ -237,6 +264,15 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 			p.emit(&chromeEvent{Name: s.name, Cat: "channel", Ph: "f", Ts: micros(e.At), Pid: perfettoPid, Tid: tid, ID: e.Flow, Bp: "e"})
 		}
 	}
+}
+
+// flow draws an arrow of category cat from (from, fromTid) to (to, toTid); both ends must
+// lie in slices on their threads.
+func (p *PerfettoWriter) flow(cat, name string, from time.Duration, fromTid int, to time.Duration, toTid int) {
+	p.nextFlow++
+	id := 1<<48 | p.nextFlow // apart from the kernel's channel flow ids, and exact in a float64
+	p.emit(&chromeEvent{Name: name, Cat: cat, Ph: "s", Ts: micros(from), Pid: perfettoPid, Tid: fromTid, ID: id, Bp: "e"})
+	p.emit(&chromeEvent{Name: name, Cat: cat, Ph: "f", Ts: micros(to), Pid: perfettoPid, Tid: toTid, ID: id, Bp: "e"})
 }
 
 // endWait draws the blocking call key as a slice on its caller's thread, from its start to e.
