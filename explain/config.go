@@ -123,7 +123,7 @@ func apiText(e *trace.Event) string {
 	case kindAPIDelete:
 		return fmt.Sprintf("%s deleted, grace period %ss", pod, e.Attr("gracePeriodSeconds"))
 	case kindAPIUpdate:
-		return "pod " + e.Pod + " spec updated"
+		return pod + " spec updated"
 	case kindAPIPatch:
 		s := "status of " + strings.TrimPrefix(pod, "pod ") + " patched"
 		if p := e.Attr("phase"); p != "" {

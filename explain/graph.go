@@ -3,43 +3,63 @@ package explain
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"nodesim/trace"
 )
 
 // selectCases renders the syncLoop's whole select, as the kubelet recorded it when its
 // syncLoop started: each channel, its capacity and what feeds it. A syncLoop that started
-// during the boot, which is not shown, is shown with the run's start instead, and marked so.
+// during the boot, which is not shown, is still shown first, at its own time, as the graph
+// every later line is read against.
 func (t *Transcript) selectCases(e *trace.Event) {
-	if e.At < 0 && !t.f.inWindow(e.At) {
+	if !t.f.inWindow(e.At) && e.At < 0 && !t.started {
 		t.cases = ptr(*e)
 		return
 	}
-	t.showCases(e, e.At)
+	for _, l := range t.casesLines(e) {
+		if l.why != nil {
+			t.because(&l, e)
+		}
+		t.emit(l)
+	}
 }
 
-// showCases prints the select's cases as lines at the time when.
-func (t *Transcript) showCases(e *trace.Event, when time.Duration) {
+// showBootCases prints the select recorded during the boot, before the first line; the
+// time window does not hide it, the --only filter does.
+func (t *Transcript) showBootCases() {
+	e := t.cases
+	t.cases = nil
+	if e == nil || !t.f.category(Sync) {
+		return
+	}
+	for _, l := range t.casesLines(e) {
+		if l.why != nil {
+			t.stated(&l, e)
+		}
+		t.print(&l)
+	}
+}
+
+// casesLines are the select's lines: a head, then one line per channel; the line of the
+// channel nothing sends on is marked for its recorded reason (why set to e.Reason, to be
+// kept or dropped by the caller's because).
+func (t *Transcript) casesLines(e *trace.Event) []line {
 	var chans []trace.Attr
 	for _, a := range e.Attrs {
 		if !strings.HasPrefix(a.Key, "cap/") {
 			chans = append(chans, a)
 		}
 	}
-	head := fmt.Sprintf("%s selects on %d channels", e.Name, len(chans))
-	if when != e.At {
-		head = fmt.Sprintf("%s (its syncLoop started during the boot) selects on %d channels", e.Name, len(chans))
-	}
-	t.emit(line{at: when, track: e.Track, cat: Sync, text: head})
+	out := []line{{at: e.At, track: e.Track, cat: Sync, text: fmt.Sprintf("%s selects on %d channels", e.Name, len(chans))}}
 	for _, c := range chans {
-		l := line{at: when, track: e.Track, depth: 1, cat: Sync,
+		l := line{at: e.At, track: e.Track, depth: 1, cat: Sync,
 			text: fmt.Sprintf("%s (holds %s) ← %s", c.Key, e.Attr("cap/"+c.Key), c.Value)}
 		if c.Key == chanContainerManager {
-			t.because(&l, e)
+			l.why = e.Reason
 		}
-		t.emit(l)
+		out = append(out, l)
 	}
+	return out
 }
 
 // podManagerChange renders a pod entering or leaving one of the pod manager's maps, under

@@ -38,6 +38,7 @@ const (
 	kindRequeue     trace.Kind = "requeue"
 	kindForget      trace.Kind = "workerForgotten"
 	kindCancelSync  trace.Kind = "cancelSync"
+	kindGracePeriod trace.Kind = "gracePeriod"
 
 	// model/pleg
 	kindRelist       trace.Kind = "relist"
@@ -118,7 +119,7 @@ func categoryOf(e *trace.Event) Category {
 	case kindUpdatePod, kindWorkerState, kindWaitCache, kindCacheReady, kindSyncStart, kindSyncEnd, kindRequeue,
 		kindForget, kindCancelSync, kindPodActions, kindBackOff, kindKilling, kindPreStop, kindPostStart, kindStarted, kindStartFailed,
 		kindPullRequested, kindPullBackOff, kindPulled, kindPullFailed,
-		kindSetPodStatus, kindTerminatePod, kindSyncBatch, kindStatusDelete, kindMirrorPod:
+		kindSetPodStatus, kindTerminatePod, kindSyncBatch, kindStatusDelete, kindMirrorPod, kindGracePeriod:
 		return Workers
 	case kindRelist, kindRelistFailed, kindPLEGEvent, kindPLEGHealth:
 		return PLEG

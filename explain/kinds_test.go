@@ -28,7 +28,7 @@ func TestKindsMatchTheModel(t *testing.T) {
 		{kindMirrorPod, kubelet.KindMirrorPod},
 		{kindUpdatePod, podworkers.KindUpdatePod}, {kindWorkerState, podworkers.KindWorkerState}, {kindWaitCache, podworkers.KindWaitCache},
 		{kindCacheReady, podworkers.KindCacheReady}, {kindSyncStart, podworkers.KindSyncStart}, {kindSyncEnd, podworkers.KindSyncEnd},
-		{kindRequeue, podworkers.KindRequeue}, {kindForget, podworkers.KindForget},
+		{kindRequeue, podworkers.KindRequeue}, {kindForget, podworkers.KindForget}, {kindGracePeriod, podworkers.KindGracePeriod},
 		{kindRelist, pleg.KindRelist}, {kindRelistFailed, pleg.KindRelistFailed}, {kindPLEGEvent, pleg.KindEvent}, {kindPLEGHealth, pleg.KindHealth},
 		{kindPodActions, kuberuntime.KindPodActions}, {kindBackOff, kuberuntime.KindBackOff}, {kindKilling, kuberuntime.KindKilling},
 		{kindStarted, kuberuntime.KindStarted}, {kindStartFailed, kuberuntime.KindStartFailed},

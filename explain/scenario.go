@@ -37,10 +37,4 @@ func (t *Transcript) scenario(e *trace.Event) {
 		}
 	}
 	t.emit(l)
-	if e.Kind == kindRunStart && t.cases != nil {
-		// The syncLoop started during the boot: its select is shown with the run's start.
-		c := t.cases
-		t.cases = nil
-		t.showCases(c, e.At)
-	}
 }

@@ -49,7 +49,7 @@ type Transcript struct {
 	// shown says, per depth, whether the last line at that depth was printed.
 	shown [3]bool
 	// cases is the syncLoop's select, recorded as it started during the boot, kept to be
-	// shown with the run's start.
+	// shown first.
 	cases *trace.Event
 	// replaying is set while held events are played back one by one (see resyncStep):
 	// they must not be folded again.
@@ -168,8 +168,18 @@ func (t *Transcript) emit(l line) {
 // its own is stated once per run; one the model marked Each (a back-off's end, a
 // requeue's cap and jitter) at every decision.
 func (t *Transcript) because(l *line, e *trace.Event) {
+	if !t.f.keep(l) {
+		l.why = nil
+		return
+	}
+	t.stated(l, e)
+}
+
+// stated is because without the filters: l is printed whatever they say.
+func (t *Transcript) stated(l *line, e *trace.Event) {
+	l.why = nil
 	r := e.Reason
-	if r == nil || !t.f.keep(l) {
+	if r == nil {
 		return
 	}
 	if !r.Each {
@@ -217,4 +227,5 @@ func (t *Transcript) begin() {
 		t.printRaw(safetext.Escape(t.o.Title))
 	}
 	t.printRaw(t.pal.faint(fmt.Sprintf("%*s  %-*s %s", timeWidth, "time", trackWidth, "goroutine", "step")))
+	t.showBootCases()
 }

@@ -24,6 +24,7 @@ func TestKindsMatchTheModel(t *testing.T) {
 		{kindPodSeen, kubelet.KindPodSeen},
 		{kindRejected, kubelet.KindRejected},
 		{kindIterationWait, kubelet.KindIterationWait},
+		{kindSelectCases, kubelet.KindSelectCases},
 		{kindSetPodStatus, status.KindSetPodStatus},
 		{kindNodeCondition, apiserver.KindNodeCondition},
 		{kindAPIDelete, apiserver.KindDelete},

@@ -147,7 +147,14 @@ func (p *PerfettoWriter) emit(ev *chromeEvent) {
 // Record takes one event. The kubelet's boot before time zero is left out, as in every
 // report; a slice that began during the boot is cut at time zero.
 func (p *PerfettoWriter) Record(e *trace.Event) {
-	if p.err != nil || e.At < 0 {
+	if p.err != nil {
+		return
+	}
+	if e.Kind == kindSelectCases {
+		p.selectCases(e)
+		return
+	}
+	if e.At < 0 {
 		return
 	}
 	tid := p.tid(e.Track)
@@ -263,6 +270,23 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 			p.emit(&chromeEvent{Name: s.name, Cat: "channel", Ph: "s", Ts: micros(s.ts), Pid: perfettoPid, Tid: s.tid, ID: e.Flow, Bp: "e"})
 			p.emit(&chromeEvent{Name: s.name, Cat: "channel", Ph: "f", Ts: micros(e.At), Pid: perfettoPid, Tid: tid, ID: e.Flow, Bp: "e"})
 		}
+	}
+}
+
+// selectCases draws the syncLoop's select as its syncLoop starts (at time zero when that
+// was during the boot): an instant on the syncLoop listing every case, and a thread for
+// the container manager, whose channel nothing in nodesim sends on, so that the graph
+// shows the case.
+func (p *PerfettoWriter) selectCases(e *trace.Event) {
+	ts := max(e.At, 0)
+	args := eventArgs(e)
+	if args == nil {
+		args = map[string]any{}
+	}
+	args["recordedAt"] = e.At.String()
+	p.emit(&chromeEvent{Name: "selectCases " + e.Name, Cat: string(e.Kind), Ph: "i", Scope: "t", Ts: micros(ts), Pid: perfettoPid, Tid: p.tid(e.Track), Args: args})
+	if from := e.Attr(containerManagerCh); from != "" {
+		p.emit(&chromeEvent{Name: containerManagerCh + ": " + from, Cat: string(e.Kind), Ph: "i", Scope: "t", Ts: micros(ts), Pid: perfettoPid, Tid: p.tid("containerManager")})
 	}
 }
 

@@ -227,6 +227,8 @@ func TestPerfettoStructureInEveryShippedScenario(t *testing.T) {
 					drawn["wait "+e.Name]++
 				case e.Ph == "C":
 					drawn["counter "+e.Name]++
+				case e.Ph == "i" && strings.HasPrefix(e.Name, "containerManagerCh: "):
+					drawn["containerManagerCh named"]++
 				}
 			}
 			problems, unbound := perfettoProblems(t, out.Bytes())
@@ -248,6 +250,7 @@ func TestPerfettoStructureInEveryShippedScenario(t *testing.T) {
 		"arrow podCache: pleg -> podWorker",
 		"wait GetNewerThan (waiting)", "wait StopContainer (waiting for exit)",
 		"counter node memory (bytes)", "counter configCh depth", "counter plegCh depth", "counter livenessCh depth",
+		"containerManagerCh named",
 	} {
 		if drawn[k] == 0 {
 			t.Errorf("no %s in any shipped scenario", k)

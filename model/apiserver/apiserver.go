@@ -144,7 +144,7 @@ func (a *Server) Update(pod *corev1.Pod) bool {
 	p.CreationTimestamp = cur.CreationTimestamp
 	a.bump(p)
 	a.pods[p.UID] = p
-	a.clk.Record(&trace.Event{Kind: KindUpdate, Pod: p.Namespace + "/" + p.Name})
+	a.clk.Record(&trace.Event{Kind: KindUpdate, Pod: p.Namespace + "/" + p.Name, Attrs: mirrorAttr(p, nil)})
 	a.changed(p, false)
 	return true
 }
