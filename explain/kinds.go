@@ -27,6 +27,7 @@ const (
 	kindSelectCases    trace.Kind = "selectCases"
 	kindPodManager     trace.Kind = "podManager"
 	kindMirrorPod      trace.Kind = "mirrorPod"
+	kindRelistRequest  trace.Kind = "relistRequested"
 
 	// model/podworkers
 	kindUpdatePod   trace.Kind = "UpdatePod"
@@ -119,7 +120,7 @@ func categoryOf(e *trace.Event) Category {
 	case kindUpdatePod, kindWorkerState, kindWaitCache, kindCacheReady, kindSyncStart, kindSyncEnd, kindRequeue,
 		kindForget, kindCancelSync, kindPodActions, kindBackOff, kindKilling, kindPreStop, kindPostStart, kindStarted, kindStartFailed,
 		kindPullRequested, kindPullBackOff, kindPulled, kindPullFailed,
-		kindSetPodStatus, kindTerminatePod, kindSyncBatch, kindStatusDelete, kindMirrorPod, kindGracePeriod:
+		kindSetPodStatus, kindTerminatePod, kindSyncBatch, kindStatusDelete, kindMirrorPod, kindGracePeriod, kindRelistRequest:
 		return Workers
 	case kindRelist, kindRelistFailed, kindPLEGEvent, kindPLEGHealth:
 		return PLEG

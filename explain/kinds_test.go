@@ -25,7 +25,7 @@ func TestKindsMatchTheModel(t *testing.T) {
 		{kindDispatch, kubelet.KindDispatch}, {kindAdmitted, kubelet.KindAdmitted}, {kindRejected, kubelet.KindRejected},
 		{kindPodSeen, kubelet.KindPodSeen}, {kindIterationWait, kubelet.KindIterationWait}, {kindContainerClean, kubelet.KindContainerClean},
 		{kindIgnored, kubelet.KindIgnored}, {kindSelectCases, kubelet.KindSelectCases}, {kindPodManager, kubelet.KindPodManager},
-		{kindMirrorPod, kubelet.KindMirrorPod},
+		{kindMirrorPod, kubelet.KindMirrorPod}, {kindRelistRequest, kubelet.KindRelistRequested},
 		{kindUpdatePod, podworkers.KindUpdatePod}, {kindWorkerState, podworkers.KindWorkerState}, {kindWaitCache, podworkers.KindWaitCache},
 		{kindCacheReady, podworkers.KindCacheReady}, {kindSyncStart, podworkers.KindSyncStart}, {kindSyncEnd, podworkers.KindSyncEnd},
 		{kindRequeue, podworkers.KindRequeue}, {kindForget, podworkers.KindForget}, {kindGracePeriod, podworkers.KindGracePeriod},

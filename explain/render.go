@@ -53,6 +53,10 @@ func (t *Transcript) render(e *trace.Event) {
 		t.podCache(e)
 	case kindForget, kindCancelSync:
 		t.workerLifecycle(e)
+	case kindRelistRequest:
+		l := t.workerLine(e, "RequestPodRelist: asks PLEG for an on-demand relist of "+e.Pod)
+		t.because(&l, e)
+		t.emit(l)
 	case kindGracePeriod:
 		l := t.workerLine(e, "the kill's grace period: "+e.Attr("grace")+"s")
 		t.because(&l, e)

@@ -17,6 +17,7 @@ const (
 	kindWaitCache     trace.Kind = "waitCache"
 	kindCacheReady    trace.Kind = "cacheReady"
 	kindSelectCases   trace.Kind = "selectCases"
+	kindRelistRequest trace.Kind = "relistRequested"
 	kindPullRequested trace.Kind = "imagePullRequested"
 	kindPulled        trace.Kind = "imagePulled"
 	kindPullFailed    trace.Kind = "imagePullFailed"

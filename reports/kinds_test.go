@@ -25,6 +25,7 @@ func TestKindsMatchTheModel(t *testing.T) {
 		{kindRejected, kubelet.KindRejected},
 		{kindIterationWait, kubelet.KindIterationWait},
 		{kindSelectCases, kubelet.KindSelectCases},
+		{kindRelistRequest, kubelet.KindRelistRequested},
 		{kindSetPodStatus, status.KindSetPodStatus},
 		{kindNodeCondition, apiserver.KindNodeCondition},
 		{kindAPIDelete, apiserver.KindDelete},

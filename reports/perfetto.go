@@ -41,9 +41,11 @@ type PerfettoWriter struct {
 	waits map[string]pendingSend
 	// relist is the last PLEG relist with a duration: the cache writes of a relist wake
 	// the workers waiting in GetNewerThan at the instant it ends.
-	relist  pendingSend
-	written int
-	err     error
+	relist pendingSend
+	// relistRequests holds, by pod UID, the on-demand relists asked for and not yet served.
+	relistRequests map[string]pendingSend
+	written        int
+	err            error
 }
 
 // pendingSend is a channel send waiting for its receive, which draws its flow arrow.
@@ -90,7 +92,7 @@ func endStamped(k trace.Kind) bool {
 // Finish at the end.
 func NewPerfettoWriter(w io.Writer, process string) *PerfettoWriter {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	p := &PerfettoWriter{w: bw, enc: json.NewEncoder(bw), tids: map[string]int{}, sends: map[uint64]pendingSend{}, updates: map[string][]pendingSend{}, waits: map[string]pendingSend{}}
+	p := &PerfettoWriter{w: bw, enc: json.NewEncoder(bw), tids: map[string]int{}, sends: map[uint64]pendingSend{}, updates: map[string][]pendingSend{}, waits: map[string]pendingSend{}, relistRequests: map[string]pendingSend{}}
 	if _, err := bw.WriteString("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"); err != nil {
 		p.err = fmt.Errorf("writing perfetto trace: %w", err)
 	}
@@ -174,7 +176,7 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 		start = max(start, 0)
 		ev.Ph, ev.Ts, ev.Dur = "X", micros(start), micros(end-start)
 	} else if e.Flow != 0 && (e.Kind == trace.Send || e.Kind == trace.Recv) || e.Kind == kindSyncStart || e.Kind == kindUpdatePod ||
-		e.Kind == trace.Select || e.Kind == kindCacheReady {
+		e.Kind == trace.Select || e.Kind == kindCacheReady || e.Kind == kindRelistRequest {
 		// Perfetto binds a flow arrow to the slice around it on the arrow's thread and drops
 		// an arrow that has none: a channel step is a slice of one nanosecond, which cannot
 		// overlap another slice partly since simulated time steps in whole nanoseconds.
@@ -228,9 +230,27 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 		if r := p.relist; r.tid != 0 && r.ts == e.At {
 			p.flow("podCache", "podCache → GetNewerThan", r.ts-stepSlice, r.tid, e.At, tid)
 		}
+	case kindRelistRequest:
+		p.relistRequests[e.Attr("uid")] = pendingSend{ts: e.At, tid: tid, name: "RequestPodRelist"}
 	case kindRelist:
 		if e.Dur >= stepSlice {
 			p.relist = pendingSend{ts: e.At, tid: tid, name: name}
+			start := e.At - e.Dur
+			if e.Name == "relistPod" {
+				// The on-demand relist that serves a worker's request: an arrow from the
+				// request to the relist's start.
+				if r, ok := p.relistRequests[e.Attr("uid")]; ok && r.ts <= start {
+					delete(p.relistRequests, e.Attr("uid"))
+					p.flow("relistRequest", r.name, r.ts, r.tid, start, tid)
+				}
+			} else {
+				// A periodic relist covers the requests made before it began: PLEG drops them.
+				for uid, r := range p.relistRequests {
+					if r.ts <= start {
+						delete(p.relistRequests, uid)
+					}
+				}
+			}
 		}
 	case trace.Select:
 		// A ticker's tick is not recorded as it is sent; the select records when it was.

@@ -247,7 +247,7 @@ func TestPerfettoStructureInEveryShippedScenario(t *testing.T) {
 		"arrow channel livenessCh: prober -> syncLoop", "arrow channel readinessCh: prober -> syncLoop",
 		"arrow ticker syncCh: ticker syncCh -> syncLoop", "arrow ticker housekeepingCh: ticker housekeepingCh -> syncLoop",
 		"arrow UpdatePod: syncLoop -> podWorker", "arrow UpdatePod: evictionManager -> podWorker",
-		"arrow podCache: pleg -> podWorker",
+		"arrow podCache: pleg -> podWorker", "arrow relistRequest: podWorker -> pleg",
 		"wait GetNewerThan (waiting)", "wait StopContainer (waiting for exit)",
 		"counter node memory (bytes)", "counter configCh depth", "counter plegCh depth", "counter livenessCh depth",
 		"containerManagerCh named",
@@ -306,6 +306,8 @@ func arrowsOf(t *testing.T, evs []perfettoEvent) map[string]int {
 				wrong = to != "podWorker" || s.Tid == e.Tid
 			case "podCache":
 				wrong = from != "pleg" || to != "podWorker"
+			case "relistRequest":
+				wrong = from != "podWorker" || to != "pleg"
 			}
 			if wrong {
 				t.Errorf("%s (id %d at %s) joins the wrong threads", key, e.ID, e.Ts)

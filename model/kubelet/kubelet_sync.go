@@ -39,11 +39,20 @@ func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *cor
 		err := result.Error()
 		if err == nil && len(result.SyncResults) > 0 {
 			// postSync: the sync acted, so ask PLEG to look at this pod at once.
+			if kl.pleg.OnDemand() {
+				kl.s.Record(&trace.Event{Kind: KindRelistRequested, Pod: pod.Namespace + "/" + pod.Name,
+					Attrs:  []trace.Attr{{Key: "uid", Value: string(pod.UID)}},
+					Reason: trace.Because("postSyncRelist", "the sync acted without error (postSync): the kubelet asks PLEG to relist this pod now (PLEGOnDemandRelist) instead of waiting for the next periodic relist")})
+			}
 			kl.pleg.RequestRelist(pod.UID)
 		}
 		done(false, err)
 	})
 }
+
+// KindRelistRequested is SyncPod's postSync asking PLEG for an on-demand relist of the
+// pod it synced (RequestPodRelist), on the pod worker's goroutine. Attrs: uid.
+const KindRelistRequested trace.Kind = "relistRequested"
 
 // KindMirrorPod is SyncPod's tryReconcileMirrorPods acting for a static pod, on the pod
 // worker's goroutine: Name is "create", or "delete" for a mirror pod that no longer matches
