@@ -18,6 +18,7 @@ const (
 	kindCacheReady    trace.Kind = "cacheReady"
 	kindSelectCases   trace.Kind = "selectCases"
 	kindRelistRequest trace.Kind = "relistRequested"
+	kindPodManager    trace.Kind = "podManager"
 	kindPullRequested trace.Kind = "imagePullRequested"
 	kindPulled        trace.Kind = "imagePulled"
 	kindPullFailed    trace.Kind = "imagePullFailed"

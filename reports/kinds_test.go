@@ -26,6 +26,7 @@ func TestKindsMatchTheModel(t *testing.T) {
 		{kindIterationWait, kubelet.KindIterationWait},
 		{kindSelectCases, kubelet.KindSelectCases},
 		{kindRelistRequest, kubelet.KindRelistRequested},
+		{kindPodManager, kubelet.KindPodManager},
 		{kindSetPodStatus, status.KindSetPodStatus},
 		{kindNodeCondition, apiserver.KindNodeCondition},
 		{kindAPIDelete, apiserver.KindDelete},

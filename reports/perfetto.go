@@ -14,14 +14,16 @@ import (
 
 // PerfettoWriter streams trace.perfetto.json, the run in Chrome's trace-event format, which
 // Perfetto (ui.perfetto.dev) and chrome://tracing open: one thread per upstream goroutine
-// (the event's Track: syncLoop, each pod worker, pleg, the eviction manager, each probe
-// worker, ...), a complete ("X") slice for each step that takes time, a one-nanosecond slice
-// for each channel send and receive, an instant ("i") for every other step, and a flow arrow
-// ("s" to "f") from each channel send to its receive, bound to the send's and receive's slices;
-// arrows from each UpdatePod's caller to the worker's next sync, blocking waits as slices of
-// their simulated length, and a node memory counter. It is a trace.Sink and writes as events
-// arrive; it holds only the thread ids, the sends not yet received, the UpdatePods not yet
-// synced and the waits not yet over.
+// (the event's Track: syncLoop, each pod worker, pleg, the podConfig mux, the eviction
+// manager, each probe worker, ...) and per ticker; a complete ("X") slice for each step that
+// takes time, a one-nanosecond slice for each step an arrow starts or ends on, an instant
+// ("i") for every other step. Arrows ("s" to "f", each bound to the slice around it) run
+// from each channel send to its receive, from each tick to the select that took it, from
+// each UpdatePod's caller to the worker's next sync, from a relist that wrote the pod cache
+// to the worker it woke, and from a relist request to the relist serving it. Blocking
+// waits are slices of their simulated length; counters show node memory, each channel's
+// depth and the pod manager's maps. It is a trace.Sink and writes as events arrive; it
+// holds only the thread ids and the arrows and waits not yet closed.
 type PerfettoWriter struct {
 	w     *bufio.Writer
 	enc   *json.Encoder
@@ -229,6 +231,18 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 		// cache at this instant: an arrow from the end of that relist's slice.
 		if r := p.relist; r.tid != 0 && r.ts == e.At {
 			p.flow("podCache", "podCache → GetNewerThan", r.ts-stepSlice, r.tid, e.At, tid)
+		}
+	case kindPodManager:
+		// The pod manager's two maps, a counter track each: the desired pods and the
+		// mirror pods.
+		args := map[string]any{}
+		for _, k := range []string{"pods", "mirrorPods"} {
+			if v, err := strconv.Atoi(e.Attr(k)); err == nil {
+				args[k] = v
+			}
+		}
+		if len(args) > 0 {
+			p.emit(&chromeEvent{Name: "podManager", Ph: "C", Ts: micros(e.At), Pid: perfettoPid, Args: args})
 		}
 	case kindRelistRequest:
 		p.relistRequests[e.Attr("uid")] = pendingSend{ts: e.At, tid: tid, name: "RequestPodRelist"}

@@ -250,7 +250,7 @@ func TestPerfettoStructureInEveryShippedScenario(t *testing.T) {
 		"arrow podCache: pleg -> podWorker", "arrow relistRequest: podWorker -> pleg",
 		"wait GetNewerThan (waiting)", "wait StopContainer (waiting for exit)",
 		"counter node memory (bytes)", "counter configCh depth", "counter plegCh depth", "counter livenessCh depth",
-		"containerManagerCh named",
+		"containerManagerCh named", "counter podManager",
 	} {
 		if drawn[k] == 0 {
 			t.Errorf("no %s in any shipped scenario", k)
