@@ -27,8 +27,8 @@ type podManager struct {
 	record func(*trace.Event)
 }
 
-// KindPodManager is a pod entering (Name AddPod) or leaving (RemovePod) one of the pod
-// manager's maps. Attrs: map ("pods" or "mirrorPods"), mirrorOf (the static pod a mirror pod
+// KindPodManager is a pod entering (Name AddPod, or UpdatePod for a pod it did not hold)
+// or leaving (RemovePod) one of the pod manager's maps. Attrs: map ("pods" or "mirrorPods"), mirrorOf (the static pod a mirror pod
 // belongs to), and the maps' sizes after the change, pods and mirrorPods.
 const KindPodManager trace.Kind = "podManager"
 
@@ -39,15 +39,18 @@ func newPodManager(record func(*trace.Event)) *podManager {
 func fullName(p *corev1.Pod) string { return p.Name + "_" + p.Namespace }
 
 // AddPod files p in the pod map, or in the mirror-pod map when it is a mirror pod.
-func (m *podManager) AddPod(p *corev1.Pod) { m.UpdatePod(p) }
+func (m *podManager) AddPod(p *corev1.Pod) { m.set("AddPod", p) }
 
-// UpdatePod replaces p's entry, adding it when it is new.
-func (m *podManager) UpdatePod(p *corev1.Pod) {
+// UpdatePod replaces p's entry, adding it when it is new (as upstream's does).
+func (m *podManager) UpdatePod(p *corev1.Pod) { m.set("UpdatePod", p) }
+
+// set files p; op, the caller's name, is recorded when p enters a map.
+func (m *podManager) set(op string, p *corev1.Pod) {
 	if podconfig.IsMirrorPod(p) {
 		_, had := m.mirrorByName[fullName(p)]
 		m.mirrorByName[fullName(p)] = p
 		if !had {
-			m.changed("AddPod", p)
+			m.changed(op, p)
 		}
 		return
 	}
@@ -56,7 +59,7 @@ func (m *podManager) UpdatePod(p *corev1.Pod) {
 	m.byFullName[fullName(p)] = p
 	m.sorted = nil
 	if !had {
-		m.changed("AddPod", p)
+		m.changed(op, p)
 	}
 }
 
