@@ -105,6 +105,17 @@ func TestGoldenTranscripts(t *testing.T) {
 			golden(t, c.golden, run(t, c.scenario, c.o))
 		})
 	}
+	// A static pod's mirror pod deleted by a user (a scenario of this package's testdata):
+	// HandlePodRemoves of a mirror pod while the static pod runs on, and the worker's
+	// tryReconcileMirrorPods making a new one.
+	t.Run("mirror-pod-deleted", func(t *testing.T) {
+		l, err := scenarios.LoadFile(filepath.Join("testdata", "mirror-pod-deleted.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "mirror-pod-deleted", runLoaded(t, l, Options{Title: "nodesim explain testdata/mirror-pod-deleted.yaml --from 59s --to 61s",
+			From: 59 * time.Second, To: 61 * time.Second}))
+	})
 	// The shipped eviction scenario, once the library has it (the eviction model landed
 	// after explain; until then the hand-written trace below covers the same ground).
 	t.Run("besteffort-evicted-first", func(t *testing.T) {

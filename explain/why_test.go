@@ -103,7 +103,11 @@ func TestGoldenWhysAreRecordedReasons(t *testing.T) {
 			if scenario == "" {
 				events = readTrace(t, strings.TrimSuffix(f, ".txt")+".trace.jsonl")
 			} else {
-				l, err := scenarios.LoadBuiltin(scenario)
+				load := scenarios.LoadBuiltin
+				if strings.HasSuffix(scenario, ".yaml") {
+					load = scenarios.LoadFile // a scenario of this package's testdata
+				}
+				l, err := load(scenario)
 				if err != nil {
 					t.Fatal(err)
 				}
