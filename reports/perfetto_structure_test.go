@@ -245,6 +245,7 @@ func TestPerfettoStructureInEveryShippedScenario(t *testing.T) {
 	for _, k := range []string{
 		"arrow channel configCh: config -> syncLoop", "arrow channel plegCh: pleg -> syncLoop",
 		"arrow channel livenessCh: prober -> syncLoop", "arrow channel readinessCh: prober -> syncLoop",
+		"arrow channel startupCh: prober -> syncLoop",
 		"arrow ticker syncCh: ticker syncCh -> syncLoop", "arrow ticker housekeepingCh: ticker housekeepingCh -> syncLoop",
 		"arrow UpdatePod: syncLoop -> podWorker", "arrow UpdatePod: evictionManager -> podWorker",
 		"arrow podCache: pleg -> podWorker", "arrow relistRequest: podWorker -> pleg",
