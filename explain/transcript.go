@@ -162,9 +162,10 @@ func (t *Transcript) emit(l line) {
 	t.print(&l)
 }
 
-// because gives l the reason e's component recorded when it decided, if it recorded one.
-// It is the only way a "why:" line gets into a transcript: explain states what the model
-// decided and never infers a reason of its own. A rule whose text carries no values of
+// because gives l the reason e's component recorded when it decided, if it recorded one
+// and the filters keep l. It (with stated, for the few lines printed past the filters) is
+// the only way a "why:" line gets into a transcript: explain states what the model decided
+// and never infers a reason of its own. A rule whose text carries no values of
 // its own is stated once per run; one the model marked Each (a back-off's end, a
 // requeue's cap and jitter) at every decision.
 func (t *Transcript) because(l *line, e *trace.Event) {
