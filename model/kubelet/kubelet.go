@@ -220,11 +220,13 @@ func (kl *Kubelet) Run() {
 	kl.unsubscribeAPI = kl.watchAPI()
 	kl.syncTicker = kl.s.Clock("syncLoop", sim.PriorityTicker).NewTickerChan("syncCh", syncLoopTickPeriod)
 	kl.housekeepingTicker = kl.s.Clock("syncLoop", sim.PriorityTicker).NewTickerChan("housekeepingCh", housekeepingPeriod)
-	kl.sel = sim.NewSelect(kl.clk, kl.s.RNG("syncLoop"), "syncLoopIteration",
-		kl.podConfig.Updates(), kl.pleg.Watch(), kl.syncTicker.C,
-		kl.livenessManager.Updates(), kl.readinessManager.Updates(), kl.startupManager.Updates(),
-		kl.containerManager.Updates(), kl.housekeepingTicker.C)
-	kl.recordSelectCases()
+	cases := kl.selectCases()
+	chans := make([]sim.Selectable, len(cases))
+	for i, c := range cases {
+		chans[i] = c.ch
+	}
+	kl.sel = sim.NewSelect(kl.clk, kl.s.RNG("syncLoop"), "syncLoopIteration", chans...)
+	kl.recordSelectCases(cases)
 	kl.clk.Schedule(0, kl.syncLoop)
 }
 

@@ -13,6 +13,7 @@ import (
 	"nodesim/model/podconfig"
 	"nodesim/model/podworkers"
 	"nodesim/model/prober/results"
+	"nodesim/sim"
 	"nodesim/trace"
 )
 
@@ -194,29 +195,39 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 	next()
 }
 
+// selectCase is one case of the syncLoop's select: its channel and what feeds it.
+type selectCase struct {
+	ch interface {
+		sim.Selectable
+		Cap() int
+	}
+	from string
+}
+
+// selectCases are the select's cases in upstream's order (the case* constants): the one
+// list both the select and its record are made from.
+func (kl *Kubelet) selectCases() []selectCase {
+	return []selectCase{
+		caseConfig:           {kl.podConfig.Updates(), "podConfig mux, merging the sources " + strings.Join(kl.podConfig.Sources(), ", ") + " (the http source is not modelled)"},
+		casePLEG:             {kl.pleg.Watch(), "pleg relist"},
+		caseSync:             {kl.syncTicker.C, "ticker, every " + syncLoopTickPeriod.String()},
+		caseLiveness:         {kl.livenessManager.Updates(), "prober workers (liveness)"},
+		caseReadiness:        {kl.readinessManager.Updates(), "prober workers (readiness)"},
+		caseStartup:          {kl.startupManager.Updates(), "prober workers (startup)"},
+		caseContainerManager: {kl.containerManager.Updates(), "containerManager (device and DRA managers): not modelled, nothing sends"},
+		caseHousekeeping:     {kl.housekeepingTicker.C, "ticker, every " + housekeepingPeriod.String()},
+	}
+}
+
 // recordSelectCases records the syncLoop's whole select once, as it starts: every case
 // upstream's syncLoopIteration has, in its order, with what feeds each channel, so that a
-// transcript and the Perfetto trace can draw the graph, including the cases nothing in this
+// transcript and the Perfetto trace can draw the graph, including the case nothing in this
 // model ever makes ready.
-func (kl *Kubelet) recordSelectCases() {
-	sources := kl.podConfig.Sources()
-	feeds := []struct{ ch, from string }{
-		{kl.podConfig.Updates().Name(), "podConfig mux, merging the sources " + strings.Join(sources, ", ") + " (the http source is not modelled)"},
-		{kl.pleg.Watch().Name(), "pleg relist"},
-		{kl.syncTicker.C.Name(), "ticker, every " + syncLoopTickPeriod.String()},
-		{kl.livenessManager.Updates().Name(), "prober workers (liveness)"},
-		{kl.readinessManager.Updates().Name(), "prober workers (readiness)"},
-		{kl.startupManager.Updates().Name(), "prober workers (startup)"},
-		{kl.containerManager.Updates().Name(), "containerManager (device and DRA managers): not modelled, nothing sends"},
-		{kl.housekeepingTicker.C.Name(), "ticker, every " + housekeepingPeriod.String()},
-	}
-	caps := []int{kl.podConfig.Updates().Cap(), kl.pleg.Watch().Cap(), kl.syncTicker.C.Cap(),
-		kl.livenessManager.Updates().Cap(), kl.readinessManager.Updates().Cap(), kl.startupManager.Updates().Cap(),
-		kl.containerManager.Updates().Cap(), kl.housekeepingTicker.C.Cap()}
+func (kl *Kubelet) recordSelectCases(cases []selectCase) {
 	e := &trace.Event{Kind: KindSelectCases, Name: "syncLoopIteration",
 		Reason: trace.Because("containerManagerNotModelled", "nodesim models no device plugins and no DRA drivers: nothing sends on "+containerManagerCh+", so that case is in the select but never ready")}
-	for i, f := range feeds {
-		e.Attrs = append(e.Attrs, trace.Attr{Key: f.ch, Value: f.from}, trace.Attr{Key: "cap/" + f.ch, Value: strconv.Itoa(caps[i])})
+	for _, c := range cases {
+		e.Attrs = append(e.Attrs, trace.Attr{Key: c.ch.Name(), Value: c.from}, trace.Attr{Key: "cap/" + c.ch.Name(), Value: strconv.Itoa(c.ch.Cap())})
 	}
 	kl.clk.Record(e)
 }
