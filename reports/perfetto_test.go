@@ -284,3 +284,38 @@ func TestPerfettoChannelDepthCounter(t *testing.T) {
 		}
 	}
 }
+
+// A sync's RequestPodRelist at 0.450s draws an arrow to the relistPod that serves it, which
+// ran from 0.450001s to 0.454s (its slice starts at 450001µs); a request a periodic relist
+// covers (made at 1.5s, before the relist that began at 2.000s) gets none. The pod
+// manager's maps are a counter.
+func TestPerfettoRelistRequestArrowAndPodManagerCounter(t *testing.T) {
+	ms, us := time.Millisecond, time.Microsecond
+	w := "podWorker default/web"
+	tr := []trace.Event{
+		{At: 0, Track: "syncLoop", Kind: kindPodManager, Name: "AddPod", Pod: "default/web",
+			Attrs: []trace.Attr{{Key: "map", Value: "pods"}, {Key: "pods", Value: "1"}, {Key: "mirrorPods", Value: "0"}}},
+		{At: 450 * ms, Track: w, Kind: kindRelistRequest, Pod: "default/web", Attrs: []trace.Attr{{Key: "uid", Value: "u1"}}},
+		{At: 454 * ms, Track: "pleg", Kind: kindRelist, Name: "relistPod", Dur: 454*ms - (450*ms + us), Attrs: []trace.Attr{{Key: "uid", Value: "u1"}}},
+		{At: 1500 * ms, Track: w, Kind: kindRelistRequest, Pod: "default/web", Attrs: []trace.Attr{{Key: "uid", Value: "u1"}}},
+		{At: 2004 * ms, Track: "pleg", Kind: kindRelist, Name: "relist", Dur: 4 * ms},
+		{At: 2010 * ms, Track: "pleg", Kind: kindRelist, Name: "relistPod", Dur: 4 * ms, Attrs: []trace.Attr{{Key: "uid", Value: "u1"}}},
+	}
+	var b bytes.Buffer
+	p := NewPerfettoWriter(&b, "nodesim t")
+	for i := range tr {
+		p.Record(&tr[i])
+	}
+	if err := p.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	// Threads: syncLoop 1, the worker 2, pleg 3.
+	want := []string{"relistRequest RequestPodRelist: 2@450000 -> 3@450001"}
+	if got := flowEnds(t, b.Bytes()); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("arrows %q, want %q", got, want)
+	}
+	counter := `{"name":"podManager","ph":"C","ts":0,"pid":1,"tid":0,"args":{"mirrorPods":0,"pods":1}}`
+	if !strings.Contains(b.String(), counter) {
+		t.Errorf("no counter %s", counter)
+	}
+}
