@@ -100,7 +100,8 @@ func (s *configStep) flush(t *Transcript, _ *trace.Event) {
 			merge = "podConfig (" + s.merge.Name + "): first snapshot, no pods"
 		}
 		if s.api != nil {
-			merge = "watch → " + strings.TrimPrefix(merge, "podConfig ("+s.merge.Name+"): ")
+			// The API server's change reaches the mux through the api source's watch.
+			merge = "watch → " + merge
 		}
 		if s.sent > 0 {
 			merge += " → configCh"
@@ -112,15 +113,19 @@ func (s *configStep) flush(t *Transcript, _ *trace.Event) {
 
 // apiText is a change at the API server, as the pods bound to this node see it.
 func apiText(e *trace.Event) string {
+	pod := "pod " + e.Pod
+	if e.Attr("mirror") == "true" {
+		pod = "mirror pod of static pod " + e.Pod
+	}
 	switch e.Kind {
 	case kindAPICreate:
-		return "pod " + e.Pod + " created"
+		return pod + " created"
 	case kindAPIDelete:
-		return fmt.Sprintf("pod %s deleted, grace period %ss", e.Pod, e.Attr("gracePeriodSeconds"))
+		return fmt.Sprintf("%s deleted, grace period %ss", pod, e.Attr("gracePeriodSeconds"))
 	case kindAPIUpdate:
-		return "pod " + e.Pod + " spec updated"
+		return pod + " spec updated"
 	case kindAPIPatch:
-		s := "status of " + e.Pod + " patched"
+		s := "status of " + strings.TrimPrefix(pod, "pod ") + " patched"
 		if p := e.Attr("phase"); p != "" {
 			s += ": " + p
 		}
@@ -129,7 +134,7 @@ func apiText(e *trace.Event) string {
 		}
 		return s
 	case kindAPIRemoved:
-		return "pod " + e.Pod + " removed from the API server"
+		return pod + " removed from the API server"
 	}
 	return string(e.Kind) + " " + e.Pod
 }

@@ -95,11 +95,27 @@ func TestGoldenTranscripts(t *testing.T) {
 		{"liveness-restart", "liveness-restart", Options{Title: "nodesim explain liveness-restart --to 4m", To: 4 * time.Minute}},
 		// a static pod and its mirror pod
 		{"static-pod", "static-pod", Options{Title: "nodesim explain static-pod --to 30s", To: 30 * time.Second}},
+		// a user edit of a mirror pod: named as such, the static pod keeps running
+		{"mirror-pod-update", "mirror-pod-update", Options{Title: "nodesim explain mirror-pod-update --from 59s --to 61s", From: 59 * time.Second, To: 61 * time.Second}},
+		// HandlePodRemoves while the pod still runs: a force delete's DELETE then REMOVE, the
+		// kill's grace raised from 0s to the worker's 1s floor and to StopContainer's 2s
+		{"force-delete", "force-delete", Options{Title: "nodesim explain force-delete --from 59s --to 70s", From: 59 * time.Second, To: 70 * time.Second}},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
 			golden(t, c.golden, run(t, c.scenario, c.o))
 		})
 	}
+	// A static pod's mirror pod deleted by a user (a scenario of this package's testdata):
+	// HandlePodRemoves of a mirror pod while the static pod runs on, and the worker's
+	// tryReconcileMirrorPods making a new one.
+	t.Run("mirror-pod-deleted", func(t *testing.T) {
+		l, err := scenarios.LoadFile(filepath.Join("testdata", "mirror-pod-deleted.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "mirror-pod-deleted", runLoaded(t, l, Options{Title: "nodesim explain testdata/mirror-pod-deleted.yaml --from 59s --to 61s",
+			From: 59 * time.Second, To: 61 * time.Second}))
+	})
 	// The shipped eviction scenario, once the library has it (the eviction model landed
 	// after explain; until then the hand-written trace below covers the same ground).
 	t.Run("besteffort-evicted-first", func(t *testing.T) {

@@ -24,6 +24,10 @@ const (
 	kindContainerClean trace.Kind = "cleanUpContainersInPod"
 	kindContainerGC    trace.Kind = "containerGC"
 	kindIgnored        trace.Kind = "messageIgnored"
+	kindSelectCases    trace.Kind = "selectCases"
+	kindPodManager     trace.Kind = "podManager"
+	kindMirrorPod      trace.Kind = "mirrorPod"
+	kindRelistRequest  trace.Kind = "relistRequested"
 
 	// model/podworkers
 	kindUpdatePod   trace.Kind = "UpdatePod"
@@ -35,6 +39,7 @@ const (
 	kindRequeue     trace.Kind = "requeue"
 	kindForget      trace.Kind = "workerForgotten"
 	kindCancelSync  trace.Kind = "cancelSync"
+	kindGracePeriod trace.Kind = "gracePeriod"
 
 	// model/pleg
 	kindRelist       trace.Kind = "relist"
@@ -90,9 +95,11 @@ const (
 	chanConfig       = "configCh"
 	chanPLEG         = "plegCh"
 	chanSync         = "syncCh"
-	chanLiveness     = "livenessManager"
+	chanLiveness     = "livenessCh"
 	chanHousekeeping = "housekeepingCh"
-	selectSyncLoop   = "syncLoopIteration"
+	// chanContainerManager is kl.containerManager.Updates(): nothing in nodesim sends on it.
+	chanContainerManager = "containerManagerCh"
+	selectSyncLoop       = "syncLoopIteration"
 )
 
 // categoryOf says which --only category a kind belongs to.
@@ -101,7 +108,7 @@ func categoryOf(e *trace.Event) Category {
 	case kindRunStart, kindRunEnd, kindScenarioEvent:
 		return always
 	case trace.Select, trace.Send, trace.Recv, trace.Block, kindHandler, kindSkipSync, kindDispatch,
-		kindAdmitted, kindRejected, kindPodSeen, kindIterationWait, kindIgnored:
+		kindAdmitted, kindRejected, kindPodSeen, kindIterationWait, kindIgnored, kindSelectCases, kindPodManager:
 		return Sync
 	case trace.Drop:
 		if e.Name == chanConfig {
@@ -113,7 +120,7 @@ func categoryOf(e *trace.Event) Category {
 	case kindUpdatePod, kindWorkerState, kindWaitCache, kindCacheReady, kindSyncStart, kindSyncEnd, kindRequeue,
 		kindForget, kindCancelSync, kindPodActions, kindBackOff, kindKilling, kindPreStop, kindPostStart, kindStarted, kindStartFailed,
 		kindPullRequested, kindPullBackOff, kindPulled, kindPullFailed,
-		kindSetPodStatus, kindTerminatePod, kindSyncBatch, kindStatusDelete:
+		kindSetPodStatus, kindTerminatePod, kindSyncBatch, kindStatusDelete, kindMirrorPod, kindGracePeriod, kindRelistRequest:
 		return Workers
 	case kindRelist, kindRelistFailed, kindPLEGEvent, kindPLEGHealth:
 		return PLEG

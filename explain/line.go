@@ -39,7 +39,8 @@ type line struct {
 	text  string
 	tone  tone
 	// why, when set, is printed on its own line beneath: the reason the model recorded
-	// when it made the decision this line shows. It is only ever set by because.
+	// when it made the decision this line shows. It is only ever set from an event's recorded
+	// Reason (because, stated).
 	why *trace.Reason
 
 	cat  Category

@@ -28,6 +28,12 @@ func (t *Transcript) render(e *trace.Event) {
 		t.skipSync(e)
 	case kindHousekeeping:
 		t.housekeeping(e)
+	case kindSelectCases:
+		t.selectCases(e)
+	case kindPodManager:
+		t.podManagerChange(e)
+	case kindMirrorPod:
+		t.mirrorPod(e)
 	case kindAdmitted, kindRejected:
 		t.admission(e)
 	case kindContainerClean, kindContainerGC:
@@ -47,6 +53,14 @@ func (t *Transcript) render(e *trace.Event) {
 		t.podCache(e)
 	case kindForget, kindCancelSync:
 		t.workerLifecycle(e)
+	case kindRelistRequest:
+		l := t.workerLine(e, "RequestPodRelist: asks PLEG for an on-demand relist of "+e.Pod)
+		t.because(&l, e)
+		t.emit(l)
+	case kindGracePeriod:
+		l := t.workerLine(e, "the kill's grace period: "+e.Attr("grace")+"s")
+		t.because(&l, e)
+		t.emit(l)
 
 	case kindPodActions, kindBackOff, kindKilling, kindPreStop, kindPostStart, kindStarted, kindStartFailed:
 		t.runtimeManager(e)

@@ -225,7 +225,7 @@ func (t *Transcript) probe(e *trace.Event) {
 		l.text += ", timed out after " + attrSpan(to)
 	}
 	if changed {
-		l.text += " → result changes, sent to the " + e.Name + " manager"
+		l.text += " → result changes, sent on " + e.Name + "Ch"
 	} else {
 		l.text += ", below the threshold: result unchanged"
 		t.because(&l, e)

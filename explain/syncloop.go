@@ -105,7 +105,7 @@ func (s *selectStep) flush(t *Transcript, next *trace.Event) {
 		}
 	}
 	if s.ignored != nil && !handled {
-		if s.ignored.Name == "livenessManager" {
+		if s.ignored.Name == chanLiveness {
 			l.text += fmt.Sprintf(": %s, no handler", s.ignored.Attr("result"))
 		}
 		t.because(&l, s.ignored)
@@ -136,9 +136,9 @@ func (t *Transcript) handler(e *trace.Event) {
 		text: fmt.Sprintf("%s %s (%s)", e.Name, list(pods, 3), cause)}
 	if m := e.Attr("mirror"); m != "" {
 		if len(pods) == 1 && m == pods[0] {
-			l.text = fmt.Sprintf("%s mirror pod %s (%s)", e.Name, m, cause)
+			l.text = fmt.Sprintf("%s mirror pod of static pod %s (%s)", e.Name, m, cause)
 		} else {
-			l.text = fmt.Sprintf("%s %s (%s; mirror pods: %s)", e.Name, list(pods, 3), cause, m)
+			l.text = fmt.Sprintf("%s %s (%s; mirror pods of static pods %s)", e.Name, list(pods, 3), cause, m)
 		}
 	}
 	t.because(&l, e)

@@ -48,6 +48,9 @@ type Transcript struct {
 	told map[string]bool
 	// shown says, per depth, whether the last line at that depth was printed.
 	shown [3]bool
+	// cases is the syncLoop's select, recorded as it started during the boot, kept to be
+	// shown first.
+	cases *trace.Event
 	// replaying is set while held events are played back one by one (see resyncStep):
 	// they must not be folded again.
 	replaying bool
@@ -159,14 +162,25 @@ func (t *Transcript) emit(l line) {
 	t.print(&l)
 }
 
-// because gives l the reason e's component recorded when it decided, if it recorded one.
-// It is the only way a "why:" line gets into a transcript: explain states what the model
-// decided and never infers a reason of its own. A rule whose text carries no values of
+// because gives l the reason e's component recorded when it decided, if it recorded one
+// and the filters keep l. It (with stated, for the few lines printed past the filters) is
+// the only way a "why:" line gets into a transcript: explain states what the model decided
+// and never infers a reason of its own. A rule whose text carries no values of
 // its own is stated once per run; one the model marked Each (a back-off's end, a
 // requeue's cap and jitter) at every decision.
 func (t *Transcript) because(l *line, e *trace.Event) {
+	if !t.f.keep(l) {
+		l.why = nil
+		return
+	}
+	t.stated(l, e)
+}
+
+// stated is because without the filters: l is printed whatever they say.
+func (t *Transcript) stated(l *line, e *trace.Event) {
+	l.why = nil
 	r := e.Reason
-	if r == nil || !t.f.keep(l) {
+	if r == nil {
 		return
 	}
 	if !r.Each {
@@ -214,4 +228,5 @@ func (t *Transcript) begin() {
 		t.printRaw(safetext.Escape(t.o.Title))
 	}
 	t.printRaw(t.pal.faint(fmt.Sprintf("%*s  %-*s %s", timeWidth, "time", trackWidth, "goroutine", "step")))
+	t.showBootCases()
 }

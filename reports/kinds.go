@@ -16,6 +16,9 @@ const (
 	kindCRICall       trace.Kind = "criCall"
 	kindWaitCache     trace.Kind = "waitCache"
 	kindCacheReady    trace.Kind = "cacheReady"
+	kindSelectCases   trace.Kind = "selectCases"
+	kindRelistRequest trace.Kind = "relistRequested"
+	kindPodManager    trace.Kind = "podManager"
 	kindPullRequested trace.Kind = "imagePullRequested"
 	kindPulled        trace.Kind = "imagePulled"
 	kindPullFailed    trace.Kind = "imagePullFailed"
@@ -39,3 +42,6 @@ const (
 	kindOOMKill      = trace.OOMKill
 	kindProbeResult  = trace.ProbeResult
 )
+
+// containerManagerCh is kl.containerManager.Updates() in the trace (model/kubelet).
+const containerManagerCh = "containerManagerCh"

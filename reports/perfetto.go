@@ -14,14 +14,16 @@ import (
 
 // PerfettoWriter streams trace.perfetto.json, the run in Chrome's trace-event format, which
 // Perfetto (ui.perfetto.dev) and chrome://tracing open: one thread per upstream goroutine
-// (the event's Track: syncLoop, each pod worker, pleg, the eviction manager, each probe
-// worker, ...), a complete ("X") slice for each step that takes time, a one-nanosecond slice
-// for each channel send and receive, an instant ("i") for every other step, and a flow arrow
-// ("s" to "f") from each channel send to its receive, bound to the send's and receive's slices;
-// arrows from each UpdatePod's caller to the worker's next sync, blocking waits as slices of
-// their simulated length, and a node memory counter. It is a trace.Sink and writes as events
-// arrive; it holds only the thread ids, the sends not yet received, the UpdatePods not yet
-// synced and the waits not yet over.
+// (the event's Track: syncLoop, each pod worker, pleg, the podConfig mux, the eviction
+// manager, each probe worker, ...) and per ticker; a complete ("X") slice for each step that
+// takes time, a one-nanosecond slice for each step an arrow starts or ends on, an instant
+// ("i") for every other step. Arrows ("s" to "f", each bound to the slice around it) run
+// from each channel send to its receive, from each tick to the select that took it, from
+// each UpdatePod's caller to the worker's next sync, from a relist that wrote the pod cache
+// to the worker it woke, and from a relist request to the relist serving it. Blocking
+// waits are slices of their simulated length; counters show node memory, each channel's
+// depth and the pod manager's maps. It is a trace.Sink and writes as events arrive; it
+// holds only the thread ids and the arrows and waits not yet closed.
 type PerfettoWriter struct {
 	w     *bufio.Writer
 	enc   *json.Encoder
@@ -38,9 +40,14 @@ type PerfettoWriter struct {
 	nextFlow uint64
 	// waits holds the blocking calls begun and not yet returned (a worker's GetNewerThan by
 	// pod, a StopContainer by pod/container), drawn as one slice when they return.
-	waits   map[string]pendingSend
-	written int
-	err     error
+	waits map[string]pendingSend
+	// relist is the last PLEG relist with a duration: the cache writes of a relist wake
+	// the workers waiting in GetNewerThan at the instant it ends.
+	relist pendingSend
+	// relistRequests holds, by pod UID, the on-demand relists asked for and not yet served.
+	relistRequests map[string]pendingSend
+	written        int
+	err            error
 }
 
 // pendingSend is a channel send waiting for its receive, which draws its flow arrow.
@@ -87,7 +94,7 @@ func endStamped(k trace.Kind) bool {
 // Finish at the end.
 func NewPerfettoWriter(w io.Writer, process string) *PerfettoWriter {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	p := &PerfettoWriter{w: bw, enc: json.NewEncoder(bw), tids: map[string]int{}, sends: map[uint64]pendingSend{}, updates: map[string][]pendingSend{}, waits: map[string]pendingSend{}}
+	p := &PerfettoWriter{w: bw, enc: json.NewEncoder(bw), tids: map[string]int{}, sends: map[uint64]pendingSend{}, updates: map[string][]pendingSend{}, waits: map[string]pendingSend{}, relistRequests: map[string]pendingSend{}}
 	if _, err := bw.WriteString("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"); err != nil {
 		p.err = fmt.Errorf("writing perfetto trace: %w", err)
 	}
@@ -144,7 +151,14 @@ func (p *PerfettoWriter) emit(ev *chromeEvent) {
 // Record takes one event. The kubelet's boot before time zero is left out, as in every
 // report; a slice that began during the boot is cut at time zero.
 func (p *PerfettoWriter) Record(e *trace.Event) {
-	if p.err != nil || e.At < 0 {
+	if p.err != nil {
+		return
+	}
+	if e.Kind == kindSelectCases {
+		p.selectCases(e)
+		return
+	}
+	if e.At < 0 {
 		return
 	}
 	tid := p.tid(e.Track)
@@ -163,7 +177,8 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 		}
 		start = max(start, 0)
 		ev.Ph, ev.Ts, ev.Dur = "X", micros(start), micros(end-start)
-	} else if e.Flow != 0 && (e.Kind == trace.Send || e.Kind == trace.Recv) || e.Kind == kindSyncStart || e.Kind == kindUpdatePod {
+	} else if e.Flow != 0 && (e.Kind == trace.Send || e.Kind == trace.Recv) || e.Kind == kindSyncStart || e.Kind == kindUpdatePod ||
+		e.Kind == trace.Select || e.Kind == kindCacheReady || e.Kind == kindRelistRequest {
 		// Perfetto binds a flow arrow to the slice around it on the arrow's thread and drops
 		// an arrow that has none: a channel step is a slice of one nanosecond, which cannot
 		// overlap another slice partly since simulated time steps in whole nanoseconds.
@@ -192,10 +207,7 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 	case kindSyncStart:
 		// Every UpdatePod since the worker's last sync is picked up by this one.
 		for _, u := range p.updates[e.Pod] {
-			p.nextFlow++
-			id := 1<<48 | p.nextFlow // apart from the kernel's channel flow ids, and exact in a float64
-			p.emit(&chromeEvent{Name: u.name, Cat: "UpdatePod", Ph: "s", Ts: micros(u.ts), Pid: perfettoPid, Tid: u.tid, ID: id, Bp: "e"})
-			p.emit(&chromeEvent{Name: u.name, Cat: "UpdatePod", Ph: "f", Ts: micros(e.At), Pid: perfettoPid, Tid: tid, ID: id, Bp: "e"})
+			p.flow("UpdatePod", u.name, u.ts, u.tid, e.At, tid)
 		}
 		delete(p.updates, e.Pod)
 	case kindStats:
@@ -215,6 +227,53 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 		p.waits["cache "+e.Pod] = pendingSend{ts: e.At, tid: tid, name: e.Name + " (waiting)"}
 	case kindCacheReady:
 		p.endWait("cache "+e.Pod, e)
+		// The worker waiting in GetNewerThan was woken by the relist that wrote the pod
+		// cache at this instant: an arrow from the end of that relist's slice.
+		if r := p.relist; r.tid != 0 && r.ts == e.At {
+			p.flow("podCache", "podCache → GetNewerThan", r.ts-stepSlice, r.tid, e.At, tid)
+		}
+	case kindPodManager:
+		// The pod manager's two maps, a counter track each: the desired pods and the
+		// mirror pods.
+		args := map[string]any{}
+		for _, k := range []string{"pods", "mirrorPods"} {
+			if v, err := strconv.Atoi(e.Attr(k)); err == nil {
+				args[k] = v
+			}
+		}
+		if len(args) > 0 {
+			p.emit(&chromeEvent{Name: "podManager", Ph: "C", Ts: micros(e.At), Pid: perfettoPid, Args: args})
+		}
+	case kindRelistRequest:
+		p.relistRequests[e.Attr("uid")] = pendingSend{ts: e.At, tid: tid, name: "RequestPodRelist"}
+	case kindRelist:
+		if e.Dur >= stepSlice {
+			p.relist = pendingSend{ts: e.At, tid: tid, name: name}
+			start := e.At - e.Dur
+			if e.Name == "relistPod" {
+				// The on-demand relist that serves a worker's request: an arrow from the
+				// request to the relist's start.
+				if r, ok := p.relistRequests[e.Attr("uid")]; ok && r.ts <= start {
+					delete(p.relistRequests, e.Attr("uid"))
+					p.flow("relistRequest", r.name, r.ts, r.tid, start, tid)
+				}
+			} else {
+				// A periodic relist covers the requests made before it began: PLEG drops them.
+				for uid, r := range p.relistRequests {
+					if r.ts <= start {
+						delete(p.relistRequests, uid)
+					}
+				}
+			}
+		}
+	case trace.Select:
+		// A ticker's tick is not recorded as it is sent; the select records when it was.
+		// Its arrow starts on a thread of its own for the ticker.
+		if at, err := strconv.ParseInt(e.Attr("sentAt"), 10, 64); err == nil && at >= 0 {
+			from := p.tid("ticker " + e.Name)
+			p.emit(&chromeEvent{Name: "tick", Cat: "ticker", Ph: "X", Ts: micros(time.Duration(at)), Dur: micros(stepSlice), Pid: perfettoPid, Tid: from})
+			p.flow("ticker", e.Name, time.Duration(at), from, e.At, tid)
+		}
 	case kindCRICall:
 		// A StopContainer recorded without a duration blocks until the process exits.
 		if e.Name == "StopContainer" && e.Dur == 0 {
@@ -224,6 +283,15 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 		if e.Attr("kubeletLearnsBy") == "stopContainer" {
 			p.endWait("stop "+e.Pod+"/"+e.Container, e)
 		}
+	}
+	switch e.Kind {
+	case trace.Send, trace.Recv, trace.Drop, trace.Block:
+		// The channel's depth after the step, a counter track per channel.
+		if n, err := strconv.Atoi(e.Attr("len")); err == nil {
+			p.emit(&chromeEvent{Name: e.Name + " depth", Ph: "C", Ts: micros(e.At), Pid: perfettoPid, Args: map[string]any{"len": n}})
+		}
+	}
+	switch e.Kind {
 	case trace.Send:
 		if e.Flow != 0 {
 			p.sends[e.Flow] = pendingSend{ts: e.At, tid: tid, name: e.Name}
@@ -237,6 +305,32 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 			p.emit(&chromeEvent{Name: s.name, Cat: "channel", Ph: "f", Ts: micros(e.At), Pid: perfettoPid, Tid: tid, ID: e.Flow, Bp: "e"})
 		}
 	}
+}
+
+// selectCases draws the syncLoop's select as its syncLoop starts (at time zero when that
+// was during the boot): an instant on the syncLoop listing every case, and a thread for
+// the container manager, whose channel nothing in nodesim sends on, so that the graph
+// shows the case.
+func (p *PerfettoWriter) selectCases(e *trace.Event) {
+	ts := max(e.At, 0)
+	args := eventArgs(e)
+	if args == nil {
+		args = map[string]any{}
+	}
+	args["recordedAt"] = e.At.String()
+	p.emit(&chromeEvent{Name: "selectCases " + e.Name, Cat: string(e.Kind), Ph: "i", Scope: "t", Ts: micros(ts), Pid: perfettoPid, Tid: p.tid(e.Track), Args: args})
+	if from := e.Attr(containerManagerCh); from != "" {
+		p.emit(&chromeEvent{Name: containerManagerCh + ": " + from, Cat: string(e.Kind), Ph: "i", Scope: "t", Ts: micros(ts), Pid: perfettoPid, Tid: p.tid("containerManager")})
+	}
+}
+
+// flow draws an arrow of category cat from (from, fromTid) to (to, toTid); both ends must
+// lie in slices on their threads.
+func (p *PerfettoWriter) flow(cat, name string, from time.Duration, fromTid int, to time.Duration, toTid int) {
+	p.nextFlow++
+	id := 1<<48 | p.nextFlow // apart from the kernel's channel flow ids, and exact in a float64
+	p.emit(&chromeEvent{Name: name, Cat: cat, Ph: "s", Ts: micros(from), Pid: perfettoPid, Tid: fromTid, ID: id, Bp: "e"})
+	p.emit(&chromeEvent{Name: name, Cat: cat, Ph: "f", Ts: micros(to), Pid: perfettoPid, Tid: toTid, ID: id, Bp: "e"})
 }
 
 // endWait draws the blocking call key as a slice on its caller's thread, from its start to e.

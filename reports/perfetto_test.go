@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -175,8 +176,11 @@ func TestPerfettoBlockingWaits(t *testing.T) {
 			got = append(got, e.Name+" "+e.Ts.String()+" "+e.Dur.String())
 		}
 	}
+	// The wake-up itself is a 1ns slice (an arrow from PLEG may end on it), drawn before
+	// the wait it ends: 68.152s to 69.153s is 1001000µs.
 	want := []string{
 		"StopContainer (waiting for exit) 63000000 5000000",
+		"cacheReady GetNewerThan 69153000 0.001",
 		"GetNewerThan (waiting) 68152000 1001000",
 	}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
@@ -197,5 +201,121 @@ func TestPerfettoMemoryCounter(t *testing.T) {
 	want := `{"name":"node memory (bytes)","ph":"C","ts":10000000,"pid":1,"tid":0,"args":{"memoryAvailable":8588886016,"memoryWorkingSet":1048576}}`
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("no counter %s in\n%s", want, b.String())
+	}
+}
+
+// flowEnds lists a trace's arrows as "cat name: fromTid@ts -> toTid@ts".
+func flowEnds(t *testing.T, data []byte) []string {
+	t.Helper()
+	var doc struct {
+		TraceEvents []struct {
+			Name, Cat, Ph string
+			Ts            json.Number
+			Tid           int
+			ID            uint64
+		}
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	starts := map[uint64]string{}
+	var out []string
+	for _, e := range doc.TraceEvents {
+		switch e.Ph {
+		case "s":
+			starts[e.ID] = fmt.Sprintf("%s %s: %d@%s", e.Cat, e.Name, e.Tid, e.Ts)
+		case "f":
+			out = append(out, fmt.Sprintf("%s -> %d@%s", starts[e.ID], e.Tid, e.Ts))
+		}
+	}
+	return out
+}
+
+// A relist that writes the pod cache wakes the worker waiting in GetNewerThan: the arrow
+// starts inside the relist's slice on pleg (relist 1.002s to 1.004s, the arrow at its last
+// nanosecond, 1003999.999µs) and ends on the worker's wake-up at 1.004s. A tick taken by the
+// syncLoop at 2.000s, sent at 2.000s, gets an arrow from its ticker's thread.
+func TestPerfettoCacheAndTickerArrows(t *testing.T) {
+	ms := time.Millisecond
+	tr := []trace.Event{
+		{At: 1004 * ms, Track: "pleg", Kind: kindRelist, Name: "relist", Dur: 2 * ms},
+		{At: 1004 * ms, Track: "podWorker default/web", Kind: kindCacheReady, Name: "GetNewerThan", Pod: "default/web"},
+		{At: 2000 * ms, Track: "syncLoop", Kind: trace.Select, Name: "syncCh", Ready: []string{"syncCh"},
+			Attrs: []trace.Attr{{Key: "select", Value: "syncLoopIteration"}, {Key: "sentAt", Value: "2000000000"}}},
+	}
+	var b bytes.Buffer
+	p := NewPerfettoWriter(&b, "nodesim t")
+	for i := range tr {
+		p.Record(&tr[i])
+	}
+	if err := p.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	// Threads in order of first use: pleg 1, the worker 2, syncLoop 3, ticker syncCh 4.
+	want := []string{
+		"podCache podCache → GetNewerThan: 1@1003999.999 -> 2@1004000",
+		"ticker syncCh: 4@2000000 -> 3@2000000",
+	}
+	if got := flowEnds(t, b.Bytes()); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("arrows %q, want %q", got, want)
+	}
+}
+
+// Each send, receive and drop recorded with the channel's depth draws a counter sample.
+func TestPerfettoChannelDepthCounter(t *testing.T) {
+	tr := []trace.Event{
+		{At: time.Second, Track: "pleg", Kind: trace.Send, Name: "plegCh", Flow: 7, Attrs: []trace.Attr{{Key: "len", Value: "1"}}},
+		{At: time.Second, Track: "syncLoop", Kind: trace.Recv, Name: "plegCh", Flow: 7, Attrs: []trace.Attr{{Key: "len", Value: "0"}}},
+	}
+	var b bytes.Buffer
+	p := NewPerfettoWriter(&b, "nodesim t")
+	for i := range tr {
+		p.Record(&tr[i])
+	}
+	if err := p.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`{"name":"plegCh depth","ph":"C","ts":1000000,"pid":1,"tid":0,"args":{"len":1}}`,
+		`{"name":"plegCh depth","ph":"C","ts":1000000,"pid":1,"tid":0,"args":{"len":0}}`,
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no counter sample %s", want)
+		}
+	}
+}
+
+// A sync's RequestPodRelist at 0.450s draws an arrow to the relistPod that serves it, which
+// ran from 0.450001s to 0.454s (its slice starts at 450001µs); a request a periodic relist
+// covers (made at 1.5s, before the relist that began at 2.000s) gets none. The pod
+// manager's maps are a counter.
+func TestPerfettoRelistRequestArrowAndPodManagerCounter(t *testing.T) {
+	ms, us := time.Millisecond, time.Microsecond
+	w := "podWorker default/web"
+	tr := []trace.Event{
+		{At: 0, Track: "syncLoop", Kind: kindPodManager, Name: "AddPod", Pod: "default/web",
+			Attrs: []trace.Attr{{Key: "map", Value: "pods"}, {Key: "pods", Value: "1"}, {Key: "mirrorPods", Value: "0"}}},
+		{At: 450 * ms, Track: w, Kind: kindRelistRequest, Pod: "default/web", Attrs: []trace.Attr{{Key: "uid", Value: "u1"}}},
+		{At: 454 * ms, Track: "pleg", Kind: kindRelist, Name: "relistPod", Dur: 454*ms - (450*ms + us), Attrs: []trace.Attr{{Key: "uid", Value: "u1"}}},
+		{At: 1500 * ms, Track: w, Kind: kindRelistRequest, Pod: "default/web", Attrs: []trace.Attr{{Key: "uid", Value: "u1"}}},
+		{At: 2004 * ms, Track: "pleg", Kind: kindRelist, Name: "relist", Dur: 4 * ms},
+		{At: 2010 * ms, Track: "pleg", Kind: kindRelist, Name: "relistPod", Dur: 4 * ms, Attrs: []trace.Attr{{Key: "uid", Value: "u1"}}},
+	}
+	var b bytes.Buffer
+	p := NewPerfettoWriter(&b, "nodesim t")
+	for i := range tr {
+		p.Record(&tr[i])
+	}
+	if err := p.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	// Threads: syncLoop 1, the worker 2, pleg 3.
+	want := []string{"relistRequest RequestPodRelist: 2@450000 -> 3@450001"}
+	if got := flowEnds(t, b.Bytes()); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("arrows %q, want %q", got, want)
+	}
+	counter := `{"name":"podManager","ph":"C","ts":0,"pid":1,"tid":0,"args":{"mirrorPods":0,"pods":1}}`
+	if !strings.Contains(b.String(), counter) {
+		t.Errorf("no counter %s", counter)
 	}
 }

@@ -397,11 +397,13 @@ func (b *Builder) Record(e *trace.Event) {
 			b.r.SyncLoop.SyncCh++
 		case "housekeepingCh":
 			b.r.SyncLoop.HousekeepingCh++
-		case "livenessManager":
+		// The probe channels are livenessCh, readinessCh and startupCh; traces saved before
+		// they had those names call them after their managers.
+		case "livenessCh", "livenessManager":
 			b.r.SyncLoop.LivenessCh++
-		case "readinessManager":
+		case "readinessCh", "readinessManager":
 			b.r.SyncLoop.ReadinessCh++
-		case "startupManager":
+		case "startupCh", "startupManager":
 			b.r.SyncLoop.StartupCh++
 		}
 	case kindRelist:

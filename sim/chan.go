@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"nodesim/trace"
@@ -19,6 +20,8 @@ type Chan[T any] struct {
 	parked   []parked[T]
 	notify   func()
 	quiet    bool
+	// sender, when set, is the track the sends are recorded on (see SentFrom).
+	sender string
 
 	sent, received, dropped uint64
 }
@@ -26,6 +29,9 @@ type Chan[T any] struct {
 type slot[T any] struct {
 	v    T
 	flow uint64
+	// at is when the value was sent: a select that takes a quiet channel's value (a
+	// ticker's tick) records it, since the send itself was not recorded.
+	at time.Duration
 }
 
 type parked[T any] struct {
@@ -41,6 +47,9 @@ type Selectable interface {
 	// Len is how many values are waiting.
 	Len() int
 	watch(notify func())
+	// quietHead is when the oldest value was sent, for a quiet channel (ok false for a
+	// recorded one, whose send is in the trace, or an empty one).
+	quietHead() (at time.Duration, ok bool)
 }
 
 // NewChan returns a channel of the given capacity (at least 1).
@@ -54,6 +63,12 @@ func NewChan[T any](s *Sim, name string, capacity int) *Chan[T] {
 // Quiet stops the channel from recording sends and receives (ticker channels, whose every
 // tick would flood the trace; the select that takes them is still recorded).
 func (c *Chan[T]) Quiet() *Chan[T] { c.quiet = true; return c }
+
+// SentFrom records every send, drop and block on track, the goroutine that sends on the
+// channel upstream, whichever process runs the send here: the podConfig mux's merge sends
+// on configCh from its own goroutine upstream, while nodesim runs it within the step that
+// changed a source (a watch event, a status patch).
+func (c *Chan[T]) SentFrom(track string) *Chan[T] { c.sender = track; return c }
 
 // Name is the channel's name.
 func (c *Chan[T]) Name() string { return c.name }
@@ -69,13 +84,26 @@ func (c *Chan[T]) Stats() (sent, received, dropped uint64) { return c.sent, c.re
 
 func (c *Chan[T]) watch(notify func()) { c.notify = notify }
 
+func (c *Chan[T]) quietHead() (time.Duration, bool) {
+	if !c.quiet || c.n == 0 {
+		return 0, false
+	}
+	return c.buf[c.head].at, true
+}
+
+// depth is the attribute each recorded send, receive and drop carries: how many values the
+// channel holds after it, so that a trace can draw the channel's depth over time.
+func (c *Chan[T]) depth() []trace.Attr {
+	return []trace.Attr{{Key: "len", Value: strconv.Itoa(c.n)}}
+}
+
 func (c *Chan[T]) put(v T) {
 	flow := c.s.NextFlow()
-	c.buf[(c.head+c.n)%c.capacity] = slot[T]{v: v, flow: flow}
+	c.buf[(c.head+c.n)%c.capacity] = slot[T]{v: v, flow: flow, at: c.s.now}
 	c.n++
 	c.sent++
 	if !c.quiet {
-		c.s.Record(&trace.Event{Kind: trace.Send, Name: c.name, Flow: flow})
+		c.s.Record(&trace.Event{Kind: trace.Send, Track: c.sender, Name: c.name, Flow: flow, Attrs: c.depth()})
 	}
 	if c.notify != nil {
 		c.notify()
@@ -87,7 +115,7 @@ func (c *Chan[T]) TrySend(v T) bool {
 	if c.n == c.capacity {
 		c.dropped++
 		if !c.quiet {
-			c.s.Record(&trace.Event{Kind: trace.Drop, Name: c.name, Reason: trace.Because("nonBlockingSend",
+			c.s.Record(&trace.Event{Kind: trace.Drop, Track: c.sender, Name: c.name, Attrs: c.depth(), Reason: trace.Because("nonBlockingSend",
 				fmt.Sprintf("%s is sent without blocking and all its %d slots are full: the value is lost", c.name, c.capacity))})
 		}
 		return false
@@ -107,7 +135,7 @@ func (c *Chan[T]) Send(v T, resume func()) {
 		}
 		return
 	}
-	c.s.Record(&trace.Event{Kind: trace.Block, Name: c.name})
+	c.s.Record(&trace.Event{Kind: trace.Block, Track: c.sender, Name: c.name, Attrs: c.depth()})
 	c.parked = append(c.parked, parked[T]{v: v, self: c.s.Self(), resume: resume})
 }
 
@@ -123,7 +151,7 @@ func (c *Chan[T]) TryRecv() (T, bool) {
 	c.n--
 	c.received++
 	if !c.quiet {
-		c.s.Record(&trace.Event{Kind: trace.Recv, Name: c.name, Flow: sl.flow})
+		c.s.Record(&trace.Event{Kind: trace.Recv, Name: c.name, Flow: sl.flow, Attrs: c.depth()})
 	}
 	if len(c.parked) > 0 {
 		p := c.parked[0]
@@ -209,8 +237,14 @@ func (sel *Select) wake() {
 	for i, r := range sel.ready {
 		readyNames[i] = sel.names[r]
 	}
-	sel.c.Record(&trace.Event{Kind: trace.Select, Name: sel.names[chosen], Ready: readyNames,
-		Attrs: []trace.Attr{{Key: "select", Value: sel.Name}}})
+	e := &trace.Event{Kind: trace.Select, Name: sel.names[chosen], Ready: readyNames,
+		Attrs: []trace.Attr{{Key: "select", Value: sel.Name}}}
+	if at, ok := sel.cases[chosen].quietHead(); ok {
+		// A ticker's tick is not recorded when sent; the select that takes it says when it
+		// was sent (nanoseconds of simulated time), so that a trace can draw the arrow.
+		e.Attrs = append(e.Attrs, trace.Attr{Key: "sentAt", Value: strconv.FormatInt(int64(at), 10)})
+	}
+	sel.c.Record(e)
 	sel.waiting = false
 	h := sel.handle
 	sel.handle = nil

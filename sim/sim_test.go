@@ -370,3 +370,72 @@ func TestScheduleSaturates(t *testing.T) {
 		t.Fatal("an event scheduled at the end of time fired within two hours")
 	}
 }
+
+// Each recorded send, receive and drop carries the channel's depth after it: sends to a
+// 2-slot channel read 1, 2; the third finds it full (drop, still 2); two receives read 1, 0.
+func TestChannelDepthIsRecorded(t *testing.T) {
+	log := &trace.Log{}
+	s := New(1, log)
+	ch := NewChan[int](s, "plegCh", 2)
+	for i := 0; i < 3; i++ {
+		ch.TrySend(i)
+	}
+	ch.TryRecv()
+	ch.TryRecv()
+	var got []string
+	for _, e := range log.Events {
+		got = append(got, string(e.Kind)+"="+e.Attr("len"))
+	}
+	want := []string{"send=1", "send=2", "drop=2", "recv=1", "recv=0"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("depths = %v, want %v", got, want)
+	}
+}
+
+// A select that takes a ticker's tick records when the tick was sent: a 1s ticker taken
+// at 2.5s holds the tick of 1s (the 2s tick found the one slot full and was dropped).
+func TestSelectRecordsWhenATickWasSent(t *testing.T) {
+	log := &trace.Log{}
+	s := New(1, log)
+	loop := s.Clock("syncLoop", PrioritySyncLoop)
+	tk := s.Clock("syncLoop", PriorityTicker).NewTickerChan("syncCh", time.Second)
+	cfg := NewChan[int](s, "configCh", 50)
+	sel := NewSelect(loop, s.RNG("syncLoop"), "syncLoopIteration", cfg, tk.C)
+	loop.Schedule(2500*time.Millisecond, func() {
+		sel.Next(func(i int) {
+			if i != 1 {
+				t.Errorf("chose case %d, want the ticker", i)
+			}
+			tk.C.TryRecv()
+		})
+	})
+	s.RunUntil(2500 * time.Millisecond)
+	var sentAt []string
+	for _, e := range log.Events {
+		if e.Kind == trace.Select {
+			sentAt = append(sentAt, e.Attr("sentAt"))
+		}
+	}
+	if !reflect.DeepEqual(sentAt, []string{"1000000000"}) {
+		t.Fatalf("select sentAt = %v, want [1000000000] (the tick of 1s)", sentAt)
+	}
+}
+
+// A channel sent on from a named goroutine records its sends there, whoever runs them.
+func TestSentFromRecordsTheSendersTrack(t *testing.T) {
+	log := &trace.Log{}
+	s := New(1, log)
+	ch := NewChan[int](s, "configCh", 1).SentFrom("config")
+	s.Clock("statusManager", PriorityStatus).Schedule(0, func() {
+		ch.TrySend(1)
+		ch.TrySend(2) // full: dropped, recorded on config too
+	})
+	s.RunUntil(time.Second)
+	var got []string
+	for _, e := range log.Events {
+		got = append(got, string(e.Kind)+"@"+e.Track)
+	}
+	if want := []string{"send@config", "drop@config"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("recorded %v, want %v", got, want)
+	}
+}

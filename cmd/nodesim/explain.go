@@ -46,7 +46,8 @@ made that decision (the rule and its values); explain adds no reasons of its own
 The transcript is built from the run's trace alone (the same events as trace.jsonl). Steps that
 change nothing (syncCh ticks with no pod due, idle housekeeping, relists that saw no change) are
 summarised in one faint line. The kubelet's start before the scenario's time zero is left out
-unless --boot is given.
+unless --boot is given, except the syncLoop's select (every channel it waits on, its capacity
+and what feeds it), which comes first.
 
 --only keeps these categories (comma-separated):
   config        the API server's pods and the podConfig merge into configCh

@@ -112,7 +112,8 @@ func (a *Server) Create(pod *corev1.Pod) {
 	p := pod.DeepCopy()
 	a.bump(p)
 	a.pods[p.UID] = p
-	a.clk.Record(&trace.Event{Kind: KindCreate, Pod: p.Namespace + "/" + p.Name})
+	// A static pod's mirror is created by the kubelet's tryReconcileMirrorPods.
+	a.clk.Record(&trace.Event{Kind: KindCreate, Pod: p.Namespace + "/" + p.Name, Attrs: mirrorAttr(p, nil)})
 	a.changed(p, false)
 }
 
@@ -143,7 +144,7 @@ func (a *Server) Update(pod *corev1.Pod) bool {
 	p.CreationTimestamp = cur.CreationTimestamp
 	a.bump(p)
 	a.pods[p.UID] = p
-	a.clk.Record(&trace.Event{Kind: KindUpdate, Pod: p.Namespace + "/" + p.Name})
+	a.clk.Record(&trace.Event{Kind: KindUpdate, Pod: p.Namespace + "/" + p.Name, Attrs: mirrorAttr(p, nil)})
 	a.changed(p, false)
 	return true
 }
@@ -176,7 +177,7 @@ func (a *Server) Delete(uid types.UID, gracePeriodSeconds *int64) bool {
 		grace = 1
 	}
 	key := p.Namespace + "/" + p.Name
-	a.clk.Record(&trace.Event{Kind: KindDelete, Pod: key, Attrs: []trace.Attr{{Key: "gracePeriodSeconds", Value: itoa(int(grace))}}})
+	a.clk.Record(&trace.Event{Kind: KindDelete, Pod: key, Attrs: mirrorAttr(p, []trace.Attr{{Key: "gracePeriodSeconds", Value: itoa(int(grace))}})})
 	now := a.s.Now()
 	switch {
 	case p.DeletionTimestamp == nil:
@@ -210,8 +211,17 @@ func (a *Server) Delete(uid types.UID, gracePeriodSeconds *int64) bool {
 
 func (a *Server) remove(uid types.UID, p *corev1.Pod) {
 	delete(a.pods, uid)
-	a.clk.Record(&trace.Event{Kind: KindRemoved, Pod: p.Namespace + "/" + p.Name})
+	a.clk.Record(&trace.Event{Kind: KindRemoved, Pod: p.Namespace + "/" + p.Name, Attrs: mirrorAttr(p, nil)})
 	a.changed(p, true)
+}
+
+// mirrorAttr adds mirror=true to attrs when p is a static pod's mirror pod, so that the
+// trace names it as such.
+func mirrorAttr(p *corev1.Pod, attrs []trace.Attr) []trace.Attr {
+	if _, mirror := p.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
+		attrs = append(attrs, trace.Attr{Key: "mirror", Value: "true"})
+	}
+	return attrs
 }
 
 // ResourceVersion is the pod's current resource version ("" when it does not exist).
@@ -230,7 +240,7 @@ func (a *Server) PatchStatus(uid types.UID, status corev1.PodStatus) bool {
 	}
 	p.Status = *status.DeepCopy()
 	a.bump(p)
-	a.clk.Record(&trace.Event{Kind: KindPatchStatus, Pod: p.Namespace + "/" + p.Name, Attrs: []trace.Attr{{Key: "phase", Value: string(status.Phase)}, {Key: "reason", Value: status.Reason}}})
+	a.clk.Record(&trace.Event{Kind: KindPatchStatus, Pod: p.Namespace + "/" + p.Name, Attrs: mirrorAttr(p, []trace.Attr{{Key: "phase", Value: string(status.Phase)}, {Key: "reason", Value: status.Reason}})})
 	a.changed(p, false)
 	return true
 }

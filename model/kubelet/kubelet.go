@@ -105,6 +105,7 @@ type Kubelet struct {
 	readinessManager *results.Manager
 	startupManager   *results.Manager
 	probeManager     ProbeManager
+	containerManager *containerManager
 	prober           *prober.Manager
 	admitHandlers    []AdmitHandler
 	statsProvider    *eviction.StatsProvider
@@ -163,7 +164,7 @@ func New(s *sim.Sim, deps Dependencies) *Kubelet {
 	}
 	kl.podConfig = podconfig.New(s, podconfig.FileSource, podconfig.ApiserverSource)
 	kl.sourcesReady = podconfig.NewSourcesReady(kl.podConfig.Sources())
-	kl.podManager = newPodManager()
+	kl.podManager = newPodManager(kl.clk.Record)
 	kl.podCache = container.NewCache(s)
 	kl.pleg = pleg.NewGenericPLEG(s, deps.Runtime, kl.podCache, deps.Gates.Enabled("PLEGOnDemandRelist"))
 	kl.workQueue = newWorkQueue(s)
@@ -171,9 +172,12 @@ func New(s *sim.Sim, deps Dependencies) *Kubelet {
 	initial, max := kubeletconfig.CrashLoopBackOff(cfg, deps.Gates)
 	kl.crashLoop = flowcontrol.NewBackOff(initial, max).WithResetAfter(crashLoopBackOffReset)
 	kl.ChangeContainerStatusOnKubeletRestart = deps.Gates.Enabled("ChangeContainerStatusOnKubeletRestart")
-	kl.livenessManager = results.NewManager(s, "livenessManager")
-	kl.readinessManager = results.NewManager(s, "readinessManager")
-	kl.startupManager = results.NewManager(s, "startupManager")
+	// Upstream selects on kl.livenessManager.Updates() and its like, channels with no name
+	// of their own; nodesim names them livenessCh, readinessCh and startupCh everywhere (the
+	// trace, explain, the reports' syncLoop counts), as the scenario format does.
+	kl.livenessManager = results.NewManager(s, "livenessCh")
+	kl.readinessManager = results.NewManager(s, "readinessCh")
+	kl.startupManager = results.NewManager(s, "startupCh")
 	serialize := cfg.SerializeImagePulls == nil || *cfg.SerializeImagePulls
 	kl.imageManager = images.NewImageManager(s, deps.Runtime, serialize, cfg.MaxParallelImagePulls)
 	kl.kubeRuntime = kuberuntime.NewManager(s, deps.Runtime, kl.imageManager, kl.livenessManager, kl.startupManager, deps.MemoryCapacity, podState{kl})
@@ -181,6 +185,7 @@ func New(s *sim.Sim, deps Dependencies) *Kubelet {
 	kl.kubeRuntime.Restart = kl.RestartGates
 	kl.podWorkers = podworkers.New(s, kl, kl.workQueue, kl.podCache, cfg.SyncFrequency.Duration)
 	kl.statusManager = status.NewManager(s, deps.API, kl.podWorkers)
+	kl.containerManager = newContainerManager(s)
 	kl.prober = prober.NewManager(s, kl.statusManager, probeRunner{deps.Runtime},
 		kl.livenessManager, kl.readinessManager, kl.startupManager, s.Now())
 	kl.prober.RestartGates = kl.RestartGates
@@ -226,10 +231,13 @@ func (kl *Kubelet) Run() {
 	kl.unsubscribeAPI = kl.watchAPI()
 	kl.syncTicker = kl.s.Clock("syncLoop", sim.PriorityTicker).NewTickerChan("syncCh", syncLoopTickPeriod)
 	kl.housekeepingTicker = kl.s.Clock("syncLoop", sim.PriorityTicker).NewTickerChan("housekeepingCh", housekeepingPeriod)
-	kl.sel = sim.NewSelect(kl.clk, kl.s.RNG("syncLoop"), "syncLoopIteration",
-		kl.podConfig.Updates(), kl.pleg.Watch(), kl.syncTicker.C,
-		kl.livenessManager.Updates(), kl.readinessManager.Updates(), kl.startupManager.Updates(),
-		kl.housekeepingTicker.C)
+	cases := kl.selectCases()
+	chans := make([]sim.Selectable, len(cases))
+	for i, c := range cases {
+		chans[i] = c.ch
+	}
+	kl.sel = sim.NewSelect(kl.clk, kl.s.RNG("syncLoop"), "syncLoopIteration", chans...)
+	kl.recordSelectCases(cases)
 	kl.clk.Schedule(0, kl.syncLoop)
 }
 

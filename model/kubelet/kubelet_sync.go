@@ -14,6 +14,7 @@ import (
 	"nodesim/model/podworkers"
 	"nodesim/model/prober/results"
 	"nodesim/model/status"
+	"nodesim/trace"
 )
 
 // SyncPod is one round of a syncing pod's worker (upstream Kubelet.SyncPod): generate the
@@ -28,7 +29,7 @@ func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *cor
 	}
 	kl.statusManager.SetPodStatus(pod, apiStatus)
 	if podconfig.IsStaticPod(pod) {
-		kl.reconcileMirrorPod(pod, mirrorPod)
+		kl.tryReconcileMirrorPods(pod, mirrorPod)
 	}
 	if kl.probeManager != nil {
 		kl.probeManager.AddPod(pod)
@@ -46,6 +47,11 @@ func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *cor
 		err := result.Error()
 		if err == nil && len(result.SyncResults) > 0 {
 			// postSync: the sync acted, so ask PLEG to look at this pod at once.
+			if kl.pleg.OnDemand() {
+				kl.s.Record(&trace.Event{Kind: KindRelistRequested, Pod: pod.Namespace + "/" + pod.Name,
+					Attrs:  []trace.Attr{{Key: "uid", Value: string(pod.UID)}},
+					Reason: trace.Because("postSyncRelist", "the sync acted without error (postSync): the kubelet asks PLEG to relist this pod now (PLEGOnDemandRelist) instead of waiting for the next periodic relist")})
+			}
 			kl.pleg.RequestRelist(pod.UID)
 		}
 		if restartingAllContainers && err == nil && removedAny(result) {
@@ -68,17 +74,33 @@ func removedAny(result *kuberuntime.PodSyncResult) bool {
 	return false
 }
 
-// reconcileMirrorPod makes sure a static pod has a mirror pod in the API server, so that
-// the cluster can see it (upstream: the mirror pod client in SyncPod).
-func (kl *Kubelet) reconcileMirrorPod(pod, mirrorPod *corev1.Pod) {
+// KindRelistRequested is SyncPod's postSync asking PLEG for an on-demand relist of the
+// pod it synced (RequestPodRelist), on the pod worker's goroutine. Attrs: uid.
+const KindRelistRequested trace.Kind = "relistRequested"
+
+// KindMirrorPod is SyncPod's tryReconcileMirrorPods acting for a static pod, on the pod
+// worker's goroutine: Name is "create", or "delete" for a mirror pod that no longer matches
+// (then a create follows). Attrs: mirrorUID.
+const KindMirrorPod trace.Kind = "mirrorPod"
+
+// tryReconcileMirrorPods makes sure a static pod has a mirror pod in the API server that
+// matches it, so that the cluster can see it (upstream tryReconcileMirrorPods, called by
+// SyncPod): a mirror pod being deleted, or made from another version of the static pod, is
+// deleted; a missing one is created. The mirror pod comes back to this node through the
+// API server's watch as an ADD that the pod manager files in its mirror-pod map.
+func (kl *Kubelet) tryReconcileMirrorPods(pod, mirrorPod *corev1.Pod) {
 	hash := pod.Annotations[podconfig.ConfigHashAnnotationKey]
 	if mirrorPod != nil && mirrorPod.DeletionTimestamp == nil && mirrorPod.Annotations[podconfig.ConfigMirrorAnnotationKey] == hash {
 		return
 	}
+	key := pod.Namespace + "/" + pod.Name
 	if existing := kl.deps.API.GetByName(pod.Namespace, pod.Name); existing != nil {
 		if existing.Annotations[podconfig.ConfigMirrorAnnotationKey] == hash && existing.DeletionTimestamp == nil {
 			return
 		}
+		kl.s.Record(&trace.Event{Kind: KindMirrorPod, Name: "delete", Pod: key,
+			Attrs:  []trace.Attr{{Key: "mirrorUID", Value: string(existing.UID)}},
+			Reason: trace.Because("mirrorPodStale", "the API server's mirror pod is being deleted or was made from another version of the static pod: tryReconcileMirrorPods deletes it and creates one that matches")})
 		kl.deps.API.ForceDelete(existing.UID)
 	}
 	mirror := pod.DeepCopy()
@@ -90,6 +112,9 @@ func (kl *Kubelet) reconcileMirrorPod(pod, mirrorPod *corev1.Pod) {
 		}
 	}
 	mirror.Status = corev1.PodStatus{}
+	kl.s.Record(&trace.Event{Kind: KindMirrorPod, Name: "create", Pod: key,
+		Attrs:  []trace.Attr{{Key: "mirrorUID", Value: string(mirror.UID)}},
+		Reason: trace.Because("tryReconcileMirrorPods", "a static pod comes from a file, not the API server: SyncPod's tryReconcileMirrorPods creates its mirror pod there so the cluster can see it; the pod worker keeps running the static pod")})
 	kl.deps.API.Create(mirror)
 }
 

@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"sort"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,44 +11,90 @@ import (
 	"nodesim/model/kuberuntime"
 	"nodesim/model/podconfig"
 	"nodesim/sim"
+	"nodesim/trace"
 )
 
-// podManager holds the desired pods and mirror pods (upstream pkg/kubelet/pod).
+// podManager holds the desired pods and mirror pods (upstream pkg/kubelet/pod): a pod map
+// (by UID and by full name) and a mirror-pod map (by the full name of the static pod each
+// mirrors). A pod entering or leaving either map is recorded (KindPodManager), so that a
+// transcript can say which map a handler's pod went to.
 type podManager struct {
 	sorted       []*corev1.Pod // GetPods' answer, nil when stale
 	byUID        map[types.UID]*corev1.Pod
 	byFullName   map[string]*corev1.Pod
 	mirrorByName map[string]*corev1.Pod
+	// record receives the map changes; nil records nothing (unit tests).
+	record func(*trace.Event)
 }
 
-func newPodManager() *podManager {
-	return &podManager{byUID: map[types.UID]*corev1.Pod{}, byFullName: map[string]*corev1.Pod{}, mirrorByName: map[string]*corev1.Pod{}}
+// KindPodManager is a pod entering (Name AddPod, or UpdatePod for a pod it did not hold)
+// or leaving (RemovePod) one of the pod manager's maps. Attrs: map ("pods" or "mirrorPods"), mirrorOf (the static pod a mirror pod
+// belongs to), and the maps' sizes after the change, pods and mirrorPods.
+const KindPodManager trace.Kind = "podManager"
+
+func newPodManager(record func(*trace.Event)) *podManager {
+	return &podManager{byUID: map[types.UID]*corev1.Pod{}, byFullName: map[string]*corev1.Pod{}, mirrorByName: map[string]*corev1.Pod{}, record: record}
 }
 
 func fullName(p *corev1.Pod) string { return p.Name + "_" + p.Namespace }
 
-func (m *podManager) AddPod(p *corev1.Pod) { m.UpdatePod(p) }
+// AddPod files p in the pod map, or in the mirror-pod map when it is a mirror pod.
+func (m *podManager) AddPod(p *corev1.Pod) { m.set("AddPod", p) }
 
-func (m *podManager) UpdatePod(p *corev1.Pod) {
+// UpdatePod replaces p's entry, adding it when it is new (as upstream's does).
+func (m *podManager) UpdatePod(p *corev1.Pod) { m.set("UpdatePod", p) }
+
+// set files p; op, the caller's name, is recorded when p enters a map.
+func (m *podManager) set(op string, p *corev1.Pod) {
 	if podconfig.IsMirrorPod(p) {
+		_, had := m.mirrorByName[fullName(p)]
 		m.mirrorByName[fullName(p)] = p
+		if !had {
+			m.changed(op, p)
+		}
 		return
 	}
+	_, had := m.byUID[p.UID]
 	m.byUID[p.UID] = p
 	m.byFullName[fullName(p)] = p
 	m.sorted = nil
+	if !had {
+		m.changed(op, p)
+	}
 }
 
+// RemovePod takes p out of its map.
 func (m *podManager) RemovePod(p *corev1.Pod) {
 	if podconfig.IsMirrorPod(p) {
-		delete(m.mirrorByName, fullName(p))
+		if _, had := m.mirrorByName[fullName(p)]; had {
+			delete(m.mirrorByName, fullName(p))
+			m.changed("RemovePod", p)
+		}
 		return
 	}
+	_, had := m.byUID[p.UID]
 	delete(m.byUID, p.UID)
 	m.sorted = nil
 	if cur, ok := m.byFullName[fullName(p)]; ok && cur.UID == p.UID {
 		delete(m.byFullName, fullName(p))
 	}
+	if had {
+		m.changed("RemovePod", p)
+	}
+}
+
+func (m *podManager) changed(op string, p *corev1.Pod) {
+	if m.record == nil {
+		return
+	}
+	e := &trace.Event{Kind: KindPodManager, Name: op, Pod: p.Namespace + "/" + p.Name,
+		Attrs: []trace.Attr{{Key: "map", Value: "pods"}}}
+	if podconfig.IsMirrorPod(p) {
+		e.Attrs = []trace.Attr{{Key: "map", Value: "mirrorPods"}, {Key: "mirrorOf", Value: p.Namespace + "/" + p.Name}}
+	}
+	e.Attrs = append(e.Attrs, trace.Attr{Key: "pods", Value: strconv.Itoa(len(m.byUID))},
+		trace.Attr{Key: "mirrorPods", Value: strconv.Itoa(len(m.mirrorByName))})
+	m.record(e)
 }
 
 func (m *podManager) GetPodByUID(uid types.UID) (*corev1.Pod, bool) {

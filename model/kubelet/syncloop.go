@@ -3,6 +3,7 @@ package kubelet
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"nodesim/model/podconfig"
 	"nodesim/model/podworkers"
 	"nodesim/model/prober/results"
+	"nodesim/sim"
 	"nodesim/trace"
 )
 
@@ -31,6 +33,10 @@ const (
 	KindContainerClean trace.Kind = "cleanUpContainersInPod"
 	// KindIgnored: a message the syncLoop received and, by rule, did nothing with.
 	KindIgnored trace.Kind = "messageIgnored"
+	// KindSelectCases is recorded once when a syncLoop starts: the select's cases in
+	// upstream's order, each channel (attr key) with what sends on it (value), and its
+	// capacity in the attr "cap/<channel>".
+	KindSelectCases trace.Kind = "selectCases"
 )
 
 // The syncLoop's select cases, in the order NewSelect was given them.
@@ -41,6 +47,7 @@ const (
 	caseLiveness
 	caseReadiness
 	caseStartup
+	caseContainerManager
 	caseHousekeeping
 )
 
@@ -140,7 +147,7 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 		if u.Result == results.Failure {
 			kl.handleProbeSync(u, "liveness")
 		} else {
-			kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: "livenessManager", Attrs: []trace.Attr{{Key: "result", Value: u.Result.String()}},
+			kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: "livenessCh", Attrs: []trace.Attr{{Key: "result", Value: u.Result.String()}},
 				Reason: trace.Because("livenessSuccessIgnored", "the syncLoop acts on a liveness result only when it is Failure; a Success, such as the initial value the prober worker sets for each new container, changes nothing")})
 		}
 	case caseReadiness:
@@ -155,6 +162,24 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 			kl.statusManager.SetContainerStartup(pod, u.ContainerID, u.Result == results.Success)
 		}
 		kl.handleProbeSync(u, "startup")
+	case caseContainerManager:
+		// Devices or dynamic resources changed health: sync the pods still in the pod
+		// manager, ignore the rest (upstream's containerManager case). Nothing in nodesim
+		// sends here; see containerManager.
+		u, _ := kl.containerManager.Updates().TryRecv()
+		var pods []*corev1.Pod
+		for _, uid := range u.PodUIDs {
+			if pod, ok := kl.podManager.GetPodByUID(uid); ok {
+				pods = append(pods, pod)
+			}
+		}
+		if len(pods) > 0 {
+			kl.handler("HandlePodSyncs", containerManagerCh, pods)
+			kl.HandlePodSyncs(pods)
+		} else {
+			kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: containerManagerCh,
+				Reason: trace.Because("podNotInPodManager", "the event's pod is not in the pod manager (gone from every config source): the syncLoop ignores it")})
+		}
 	case caseHousekeeping:
 		kl.housekeepingTicker.C.TryRecv()
 		if !kl.sourcesReady.AllReady() {
@@ -170,12 +195,49 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 	next()
 }
 
+// selectCase is one case of the syncLoop's select: its channel and what feeds it.
+type selectCase struct {
+	ch interface {
+		sim.Selectable
+		Cap() int
+	}
+	from string
+}
+
+// selectCases are the select's cases in upstream's order (the case* constants): the one
+// list both the select and its record are made from.
+func (kl *Kubelet) selectCases() []selectCase {
+	return []selectCase{
+		caseConfig:           {kl.podConfig.Updates(), "podConfig mux, merging the sources " + strings.Join(kl.podConfig.Sources(), ", ") + " (the http source is not modelled)"},
+		casePLEG:             {kl.pleg.Watch(), "pleg relist"},
+		caseSync:             {kl.syncTicker.C, "ticker, every " + syncLoopTickPeriod.String()},
+		caseLiveness:         {kl.livenessManager.Updates(), "prober workers (liveness)"},
+		caseReadiness:        {kl.readinessManager.Updates(), "prober workers (readiness)"},
+		caseStartup:          {kl.startupManager.Updates(), "prober workers (startup)"},
+		caseContainerManager: {kl.containerManager.Updates(), "containerManager (device and DRA managers): not modelled, nothing sends"},
+		caseHousekeeping:     {kl.housekeepingTicker.C, "ticker, every " + housekeepingPeriod.String()},
+	}
+}
+
+// recordSelectCases records the syncLoop's whole select once, as it starts: every case
+// upstream's syncLoopIteration has, in its order, with what feeds each channel, so that a
+// transcript and the Perfetto trace can draw the graph, including the case nothing in this
+// model ever makes ready.
+func (kl *Kubelet) recordSelectCases(cases []selectCase) {
+	e := &trace.Event{Kind: KindSelectCases, Name: "syncLoopIteration",
+		Reason: trace.Because("containerManagerNotModelled", "nodesim models no device plugins and no DRA drivers: nothing sends on "+containerManagerCh+", so that case is in the select but never ready")}
+	for _, c := range cases {
+		e.Attrs = append(e.Attrs, trace.Attr{Key: c.ch.Name(), Value: c.from}, trace.Attr{Key: "cap/" + c.ch.Name(), Value: strconv.Itoa(c.ch.Cap())})
+	}
+	kl.clk.Record(e)
+}
+
 func (kl *Kubelet) handleProbeSync(u results.Update, probe string) {
 	pod, ok := kl.podManager.GetPodByUID(u.PodUID)
 	if !ok {
 		return
 	}
-	kl.handler("HandlePodSyncs", probe+"Manager "+u.Result.String(), []*corev1.Pod{pod})
+	kl.handler("HandlePodSyncs", probe+"Ch "+u.Result.String(), []*corev1.Pod{pod})
 	kl.HandlePodSyncs([]*corev1.Pod{pod})
 }
 

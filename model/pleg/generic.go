@@ -104,6 +104,9 @@ func (g *GenericPLEG) Healthy() (bool, error) {
 	return true, nil
 }
 
+// OnDemand reports whether single-pod relists on request are on (PLEGOnDemandRelist).
+func (g *GenericPLEG) OnDemand() bool { return g.onDemand }
+
 // RequestRelist asks for a relist of one pod as soon as the PLEG is free (on-demand relist,
 // after a sync that acted). A no-op when on-demand relists are off.
 func (g *GenericPLEG) RequestRelist(uid types.UID) {
@@ -306,11 +309,15 @@ func (g *GenericPLEG) reconcile(uids []types.UID, timestamp time.Time, start tim
 			}
 		}
 		name := "relist"
+		attrs := []trace.Attr{{Key: "pods", Value: strconv.Itoa(len(work))}, {Key: "events", Value: strconv.Itoa(sent)}, {Key: "dropped", Value: strconv.Itoa(dropped)}}
 		if !global {
 			name = "relistPod"
+			if len(uids) == 1 {
+				// The pod whose request this relist serves, to match it with the request.
+				attrs = append(attrs, trace.Attr{Key: "uid", Value: string(uids[0])})
+			}
 		}
-		g.clk.Record(&trace.Event{Kind: KindRelist, Name: name, Dur: g.clk.Elapsed() - start,
-			Attrs: []trace.Attr{{Key: "pods", Value: strconv.Itoa(len(work))}, {Key: "events", Value: strconv.Itoa(sent)}, {Key: "dropped", Value: strconv.Itoa(dropped)}}})
+		g.clk.Record(&trace.Event{Kind: KindRelist, Name: name, Dur: g.clk.Elapsed() - start, Attrs: attrs})
 		if global {
 			g.finishGlobal()
 		} else {

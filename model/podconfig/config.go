@@ -75,7 +75,8 @@ type PodConfig struct {
 func New(s *sim.Sim, sources ...string) *PodConfig {
 	c := &PodConfig{
 		s: s, clk: s.Clock("config", sim.PriorityConfig),
-		updates: sim.NewChan[PodUpdate](s, "configCh", ChannelCapacity),
+		// Upstream the mux's merge sends from its own goroutine: record it there.
+		updates: sim.NewChan[PodUpdate](s, "configCh", ChannelCapacity).SentFrom("config"),
 		pods:    map[string]map[types.UID]*corev1.Pod{},
 		seen:    map[string]bool{},
 		sources: sources,

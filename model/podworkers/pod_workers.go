@@ -309,6 +309,8 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 	}
 
 	var wasGracePeriodShortened bool
+	// grace is the kill's grace period decided here, recorded after the state change.
+	var grace *gracePeriodDecision
 	switch {
 	case status.IsTerminated():
 		if isRuntimePod {
@@ -331,8 +333,12 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 			status.statusPostTerminating = append(status.statusPostTerminating, options.KillPodOptions.PodStatusFunc)
 		}
 		var gp int64
-		gp, wasGracePeriodShortened = calculateEffectiveGracePeriod(status, options.Pod, options.KillPodOptions)
+		var why graceWhy
+		gp, wasGracePeriodShortened, why = effectiveGracePeriod(status, options.Pod, options.KillPodOptions)
 		options.KillPodOptions.PodTerminationGracePeriodSecondsOverride = &gp
+		if becameTerminating || wasGracePeriodShortened {
+			grace = &gracePeriodDecision{gp, why}
+		}
 	default:
 		if options.KillPodOptions != nil {
 			if options.KillPodOptions.Completed != nil {
@@ -351,6 +357,9 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 		p.record(status, KindWorkerState, status.WorkType().String(), trace.Attr{Key: "reason", Value: "created"})
 	} else if becameTerminating {
 		p.record(status, KindWorkerState, "terminating", trace.Attr{Key: "reason", Value: terminationReason(status, options)})
+	}
+	if grace != nil {
+		p.recordGracePeriod(status, grace.gp, grace.why)
 	}
 
 	if status.pendingUpdate != nil && !status.pendingUpdate.StartTime.IsZero() && status.pendingUpdate.StartTime.Before(options.StartTime) {
@@ -417,32 +426,71 @@ func isStaticPod(pod *corev1.Pod) bool {
 // calculateEffectiveGracePeriod is upstream's rule: the grace period only ever shrinks,
 // the pod's deletion grace or a kill override win over the spec, and the floor is 1s.
 func calculateEffectiveGracePeriod(status *podSyncStatus, pod *corev1.Pod, options *KillPodOptions) (int64, bool) {
+	gp, shortened, _ := effectiveGracePeriod(status, pod, options)
+	return gp, shortened
+}
+
+// graceWhy is where an effective grace period came from: the value that decided it, which
+// field held that value, and whether the 1s floor raised it.
+type graceWhy struct {
+	from    string
+	value   int64
+	floored bool
+}
+
+// effectiveGracePeriod is calculateEffectiveGracePeriod with where its answer came from.
+func effectiveGracePeriod(status *podSyncStatus, pod *corev1.Pod, options *KillPodOptions) (int64, bool, graceWhy) {
 	gracePeriod := status.gracePeriod
+	why := graceWhy{from: "the grace period already in force", value: gracePeriod}
 	overridden := false
 	if pod != nil && pod.DeletionTimestamp != nil && pod.DeletionGracePeriodSeconds != nil {
 		if gracePeriod == 0 || *pod.DeletionGracePeriodSeconds < gracePeriod {
 			gracePeriod = *pod.DeletionGracePeriodSeconds
+			why = graceWhy{from: "the pod's deletionGracePeriodSeconds", value: gracePeriod}
 			overridden = true
 		}
 	}
 	if options != nil && options.PodTerminationGracePeriodSecondsOverride != nil {
 		if gracePeriod == 0 || *options.PodTerminationGracePeriodSecondsOverride < gracePeriod {
 			gracePeriod = *options.PodTerminationGracePeriodSecondsOverride
+			why = graceWhy{from: "the kill's override", value: gracePeriod}
+			if options.Evict {
+				why.from = "the eviction's override"
+			}
 			overridden = true
 		}
 	}
 	if !overridden && gracePeriod == 0 && pod != nil && pod.Spec.TerminationGracePeriodSeconds != nil {
 		gracePeriod = *pod.Spec.TerminationGracePeriodSeconds
+		why = graceWhy{from: "the pod's terminationGracePeriodSeconds", value: gracePeriod}
 	}
 	if gracePeriod < 1 {
 		gracePeriod = 1
+		why.floored = true
 	}
 	if status.gracePeriod != 0 && status.gracePeriod != gracePeriod {
 		status.gracePeriod = gracePeriod
-		return gracePeriod, true
+		return gracePeriod, true, why
 	}
 	status.gracePeriod = gracePeriod
-	return gracePeriod, false
+	return gracePeriod, false, why
+}
+
+type gracePeriodDecision struct {
+	gp  int64
+	why graceWhy
+}
+
+// recordGracePeriod records the kill's grace period with where it came from.
+func (p *PodWorkers) recordGracePeriod(st *podSyncStatus, gp int64, why graceWhy) {
+	text := fmt.Sprintf("the kill's grace period is %ds, from %s (%ds)", gp, why.from, why.value)
+	attrs := []trace.Attr{{Key: "grace", Value: strconv.FormatInt(gp, 10)}, {Key: "from", Value: why.from}, {Key: "value", Value: strconv.FormatInt(why.value, 10)}}
+	if why.floored {
+		text += ", raised to the pod worker's floor of 1s"
+		attrs = append(attrs, trace.Attr{Key: "floor", Value: "1"})
+	}
+	text += "; a later update can only shorten it"
+	p.recordBecause(st, KindGracePeriod, "", trace.BecauseEach("effectiveGracePeriod", text, attrs...), attrs...)
 }
 
 // ring is the non-blocking send on the worker's capacity-1 doorbell.

@@ -14,6 +14,7 @@ import (
 	"nodesim/model/container"
 	"nodesim/model/kuberuntime"
 	"nodesim/sim"
+	"nodesim/trace"
 )
 
 // --- fakes
@@ -853,5 +854,39 @@ func TestShorterGracePeriodCancelsTheKillInFlight(t *testing.T) {
 	)
 	if !e.pw.IsPodKnownTerminated("u1") {
 		t.Error("the pod did not terminate")
+	}
+}
+
+// The kill's grace period is recorded with where it came from when the pod starts
+// terminating and each time it shrinks, and not when an update leaves it as it is.
+func TestGracePeriodDecisionIsRecorded(t *testing.T) {
+	log := &trace.Log{}
+	s := sim.New(7, log)
+	cache := container.NewCache(s)
+	h := &fakeSyncer{s: s, delay: 10 * time.Second}
+	pw := New(s, h, &fakeQueue{s: s}, cache, time.Minute)
+	test := s.Clock("test", sim.PriorityConfig)
+	pod := newPod("u1", "web")
+	h.syncPod = func(*corev1.Pod) (bool, error) { return false, nil }
+	cache.UpdateTime(sim.Epoch.Add(1000 * time.Hour))
+	test.Schedule(0, func() { pw.UpdatePod(UpdatePodOptions{UpdateType: SyncPodCreate, Pod: pod}) })
+	// A graceful deletion of 20s, the same again (no change: nothing recorded), then a
+	// force delete: 0s, raised to the 1s floor.
+	test.Schedule(time.Second, func() { pw.UpdatePod(UpdatePodOptions{UpdateType: SyncPodUpdate, Pod: deleted(pod, 20)}) })
+	test.Schedule(2*time.Second, func() { pw.UpdatePod(UpdatePodOptions{UpdateType: SyncPodUpdate, Pod: deleted(pod, 20)}) })
+	test.Schedule(3*time.Second, func() { pw.UpdatePod(UpdatePodOptions{UpdateType: SyncPodUpdate, Pod: deleted(pod, 0)}) })
+	s.RunUntil(time.Minute)
+	var got []string
+	for _, e := range log.Events {
+		if e.Kind == KindGracePeriod {
+			got = append(got, fmt.Sprintf("%s %s", e.At, e.Reason.Text))
+		}
+	}
+	want := []string{
+		"1s the kill's grace period is 20s, from the pod's deletionGracePeriodSeconds (20s); a later update can only shorten it",
+		"3s the kill's grace period is 1s, from the pod's deletionGracePeriodSeconds (0s), raised to the pod worker's floor of 1s; a later update can only shorten it",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("recorded\n got  %q\n want %q", got, want)
 	}
 }

@@ -119,6 +119,10 @@ const (
 	KindRequeue     trace.Kind = "requeue"
 	KindForget      trace.Kind = "workerForgotten"
 	KindCancelSync  trace.Kind = "cancelSync"
+	// KindGracePeriod is the kill's grace period UpdatePod settled on when the pod started
+	// terminating or its grace period shrank. Attrs: grace (seconds), from (where it came
+	// from), and floor=1 when it was raised to the 1s floor.
+	KindGracePeriod trace.Kind = "gracePeriod"
 )
 
 // Upstream's periods (pkg/kubelet/kubelet.go and pod_workers.go).

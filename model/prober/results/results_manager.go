@@ -47,7 +47,7 @@ type Manager struct {
 	updates *sim.Chan[Update]
 }
 
-// NewManager returns a manager whose update channel is called name (livenessManager ...).
+// NewManager returns a manager whose update channel is called name (livenessCh, ...).
 func NewManager(s *sim.Sim, name string) *Manager {
 	return &Manager{cache: map[string]Result{}, updates: sim.NewChan[Update](s, name, UpdatesCapacity)}
 }
