@@ -207,6 +207,11 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 	case kindSyncStart:
 		// Every UpdatePod since the worker's last sync is picked up by this one.
 		for _, u := range p.updates[e.Pod] {
+			if u.tid == tid {
+				// The worker queued itself another sync (a RestartAllContainers reset
+				// syncs again at once): no message crosses goroutines, so no arrow.
+				continue
+			}
 			p.flow("UpdatePod", u.name, u.ts, u.tid, e.At, tid)
 		}
 		delete(p.updates, e.Pod)

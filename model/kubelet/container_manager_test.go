@@ -26,7 +26,7 @@ func newTestKubelet(t *testing.T, log *trace.Log) (*sim.Sim, *Kubelet) {
 	t.Helper()
 	s := sim.New(1, log)
 	cfg := &kubeletconfigv1beta1.KubeletConfiguration{}
-	kubeletconfig.SetDefaults(cfg, false)
+	kubeletconfig.SetDefaults(cfg, false, nil)
 	api := apiserver.New(s)
 	kl := New(s, Dependencies{Runtime: cri.New(s, cri.Config{}), API: api, Config: cfg, Gates: noGates{},
 		Node: Node{Name: "node-1"}, MemoryCapacity: 8 << 30})

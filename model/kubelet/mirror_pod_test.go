@@ -25,7 +25,7 @@ func TestTryReconcileMirrorPodsReplacesAStaleMirror(t *testing.T) {
 	var log trace.Log
 	s := sim.New(1, &log)
 	cfg := &kubeletconfigv1beta1.KubeletConfiguration{}
-	kubeletconfig.SetDefaults(cfg, false)
+	kubeletconfig.SetDefaults(cfg, false, nil)
 	api := apiserver.New(s)
 	api.Create(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "etcd-node-1", UID: "mirror-old",
 		Annotations: map[string]string{podconfig.ConfigMirrorAnnotationKey: "an-older-version"}},
