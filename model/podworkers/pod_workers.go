@@ -972,12 +972,15 @@ func (p *PodWorkers) removeTerminatedWorker(uid types.UID, st *podSyncStatus, or
 			// never started, never seen running: forget it now
 		case !st.IsTerminationRequested():
 			st.terminatingAt = p.clk.Now()
+			why := graceWhy{from: "no pod spec to read it from: the floor", value: 1}
 			if st.activeUpdate != nil && st.activeUpdate.Pod != nil && st.activeUpdate.Pod.Spec.TerminationGracePeriodSeconds != nil {
 				st.gracePeriod = *st.activeUpdate.Pod.Spec.TerminationGracePeriodSeconds
+				why = graceWhy{from: "the pod's terminationGracePeriodSeconds", value: st.gracePeriod}
 			} else {
 				st.gracePeriod = 1
 			}
 			p.record(st, KindWorkerState, "terminating", trace.Attr{Key: "reason", Value: "orphaned"})
+			p.recordGracePeriod(st, st.gracePeriod, why)
 			p.requeueLastPodUpdate(st)
 			p.ring(uid, st)
 			return false

@@ -890,3 +890,26 @@ func TestGracePeriodDecisionIsRecorded(t *testing.T) {
 		t.Errorf("recorded\n got  %q\n want %q", got, want)
 	}
 }
+
+// An orphan that housekeeping drives to termination gets the spec's grace period (30s in
+// newPod), recorded with where it came from.
+func TestOrphanGracePeriodIsRecorded(t *testing.T) {
+	log := &trace.Log{}
+	s := sim.New(7, log)
+	cache := container.NewCache(s)
+	cache.UpdateTime(sim.Epoch.Add(1000 * time.Hour))
+	pw := New(s, &fakeSyncer{s: s, delay: 200 * time.Millisecond}, &fakeQueue{s: s}, cache, time.Minute)
+	pw.UpdatePod(UpdatePodOptions{UpdateType: SyncPodCreate, Pod: newPod("a", "running")})
+	s.RunUntil(time.Second)
+	pw.SyncKnownPods(nil)
+	var got []string
+	for _, e := range log.Events {
+		if e.Kind == KindGracePeriod {
+			got = append(got, e.Reason.Text)
+		}
+	}
+	want := []string{"the kill's grace period is 30s, from the pod's terminationGracePeriodSeconds (30s); a later update can only shorten it"}
+	if !slices.Equal(got, want) {
+		t.Errorf("recorded\n got  %q\n want %q", got, want)
+	}
+}
