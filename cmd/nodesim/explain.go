@@ -28,6 +28,9 @@ type explainOptions struct {
 	boot     bool
 	noColor  bool
 	glossary bool
+	// html, when set, writes the steppable page there instead of printing the transcript.
+	html     string
+	maxSteps int
 }
 
 func newExplainCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -89,6 +92,8 @@ complete), 2 invalid input or usage.`,
 	f.StringVar(&o.only, "only", "", "keep only these categories: config,pleg,sync,housekeeping,probes,workers,eviction,cri")
 	f.BoolVar(&o.boot, "boot", false, "also show the kubelet's start before the scenario's time zero")
 	f.BoolVar(&o.noColor, "no-color", false, "never colour the output (NO_COLOR in the environment does the same)")
+	f.StringVar(&o.html, "html", "", "write a self-contained page that steps through the run (lanes, channels, pods) to this file instead of printing")
+	f.IntVar(&o.maxSteps, "max-steps", explain.DefaultMaxSteps, "with --html: the most steps the page holds (periodic steps that change nothing are folded first)")
 	f.BoolVar(&o.glossary, "glossary", false, "print the names older kubelet articles use (managePodLoop, dispatchWork, podKiller, ...) with today's names, and exit")
 	return c
 }
@@ -197,6 +202,12 @@ func (o *explainOptions) title(ref string, l *scenarios.Loaded, seed uint64, eo 
 	if eo.Boot {
 		args = append(args, "--boot")
 	}
+	if o.html != "" {
+		args = append(args, "--html", shellQuote(o.html))
+		if o.maxSteps != explain.DefaultMaxSteps {
+			args = append(args, "--max-steps", strconv.Itoa(o.maxSteps))
+		}
+	}
 	hash := l.Hash
 	if len(hash) > 12 {
 		hash = hash[:12]
@@ -218,6 +229,9 @@ func (o *explainOptions) run(ref string, stdout, stderr io.Writer) error {
 		seed = uint64(o.seed)
 	}
 	eo.Title = o.title(ref, l, seed, eo)
+	if o.html != "" {
+		return o.writePage(ref, l, seed, eo, stdout)
+	}
 
 	out := bufio.NewWriterSize(stdout, 1<<16)
 	tr := explain.New(out, eo)
