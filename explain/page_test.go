@@ -158,7 +158,7 @@ func TestPageChannels(t *testing.T) {
 	if got, want := p.StateAt(sends[1])["C|plegCh"], "ContainerStarted default/crashy (sb-000001)\nfrom pleg"; got != want {
 		t.Errorf("right after the second send plegCh holds %q, want %q", got, want)
 	}
-	if got, want := p.StateAt(sends[1]+1)["C|plegCh"], "ContainerStarted default/crashy (sb-000001)\nContainerStarted default/crashy (c-000002)"; got != want {
+	if got, want := p.StateAt(sends[1] + 1)["C|plegCh"], "ContainerStarted default/crashy (sb-000001)\nContainerStarted default/crashy (c-000002)"; got != want {
 		t.Errorf("after both sends and their events plegCh holds %q, want %q", got, want)
 	}
 	if got, want := p.StateAt(recvs[0])["C|plegCh"], "ContainerStarted default/crashy (c-000002)"; got != want {
