@@ -59,8 +59,8 @@ type PageStep struct {
 	// Cat indexes Categories(), or -1 for a step every filter keeps (run start and end,
 	// scripted events), or -2 for a kind explain has no category for.
 	Cat int `json:"c"`
-	// Lines are the transcript lines this step printed ("why: ..." lines under the line
-	// they explain).
+	// Lines are the transcript lines this step printed, each with its time and goroutine
+	// as printed ("why: ..." lines under the line they explain).
 	Lines []string `json:"tl,omitempty"`
 	// Why and Rule are the reason the model recorded with the event, if any.
 	Why  string `json:"w,omitempty"`
@@ -88,6 +88,10 @@ type UpstreamRef struct {
 	Line int    `json:"line"`
 	URL  string `json:"url"`
 }
+
+// chanContainerManager is the syncLoop's select case for device-plugin updates. The page
+// draws it, as the syncLoop has it, and says that nodesim does not model it.
+const chanContainerManager = "containerManager"
 
 // Page collects a run's steps for the page.
 type Page struct {
@@ -124,6 +128,8 @@ type Page struct {
 	// thinning is set once the steps outgrew twice the bound: quiet events fold at once.
 	thinning bool
 	cut      bool
+	stopAt   time.Duration
+	cutFed   bool
 	closed   bool
 	// attached is the step the last transcript line went to (its why: follows it).
 	attached uint64
@@ -142,7 +148,7 @@ func NewPage(o PageOptions) *Page {
 		laneIdx: map[string]int{}, podIdx: map[string]int{}, chanIdx: map[string]int{}, upIdx: map[string]int{},
 	}
 	p.tr = New(&p.out, Options{From: o.From, To: o.To, Boot: o.Boot})
-	for _, c := range []string{chanConfig, chanPLEG, chanSync, chanHousekeeping, chanLiveness, "readinessManager", "startupManager", "containerManager"} {
+	for _, c := range []string{chanConfig, chanPLEG, chanSync, chanHousekeeping, chanLiveness, "readinessManager", "startupManager", chanContainerManager} {
 		p.channel(c)
 	}
 	return p
@@ -160,11 +166,19 @@ func (p *Page) Record(e *trace.Event) {
 	inWindow := p.f.inWindow(e.At) && !p.cut
 	if !inWindow || (p.thinning && quietEvent(e)) {
 		p.pending = append(p.pending, set...)
+		if len(p.pending) > 1<<12 {
+			// Before a late --from the changes pile up: keep only the last value of each
+			// key, so memory follows the picture's size, not the run's length.
+			p.pending = compact(p.pending)
+		}
 		if inWindow {
 			p.folded++
 			p.Events++
 		}
-		if !p.f.past(e.At) {
+		// Past the cut the transcript needs one more event to print the last step's held
+		// line, and nothing after it.
+		if !p.f.past(e.At) && !p.cutFed {
+			p.cutFed = p.cut
 			p.tr.Record(e)
 			p.takeLines()
 		}
@@ -187,7 +201,7 @@ func (p *Page) Record(e *trace.Event) {
 	}
 	if p.thinning && len(p.Steps) >= p.max {
 		p.cut = true
-		p.Notes = append(p.Notes, fmt.Sprintf("The page stops at %s: it holds at most %d steps (--max-steps). Use --from and --to to see a later stretch.", at(e.At), p.max))
+		p.stopAt = e.At
 	}
 }
 
@@ -208,7 +222,17 @@ func (p *Page) Close() error {
 	}
 	if len(p.Steps) > p.max {
 		p.Steps = p.Steps[:p.max]
-		p.Notes = append(p.Notes, fmt.Sprintf("The page stops at %s: it holds at most %d steps (--max-steps). Use --from and --to to see a later stretch.", at(p.Steps[p.max-1].at), p.max))
+		p.cut, p.stopAt = true, p.Steps[p.max-1].at
+	}
+	if p.thinning {
+		folded := 0
+		for _, s := range p.Steps {
+			folded += s.Folded
+		}
+		p.Notes = append(p.Notes, fmt.Sprintf("Thinned: %d periodic steps that changed nothing (syncCh ticks, housekeeping passes, empty relists, stats refreshes, eviction passes that met no threshold, probe results that changed nothing) are folded into the next step that did; the page would have held more than %d steps (--max-steps). A step says how many it holds.", folded, p.max))
+	}
+	if p.cut {
+		p.Notes = append(p.Notes, fmt.Sprintf("The page stops at %s: it holds at most %d steps (--max-steps). Use --from and --to to see a later stretch.", at(p.stopAt), p.max))
 	}
 	if p.folded > 0 || len(p.pending) > 0 {
 		// Quiet events after the last step change the picture the run ends with, but no
@@ -248,9 +272,7 @@ func (p *Page) thin() {
 		last := &kept[len(kept)-1]
 		last.Lines = append(last.Lines, lines...)
 	}
-	n := len(p.Steps) - len(kept)
 	p.Steps = kept
-	p.Notes = append(p.Notes, fmt.Sprintf("Thinned: periodic steps that changed nothing (syncCh ticks, housekeeping passes, empty relists, stats refreshes, eviction passes that met no threshold, probe results that changed nothing) are folded into the next step that did, %d of them so far; the page would have held more than %d steps (--max-steps).", n, p.max))
 }
 
 // Thinned reports whether quiet steps were folded.
@@ -333,8 +355,13 @@ func (p *Page) attach(text string) {
 	target := last
 	if best >= 0 {
 		target = &p.Steps[best]
+	} else if p.cut {
+		// A line of a step past the cut.
+		return
 	}
-	target.Lines = append(target.Lines, strings.TrimSpace(rest))
+	// The line keeps its own time: a summary of quiet steps starts before the step it
+	// lands on.
+	target.Lines = append(target.Lines, when+"  "+strings.TrimRight(rest, " "))
 	p.attached = target.Seq
 }
 

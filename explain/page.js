@@ -68,7 +68,7 @@
 
   // --- the picture ---
   var svg = document.getElementById("lanes");
-  var ROW = 30, LABEL = 180, STATE = 300, STRIP_X = LABEL + STATE + 10, COL = 16, BEFORE = 19, AFTER = 6;
+  var ROW = 30, LABEL = 200, STATE = 290, STRIP_X = LABEL + STATE + 10, COL = 16, BEFORE = 19, AFTER = 6;
   var W = STRIP_X + (BEFORE + AFTER + 1) * COL + 10;
   var rows = [];
   D.laneOrder.forEach(function (li) {
@@ -115,6 +115,9 @@
     rowRects.push(el("rect", { class: "row" + (r.chan !== undefined ? " chan" : ""), x: 0, y: y + 1, width: W, height: ROW - 2 }));
     if (r.chan !== undefined) {
       el("text", { class: "chan-name", x: 6, y: y + 18, "clip-path": "url(#nameclip)" }, "⇶ " + r.name);
+      if (D.chanNotes[r.name]) {
+        el("text", { class: "lane-last", x: LABEL, y: y + 18 }, D.chanNotes[r.name], el("g", { "clip-path": "url(#stateclip)" }));
+      }
       if (r.name === "syncCh" || r.name === "housekeepingCh") {
         keyedText("T|" + r.name, { class: "tick", x: LABEL, y: y + 18 });
       }
@@ -272,7 +275,7 @@
     for (var i = cur; i >= 0 && n < 14; i--) {
       var s = steps[i];
       if (!s.tl || !visible(s)) { continue; }
-      blocks.unshift({ cur: i === cur, text: s.tl.map(function (l) { return fmtTime(s.t) + "  " + l; }).join("\n") });
+      blocks.unshift({ cur: i === cur, text: s.tl.map(function (l) { return l.indexOf("why: ") === 0 ? "        " + l : l; }).join("\n") });
       n += s.tl.length;
     }
     blocks.forEach(function (b) {
@@ -361,6 +364,9 @@
     }
     if (handled) { ev.preventDefault(); }
   });
+  // A link may name a moment: page.html#t=63 opens at the first step at or after 63s.
+  var m = /^#t=(.+)$/.exec(window.location.hash);
+  if (m) { $("time").value = decodeURIComponent(m[1]); jump(); }
   show();
   document.body.setAttribute("data-ready", "1");
 })();

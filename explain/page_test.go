@@ -316,3 +316,28 @@ func TestPageHTMLDeterministic(t *testing.T) {
 		t.Error("the page lacks its Content-Security-Policy")
 	}
 }
+
+// The largest shipped scenario (150 pods) keeps a page of a few MB: a channel lists at most
+// eight of its waiting messages, so a long queue does not grow the page with its square.
+func TestPageSizeOfTheLargestScenario(t *testing.T) {
+	p := buildPage(t, events(t, "max-pods-250"), PageOptions{})
+	var b bytes.Buffer
+	if err := p.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() > 3<<20 {
+		t.Errorf("max-pods-250's page is %d bytes, want under 3MiB", b.Len())
+	}
+	longest := 0
+	for _, s := range p.Steps {
+		for _, kv := range s.Set {
+			if strings.HasPrefix(kv[0], "C|") {
+				longest = max(longest, strings.Count(kv[1], "\n")+1)
+			}
+		}
+	}
+	// Eight messages and the "… and N more" line.
+	if longest != maxShownMessages+1 {
+		t.Errorf("longest channel listing has %d lines, want %d", longest, maxShownMessages+1)
+	}
+}

@@ -26,15 +26,17 @@ type pageData struct {
 	Title string   `json:"title"`
 	Notes []string `json:"notes"`
 	// Lanes are the goroutines, LaneOrder the order they are drawn in.
-	Lanes     []string      `json:"lanes"`
-	LaneOrder []int         `json:"laneOrder"`
-	Pods      []string      `json:"pods"`
-	Channels  []string      `json:"channels"`
-	Cats      []string      `json:"cats"`
-	Upstream  []UpstreamRef `json:"upstream"`
-	Init      [][2]string   `json:"init"`
-	Steps     []PageStep    `json:"steps"`
-	Events    int           `json:"events"`
+	Lanes     []string `json:"lanes"`
+	LaneOrder []int    `json:"laneOrder"`
+	Pods      []string `json:"pods"`
+	Channels  []string `json:"channels"`
+	// ChanNotes say which drawn channels the model does not have.
+	ChanNotes map[string]string `json:"chanNotes"`
+	Cats      []string          `json:"cats"`
+	Upstream  []UpstreamRef     `json:"upstream"`
+	Init      [][2]string       `json:"init"`
+	Steps     []PageStep        `json:"steps"`
+	Events    int               `json:"events"`
 	// Pod and Only preset the filters.
 	Pod  string   `json:"pod"`
 	Only []string `json:"only"`
@@ -47,7 +49,8 @@ func (p *Page) WriteHTML(w io.Writer) error {
 	}
 	d := pageData{
 		Title: p.o.Title, Notes: p.Notes, Lanes: p.Lanes, LaneOrder: p.laneOrder(), Pods: p.Pods, Channels: p.Channels,
-		Upstream: p.Upstream, Init: p.Init, Steps: p.Steps, Events: p.Events, Pod: p.o.Pod,
+		ChanNotes: map[string]string{chanContainerManager: "not modelled: nodesim simulates no devices, so this case is never ready"},
+		Upstream:  p.Upstream, Init: p.Init, Steps: p.Steps, Events: p.Events, Pod: p.o.Pod,
 	}
 	// Empty lists are written as [] rather than null: the script reads their length.
 	d.Notes, d.Lanes, d.Pods, d.Channels = orEmpty(d.Notes), orEmpty(d.Lanes), orEmpty(d.Pods), orEmpty(d.Channels)

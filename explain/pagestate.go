@@ -18,7 +18,8 @@ import (
 //	                 workerState, the runtime down, failing relists, thresholds met, the
 //	                 syncLoop skipping pod syncs, a prober worker's last result
 //	B|track          a step with a span in progress ("CRI RunPodSandbox until 0.300s")
-//	C|channel        the messages waiting in a channel, one per line, oldest first
+//	C|channel        the messages waiting in a channel, one per line, oldest first (the
+//	                 first eight, then how many more)
 //	T|channel        a ticker channel ready at the syncLoop's last select
 //	A|pod            the pod in the API server (created, deleting, removed)
 //	P|pod            the pod's phase, as the status manager last set it
@@ -226,7 +227,10 @@ func (s *pageState) label(track string, now time.Duration, text string, put func
 	return true
 }
 
-// waiting lists the messages in ch, oldest first.
+// maxShownMessages is how many of a channel's waiting messages the page names.
+const maxShownMessages = 8
+
+// waiting lists the messages in ch, oldest first, the first maxShownMessages of them.
 func (s *pageState) waiting(ch string) string {
 	var ids []uint64
 	for id, f := range s.flows {
@@ -236,7 +240,13 @@ func (s *pageState) waiting(ch string) string {
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	var out []string
-	for _, id := range ids {
+	for i, id := range ids {
+		if i == maxShownMessages {
+			// A page replays each change in full: listing every message of a long queue
+			// at every send would grow the page with the square of its length.
+			out = append(out, fmt.Sprintf("… and %d more", len(ids)-i))
+			break
+		}
 		out = append(out, s.flows[id].label)
 	}
 	return strings.Join(out, "\n")
