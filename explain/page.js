@@ -364,9 +364,12 @@
     }
     if (handled) { ev.preventDefault(); }
   });
-  // A link may name a moment: page.html#t=63 opens at the first step at or after 63s.
+  // A link may name a moment: page.html#t=63 opens at the first step at or after 63s,
+  // page.html#s=307 at step 307 (as the page numbers them).
   var m = /^#t=(.+)$/.exec(window.location.hash);
   if (m) { $("time").value = decodeURIComponent(m[1]); jump(); }
+  m = /^#s=(\d+)$/.exec(window.location.hash);
+  if (m) { go(Math.min(steps.length, Number(m[1])) - 1); }
   show();
   document.body.setAttribute("data-ready", "1");
 })();

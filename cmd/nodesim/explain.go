@@ -45,6 +45,11 @@ worker's rounds and waits, PLEG relists and their events, CRI calls with their d
 writes, evictions and OOM kills. A line marked "why:" is the reason the model recorded when it
 made that decision (the rule and its values); explain adds no reasons of its own.
 --glossary maps names from older kubelet articles to today's.
+--html OUT.html writes, instead, one self-contained page that plays the run: lanes for the
+goroutines, the channels with the messages waiting in each, every pod's phase and container
+state at each step, the step's transcript lines, why: and upstream function, with stepping,
+play, a time jump, keyboard shortcuts and the --pod/--only filters. --from/--to window it;
+past --max-steps steps, periodic steps that changed nothing are folded, with a note.
 
 The transcript is built from the run's trace alone (the same events as trace.jsonl). Steps that
 change nothing (syncCh ticks with no pod due, idle housekeeping, relists that saw no change) are
@@ -68,6 +73,7 @@ complete), 2 invalid input or usage.`,
   nodesim explain graceful-deletion --pod default/web
   nodesim explain runtime-outage --from 55s --to 5m30s --only sync,pleg
   nodesim explain my-node.yaml --seed 7 --no-color | less
+  nodesim explain graceful-deletion --html graceful-deletion.html
   nodesim explain --glossary`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if o.glossary {

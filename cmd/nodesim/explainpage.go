@@ -20,6 +20,12 @@ func (o *explainOptions) writePage(ref string, l *scenarios.Loaded, seed uint64,
 	if o.maxSteps < 1 || o.maxSteps > maxPageSteps {
 		return invalid(fmt.Errorf("--max-steps %d: want 1 to %d", o.maxSteps, maxPageSteps))
 	}
+	// The file is opened first, so that a path that cannot be written fails before the run.
+	f, err := createAtomic(o.html)
+	if err != nil {
+		return invalid(fmt.Errorf("--html: %w", err))
+	}
+	defer f.abort()
 	page := explain.NewPage(explain.PageOptions{Title: eo.Title, From: eo.From, To: eo.To, Boot: eo.Boot,
 		Pod: eo.Pod, Only: eo.Only, MaxSteps: o.maxSteps})
 	builder := newReportBuilder(l, seed)
@@ -30,11 +36,6 @@ func (o *explainOptions) writePage(ref string, l *scenarios.Loaded, seed uint64,
 	if err := page.Close(); err != nil {
 		return internal(fmt.Errorf("building the page: %w", err))
 	}
-	f, err := createAtomic(o.html)
-	if err != nil {
-		return err
-	}
-	defer f.abort()
 	if err := page.WriteHTML(f.f); err != nil {
 		return fmt.Errorf("writing %s: %w", o.html, err)
 	}
