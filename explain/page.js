@@ -124,7 +124,8 @@
       chips[r.name] = el("g", { "clip-path": "url(#stateclip)" });
       return;
     }
-    el("text", { class: "lane-name", x: 6, y: y + 13, "clip-path": "url(#nameclip)" }, r.name);
+    // A long name is clipped; its tooltip gives it whole.
+    el("title", {}, r.name, el("text", { class: "lane-name", x: 6, y: y + 13, "clip-path": "url(#nameclip)" }, r.name));
     var g = el("g", { "clip-path": "url(#stateclip)" });
     var st = keyedText("S|" + r.name, { class: "lane-status", x: LABEL, y: y + 13 });
     g.appendChild(st);

@@ -341,3 +341,54 @@ func TestPageSizeOfTheLargestScenario(t *testing.T) {
 		t.Errorf("longest channel listing has %d lines, want %d", longest, maxShownMessages+1)
 	}
 }
+
+// A kubelet restart ends the old process's goroutines: at the restart (300s) the pod
+// workers have no state until the new syncLoop creates them again, while the runtime's
+// containers go on running.
+func TestPageKubeletRestart(t *testing.T) {
+	p := buildPage(t, events(t, "kubelet-restart"), PageOptions{})
+	r := stepAt(t, p, 300, "scenarioEvent", "restartKubelet")
+	before, at := p.StateAt(r-1), p.StateAt(r)
+	if before["S|podWorker default/web-0"] != "syncing" {
+		t.Fatalf("before the restart web-0's worker is %q, want syncing", before["S|podWorker default/web-0"])
+	}
+	if got := at["S|podWorker default/web-0"]; got != "" {
+		t.Errorf("at the restart web-0's worker is %q, want none", got)
+	}
+	if got := at["R|default/web-0|nginx"]; !strings.HasPrefix(got, "running") {
+		t.Errorf("at the restart the runtime's web-0 nginx is %q, want running", got)
+	}
+	again := stepAt(t, p, 300, "workerState", "web-0")
+	if got := p.StateAt(again)["S|podWorker default/web-0"]; got != "syncing" {
+		t.Errorf("after the new worker starts: %q, want syncing", got)
+	}
+	if !maps.Equal(p.StateAt(again), stateAtSeq(events(t, "kubelet-restart"), p.Steps[again].Seq)) {
+		t.Error("replayed picture after the restart differs from the events'")
+	}
+}
+
+// A prober worker's message names its result whichever it records first: the initial
+// Success (10.339s: sent, then recorded) and the third failure at 150.339s (recorded with
+// changed=true, then sent: failureThreshold 3 × periodSeconds 10 after the first failure at
+// 130.339s).
+func TestPageProbeMessages(t *testing.T) {
+	p := buildPage(t, events(t, "liveness-restart"), PageOptions{})
+	first := stepAt(t, p, 10, "probeResult", "liveness")
+	if got := p.StateAt(first)["C|livenessManager"]; got != "liveness default/api/server success" {
+		t.Errorf("after the first probe: %q", got)
+	}
+	fail := stepAt(t, p, 150, "send", "livenessManager")
+	if p.Steps[fail].T != 150.33944 {
+		t.Fatalf("the failure is sent at %gs, want 150.33944s", p.Steps[fail].T)
+	}
+	st := p.StateAt(fail)
+	if got := st["C|livenessManager"]; got != "liveness default/api/server failure" {
+		t.Errorf("at the failure's send: %q", got)
+	}
+	if got := st["S|prober default/api/server/liveness"]; got != "liveness failure (3 in a row)" {
+		t.Errorf("prober state: %q", got)
+	}
+	if p.Upstream[p.Steps[fail].Up].Func != "doProbe" {
+		t.Errorf("the probe's send links to %v", p.Upstream[p.Steps[fail].Up])
+	}
+}

@@ -34,8 +34,11 @@ type pageState struct {
 	// it before sending (a configMerge for configCh).
 	carried map[string]string
 	// unlabeled is, per track, the message it just sent whose contents the event after the
-	// send records (PLEG records its event, a prober worker its result, after the send).
+	// send records (PLEG records its event after the send, a prober worker its first result).
 	unlabeled map[string]uint64
+	// described is, per track, what the next message it sends at this instant carries,
+	// when the event describing it came first (a prober worker's changed result).
+	described map[string]pageFlow
 	// busy are the spans in progress, by track.
 	busy map[string]time.Duration
 	// ticks are the T| keys set by the last select.
@@ -48,7 +51,7 @@ type pageFlow struct {
 }
 
 func newPageState() pageState {
-	return pageState{kv: map[string]string{}, flows: map[uint64]pageFlow{}, carried: map[string]string{}, busy: map[string]time.Duration{}, unlabeled: map[string]uint64{}}
+	return pageState{kv: map[string]string{}, flows: map[uint64]pageFlow{}, carried: map[string]string{}, busy: map[string]time.Duration{}, unlabeled: map[string]uint64{}, described: map[string]pageFlow{}}
 }
 
 func (s *pageState) snapshot() map[string]string {
@@ -110,21 +113,25 @@ func (s *pageState) apply(e *trace.Event) [][2]string {
 		if id := e.Attr("id"); id != "" {
 			label += " (" + id + ")"
 		}
-		if !s.label(track, e.At, label, put) {
-			s.carried[chanPLEG] = label
-		}
+		s.label(track, e.At, label, put)
 	case trace.Send:
 		if e.Flow == 0 {
 			break
 		}
 		label := s.carried[e.Name]
 		delete(s.carried, e.Name)
+		if d, ok := s.described[track]; ok && label == "" && d.at == e.At {
+			label = d.label
+		}
+		delete(s.described, track)
 		if label == "" {
 			label = "from " + track
 			s.unlabeled[track] = e.Flow
 		}
 		s.flows[e.Flow] = pageFlow{ch: e.Name, label: label, track: track, at: e.At}
 		put("C|"+e.Name, s.waiting(e.Name))
+	case trace.Drop:
+		delete(s.described, track)
 	case trace.Recv:
 		if f, ok := s.flows[e.Flow]; ok {
 			delete(s.flows, e.Flow)
@@ -194,7 +201,27 @@ func (s *pageState) apply(e *trace.Event) [][2]string {
 		put("R|"+e.Pod+"|"+e.Container, v)
 	case kindScenarioEvent:
 		if e.Name == "restartKubelet" {
-			// A new kubelet process: its channels start empty.
+			// A new kubelet process: its goroutines start with no state and no call in
+			// progress (a pod worker exists again only when the new syncLoop creates it),
+			// and its channels start empty. The runtime, the API server and the kernel go on.
+			var keys []string
+			for k := range s.kv {
+				kind, tr, _ := strings.Cut(k, "|")
+				if (kind == "S" || kind == "B") && kubeletGoroutine(tr) {
+					keys = append(keys, k)
+				}
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				put(k, "")
+			}
+			for tr := range s.busy {
+				if kubeletGoroutine(tr) {
+					delete(s.busy, tr)
+				}
+			}
+			clear(s.unlabeled)
+			clear(s.described)
 			var chans []string
 			for id, f := range s.flows {
 				chans = append(chans, f.ch)
@@ -210,15 +237,15 @@ func (s *pageState) apply(e *trace.Event) [][2]string {
 }
 
 // label names what the message track just sent carries, when that message is still
-// waiting and was sent at this instant; it reports whether there was such a message.
+// waiting and was sent at this instant, or else what the next one it sends at this instant
+// will carry; it reports whether it named a message already sent.
 func (s *pageState) label(track string, now time.Duration, text string, put func(k, v string)) bool {
 	id, ok := s.unlabeled[track]
-	if !ok {
-		return false
-	}
 	delete(s.unlabeled, track)
-	f, ok := s.flows[id]
-	if !ok || f.at != now {
+	f, sent := s.flows[id]
+	if !ok || !sent || f.at != now {
+		// Nothing sent yet: the send that follows at this instant carries it.
+		s.described[track] = pageFlow{label: text, at: now}
 		return false
 	}
 	f.label = text
@@ -229,6 +256,17 @@ func (s *pageState) label(track string, now time.Duration, text string, put func
 
 // maxShownMessages is how many of a channel's waiting messages the page names.
 const maxShownMessages = 8
+
+// kubeletGoroutine reports whether track is one of the kubelet process's own goroutines,
+// which a kubelet restart ends, rather than the runtime's, the API server's, the kernel's or
+// the scenario's.
+func kubeletGoroutine(track string) bool {
+	switch track {
+	case "runtime", "apiserver", "kernel", "scenario":
+		return false
+	}
+	return true
+}
 
 // waiting lists the messages in ch, oldest first, the first maxShownMessages of them.
 func (s *pageState) waiting(ch string) string {
