@@ -133,6 +133,8 @@ type Page struct {
 	closed   bool
 	// attached is the step the last transcript line went to (its why: follows it).
 	attached uint64
+	// quiet holds summaries of quiet steps until the line of the step that ended them.
+	quiet []string
 }
 
 // NewPage returns an empty page.
@@ -176,8 +178,8 @@ func (p *Page) Record(e *trace.Event) {
 			p.Events++
 		}
 		// Past the cut the transcript needs one more event to print the last step's held
-		// line, and nothing after it.
-		if !p.f.past(e.At) && !p.cutFed {
+		// line, and nothing after it. Past --to it stops by itself, with a note.
+		if !p.cutFed {
 			p.cutFed = p.cut
 			p.tr.Record(e)
 			p.takeLines()
@@ -213,6 +215,9 @@ func (p *Page) Close() error {
 	p.closed = true
 	err := p.tr.Close()
 	p.takeLines()
+	if len(p.Steps) > 0 && !p.cut {
+		p.flushQuietLines(&p.Steps[len(p.Steps)-1])
+	}
 	if p.Init == nil {
 		p.Init = compact(p.pending)
 		p.pending = nil
@@ -329,17 +334,30 @@ func (p *Page) attach(text string) {
 	}
 	trimmed := strings.TrimSpace(text)
 	last := &p.Steps[len(p.Steps)-1]
-	if strings.HasPrefix(trimmed, "why: ") || len(text) < timeWidth+2 {
+	if strings.HasPrefix(trimmed, "why: ") {
 		p.lastLine(last).Lines = append(p.lastLine(last).Lines, trimmed)
+		return
+	}
+	if len(text) < timeWidth+2 || !isTimeColumn(strings.TrimSpace(text[:timeWidth])) {
+		// A note of the transcript's own at its end ("(--to 30.000s: ...)").
+		p.flushQuietLines(last)
+		last.Lines = append(last.Lines, trimmed)
 		return
 	}
 	when := strings.TrimSpace(text[:timeWidth])
 	rest := text[timeWidth+2:]
+	line := when + "  " + strings.TrimRight(rest, " ")
+	if strings.HasPrefix(rest, "…") {
+		// A summary of quiet steps is printed when a step ends the stretch: it goes with
+		// that step's first line, before it, keeping its own (earlier) time.
+		p.quiet = append(p.quiet, line)
+		return
+	}
 	best := -1
 	for i := len(p.Steps) - 1; i >= 0 && i >= len(p.Steps)-400; i-- {
 		s := &p.Steps[i]
 		if at(s.at) != when {
-			if s.at < p.Steps[len(p.Steps)-1].at && best >= 0 {
+			if s.at < last.at && best >= 0 {
 				break
 			}
 			continue
@@ -357,12 +375,29 @@ func (p *Page) attach(text string) {
 		target = &p.Steps[best]
 	} else if p.cut {
 		// A line of a step past the cut.
+		p.quiet = nil
 		return
 	}
-	// The line keeps its own time: a summary of quiet steps starts before the step it
-	// lands on.
-	target.Lines = append(target.Lines, when+"  "+strings.TrimRight(rest, " "))
+	p.flushQuietLines(target)
+	target.Lines = append(target.Lines, line)
 	p.attached = target.Seq
+}
+
+// isTimeColumn reports whether s is the time column of a transcript line ("12.034s",
+// "-0.900s").
+func isTimeColumn(s string) bool {
+	num, ok := strings.CutSuffix(s, "s")
+	if !ok || len(num) < 5 || num[len(num)-4] != '.' {
+		return false
+	}
+	_, err := strconv.ParseFloat(num, 64)
+	return err == nil
+}
+
+// flushQuietLines puts the quiet summaries waiting for a step on s.
+func (p *Page) flushQuietLines(s *PageStep) {
+	s.Lines = append(s.Lines, p.quiet...)
+	p.quiet = nil
 }
 
 // lastLine is the step the last transcript line went to, so that its why: follows it.

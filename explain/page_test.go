@@ -392,3 +392,34 @@ func TestPageProbeMessages(t *testing.T) {
 		t.Errorf("the probe's send links to %v", p.Upstream[p.Steps[fail].Up])
 	}
 }
+
+// Every transcript line lands on a step of its own time and goroutine; a summary of quiet
+// steps goes just before the first line of the step that ended the stretch; why: lines
+// follow the line they explain; the --to note closes the last step.
+func TestPageLinesLandOnTheirSteps(t *testing.T) {
+	for _, name := range []string{"graceful-deletion", "crashloop", "liveness-restart"} {
+		p := buildPage(t, events(t, name), PageOptions{MaxSteps: 100000})
+		for _, s := range p.Steps {
+			for i, l := range s.Lines {
+				when, rest, _ := strings.Cut(l, "  ")
+				switch {
+				case strings.HasPrefix(l, "why: "):
+					if i == 0 {
+						t.Errorf("%s: a why: opens step %s %s", name, at(s.at), s.Kind)
+					}
+				case strings.HasPrefix(strings.TrimSpace(rest), "…"):
+					if i == len(s.Lines)-1 && s.Seq != p.Steps[len(p.Steps)-1].Seq {
+						t.Errorf("%s: quiet summary %q ends step %s %s instead of preceding its line", name, l, at(s.at), s.Kind)
+					}
+				case when != at(s.at) || !strings.HasPrefix(rest, s.track):
+					t.Errorf("%s: line %q on step %s %s [%s]", name, l, at(s.at), s.track, s.Kind)
+				}
+			}
+		}
+	}
+	p := buildPage(t, events(t, "crashloop"), PageOptions{To: 30 * time.Second})
+	last := p.Steps[len(p.Steps)-1]
+	if got := last.Lines[len(last.Lines)-1]; got != "(--to 30.000s: the transcript stops here; the run went on)" {
+		t.Errorf("last line %q", got)
+	}
+}
