@@ -121,6 +121,9 @@ type Page struct {
 	chanIdx  map[string]int
 	Upstream []UpstreamRef
 	upIdx    map[string]int
+	// senders lists, per channel, the goroutines that sent on it in the run, in the order
+	// they first did.
+	senders map[string][]string
 
 	// Events counts the events in the window; Notes say how the page was cut or thinned.
 	Events int
@@ -147,7 +150,7 @@ func NewPage(o PageOptions) *Page {
 		o: o, max: max,
 		f:       newFilter(Options{From: o.From, To: o.To, Boot: o.Boot}),
 		st:      newPageState(),
-		laneIdx: map[string]int{}, podIdx: map[string]int{}, chanIdx: map[string]int{}, upIdx: map[string]int{},
+		laneIdx: map[string]int{}, podIdx: map[string]int{}, chanIdx: map[string]int{}, upIdx: map[string]int{}, senders: map[string][]string{},
 	}
 	p.tr = New(&p.out, Options{From: o.From, To: o.To, Boot: o.Boot})
 	for _, c := range []string{chanConfig, chanPLEG, chanSync, chanHousekeeping, chanLiveness, "readinessManager", "startupManager", chanContainerManager} {
@@ -165,6 +168,9 @@ func (p *Page) Record(e *trace.Event) {
 	// Every goroutine that did anything has a lane, even one whose steps all lie before
 	// the window or were folded away: its state is part of the picture.
 	p.lane(e.Track)
+	if e.Kind == trace.Send || e.Kind == trace.Drop {
+		p.sender(e)
+	}
 	inWindow := p.f.inWindow(e.At) && !p.cut
 	if !inWindow || (p.thinning && quietEvent(e)) {
 		p.pending = append(p.pending, set...)
@@ -421,6 +427,23 @@ func (p *Page) lane(track string) int {
 	p.Lanes = append(p.Lanes, track)
 	return len(p.Lanes) - 1
 }
+
+func (p *Page) sender(e *trace.Event) {
+	track := e.Track
+	if track == "" {
+		track = "kubelet"
+	}
+	p.channel(e.Name)
+	for _, s := range p.senders[e.Name] {
+		if s == track {
+			return
+		}
+	}
+	p.senders[e.Name] = append(p.senders[e.Name], track)
+}
+
+// Senders returns the goroutines that sent on channel ch during the run.
+func (p *Page) Senders(ch string) []string { return append([]string(nil), p.senders[ch]...) }
 
 func (p *Page) pod(name string) int {
 	if i, ok := p.podIdx[name]; ok {

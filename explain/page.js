@@ -114,7 +114,10 @@
     var y = 22 + i * ROW;
     rowRects.push(el("rect", { class: "row" + (r.chan !== undefined ? " chan" : ""), x: 0, y: y + 1, width: W, height: ROW - 2 }));
     if (r.chan !== undefined) {
-      el("text", { class: "chan-name", x: 6, y: y + 18, "clip-path": "url(#nameclip)" }, "⇶ " + r.name);
+      el("text", { class: "chan-name", x: 6, y: y + 13, "clip-path": "url(#nameclip)" }, "⇶ " + r.name);
+      var from = (D.senders[r.name] || []).join(", ");
+      el("title", {}, "sent by: " + (from || "no goroutine in this run"),
+        el("text", { class: "lane-last", x: 6, y: y + 26, "clip-path": "url(#nameclip)" }, from ? "from " + from : (r.name === "syncCh" || r.name === "housekeepingCh" ? "a ticker" : "nothing sent in this run")));
       if (D.chanNotes[r.name]) {
         el("text", { class: "lane-last", x: LABEL, y: y + 18 }, D.chanNotes[r.name], el("g", { "clip-path": "url(#stateclip)" }));
       }

@@ -167,6 +167,15 @@ func TestPageChannels(t *testing.T) {
 	if got := p.StateAt(recvs[1])["C|plegCh"]; got != "" {
 		t.Errorf("after the second receive plegCh holds %q, want nothing", got)
 	}
+	// configCh is sent on by the kubelet's start (podConfig's first SET of each source,
+	// recorded without a goroutine), the scenario's API changes and the status manager's
+	// patches coming back through the watch; plegCh by PLEG alone.
+	if got := strings.Join(p.Senders(chanConfig), ","); got != "kubelet,scenario,statusManager" {
+		t.Errorf("configCh senders %s", got)
+	}
+	if got := strings.Join(p.Senders(chanPLEG), ","); got != "pleg" {
+		t.Errorf("plegCh senders %s", got)
+	}
 	add := stepAt(t, p, 0, "send", "configCh")
 	if got := p.StateAt(add)["C|configCh"]; got != "ADD default/crashy" {
 		t.Errorf("configCh after the create = %q, want ADD default/crashy", got)

@@ -30,6 +30,8 @@ type pageData struct {
 	LaneOrder []int    `json:"laneOrder"`
 	Pods      []string `json:"pods"`
 	Channels  []string `json:"channels"`
+	// Senders lists each channel's senders in the run.
+	Senders map[string][]string `json:"senders"`
 	// ChanNotes say which drawn channels the model does not have.
 	ChanNotes map[string]string `json:"chanNotes"`
 	Cats      []string          `json:"cats"`
@@ -50,7 +52,7 @@ func (p *Page) WriteHTML(w io.Writer) error {
 	d := pageData{
 		Title: p.o.Title, Notes: p.Notes, Lanes: p.Lanes, LaneOrder: p.laneOrder(), Pods: p.Pods, Channels: p.Channels,
 		ChanNotes: map[string]string{chanContainerManager: "not modelled: nodesim simulates no devices, so this case is never ready"},
-		Upstream:  p.Upstream, Init: p.Init, Steps: p.Steps, Events: p.Events, Pod: p.o.Pod,
+		Senders:   p.senders, Upstream: p.Upstream, Init: p.Init, Steps: p.Steps, Events: p.Events, Pod: p.o.Pod,
 	}
 	// Empty lists are written as [] rather than null: the script reads their length.
 	d.Notes, d.Lanes, d.Pods, d.Channels = orEmpty(d.Notes), orEmpty(d.Lanes), orEmpty(d.Pods), orEmpty(d.Channels)
