@@ -138,6 +138,10 @@ type Page struct {
 	attached uint64
 	// quiet holds summaries of quiet steps until the line of the step that ended them.
 	quiet []string
+	// foldedLines are the lines of quiet steps folded before the step that takes them.
+	foldedLines []string
+	// started is set once the window's first step (or the end of the run) fixed Init.
+	started bool
 }
 
 // NewPage returns an empty page.
@@ -193,14 +197,17 @@ func (p *Page) Record(e *trace.Event) {
 		return
 	}
 	p.Events++
-	if len(p.Steps) == 0 && p.Init == nil {
+	if !p.started {
+		// The picture the page opens on: what the events before the window built.
+		p.started = true
 		p.Init = compact(p.pending)
 		p.pending = nil
 	}
 	s := p.step(e)
 	s.Set = compact(append(p.pending, set...))
 	s.Folded = p.folded
-	p.pending, p.folded = nil, 0
+	s.Lines = p.foldedLines
+	p.pending, p.folded, p.foldedLines = nil, 0, nil
 	p.Steps = append(p.Steps, s)
 	p.tr.Record(e)
 	p.takeLines()
@@ -224,7 +231,8 @@ func (p *Page) Close() error {
 	if len(p.Steps) > 0 && !p.cut {
 		p.flushQuietLines(&p.Steps[len(p.Steps)-1])
 	}
-	if p.Init == nil {
+	if !p.started {
+		p.started = true
 		p.Init = compact(p.pending)
 		p.pending = nil
 	}
@@ -276,12 +284,15 @@ func (p *Page) thin() {
 		}
 		kept = append(kept, s)
 	}
-	// Trailing quiet steps wait for the next step.
+	// Trailing quiet steps wait for the next step (at Close there is none: their
+	// lines go on the last step, their changes are dropped with the run's end).
 	p.pending = append(set, p.pending...)
 	p.folded += folded
-	if len(lines) > 0 && len(kept) > 0 {
+	p.foldedLines = append(lines, p.foldedLines...)
+	if p.closed && len(kept) > 0 {
 		last := &kept[len(kept)-1]
-		last.Lines = append(last.Lines, lines...)
+		last.Lines = append(last.Lines, p.foldedLines...)
+		p.foldedLines = nil
 	}
 	p.Steps = kept
 }
@@ -509,7 +520,18 @@ func (p *Page) Current() map[string]string { return p.st.snapshot() }
 // folds away. It looks only at the event.
 func quietEvent(e *trace.Event) bool {
 	switch e.Kind {
-	case kindIterationWait, kindPodSeen, trace.Stats, kindHousekeeping:
+	case kindIterationWait, kindPodSeen, trace.Stats:
+		return true
+	case kindHousekeeping:
+		// A pass that killed, restarted or skipped nothing.
+		if e.Attr("skipped") != "" {
+			return false
+		}
+		for _, k := range []string{"killed", "orphans", "restarted"} {
+			if v := e.Attr(k); v != "" && v != "0" {
+				return false
+			}
+		}
 		return true
 	case trace.Select:
 		return e.Name == chanSync || e.Name == chanHousekeeping

@@ -329,10 +329,16 @@
     if (isNaN(t)) { $("time").setCustomValidity("want a time such as 90s or 2m"); return; }
     $("time").setCustomValidity("");
     for (var i = 0; i < steps.length; i++) {
-      if (steps[i].t >= t && visible(steps[i])) { go(i); return; }
+      if (steps[i].t >= t && visible(steps[i])) { go(i); break; }
     }
+    $("time").blur();
   }
 
+  // A clicked button gives the keyboard back to the page, so that space and the arrows
+  // step rather than press the button again.
+  document.querySelectorAll("#controls button").forEach(function (b) {
+    b.addEventListener("click", function () { b.blur(); });
+  });
   $("first").onclick = function () { go(seek(-1, 1)); };
   $("last").onclick = function () { go(seek(steps.length, -1)); };
   $("prev").onclick = prev;

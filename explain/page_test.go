@@ -2,6 +2,7 @@ package explain
 
 import (
 	"bytes"
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
@@ -57,8 +58,8 @@ func TestPageReplayMatchesEvents(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		max  int
-	}{{"graceful-deletion", 0}, {"crashloop", 0}, {"besteffort-evicted-first", 300}} {
-		t.Run(tc.name, func(t *testing.T) {
+	}{{"graceful-deletion", 0}, {"crashloop", 0}, {"crashloop", 1000}, {"besteffort-evicted-first", 300}} {
+		t.Run(fmt.Sprintf("%s/max%d", tc.name, tc.max), func(t *testing.T) {
 			evs := events(t, tc.name)
 			p := buildPage(t, evs, PageOptions{MaxSteps: tc.max})
 			n := len(p.Steps)
@@ -253,6 +254,34 @@ func TestPageThinningAndCut(t *testing.T) {
 	}
 	if !maps.Equal(p.StateAt(len(p.Steps)-1), stateAtSeq(evs, p.Steps[len(p.Steps)-1].Seq)) {
 		t.Error("thinned page's last picture differs from the events'")
+	}
+	// Thinned while the run goes (past twice the bound, 2000 steps here) rather than at
+	// its end: no transcript line is lost or moved out of order either way.
+	var b bytes.Buffer
+	tr := New(&b, Options{})
+	for i := range evs {
+		tr.Record(&evs[i])
+	}
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := body(b.String())
+	for _, max := range []int{1000, 2000, 5000} {
+		q := buildPage(t, evs, PageOptions{MaxSteps: max})
+		var got []string
+		for _, s := range q.Steps {
+			got = append(got, s.Lines...)
+		}
+		if len(got) != len(want) {
+			t.Errorf("max %d: %d transcript lines on the page, the transcript has %d", max, len(got), len(want))
+			continue
+		}
+		for i := range got {
+			if strings.TrimSpace(want[i]) != got[i] {
+				t.Errorf("max %d: line %d is %q on the page, %q in the transcript", max, i, got[i], want[i])
+				break
+			}
+		}
 	}
 	c := buildPage(t, evs, PageOptions{MaxSteps: 100})
 	if len(c.Steps) != 100 || !strings.Contains(strings.Join(c.Notes, " "), "The page stops at") {
