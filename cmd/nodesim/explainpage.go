@@ -7,6 +7,7 @@ import (
 
 	"nodesim/engine"
 	"nodesim/explain"
+	"nodesim/internal/safetext"
 	"nodesim/reports"
 	"nodesim/scenarios"
 )
@@ -46,7 +47,7 @@ func (o *explainOptions) writePage(ref string, l *scenarios.Loaded, seed uint64,
 	if page.Thinned() {
 		note = " (thinned: see the note at its top)"
 	}
-	fmt.Fprintf(stdout, "wrote %s: %d steps of %d events%s\n", o.html, len(page.Steps), page.Events, note)
+	fmt.Fprintf(stdout, "wrote %s: %d steps of %d events%s\n", safetext.Escape(o.html), len(page.Steps), page.Events, note)
 	r := finishReport(builder, res, ref)
 	if !reports.Evaluate(r, l.Scenario.Spec.Expect) {
 		return &exitError{code: exitExpectation, err: fmt.Errorf("%s", failedExpectations(r))}
