@@ -151,7 +151,7 @@
       el("text", { class: "chip-text", x: x, y: y + 18 }, items.length + " waiting:", g);
       x += 58;
       items.forEach(function (it) {
-        var w = Math.min(200, 8 + it.length * 5.6);
+        var w = Math.min(240, 10 + it.length * 6.1);
         el("rect", { class: "chip", x: x, y: y + 6, width: w, height: 17, rx: 3 }, undefined, g);
         el("text", { class: "chip-text", x: x + 4, y: y + 18 }, it, g);
         x += w + 4;
