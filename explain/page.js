@@ -170,7 +170,10 @@
     cols.forEach(function (k, c) {
       var x = STRIP_X + (start + c) * COL;
       var s = steps[k];
-      el("rect", { class: "col" + (k === cur ? " cur" : ""), x: x, y: 18, width: COL - 2, height: H - 18 }, undefined, strip);
+      // A click on a column goes to its step; its tooltip says which.
+      var col = el("rect", { class: "col" + (k === cur ? " cur" : ""), x: x, y: 18, width: COL - 2, height: H - 18, "data-step": k }, undefined, strip);
+      el("title", {}, fmtTime(s.t) + " " + D.lanes[s.l] + ": " + s.x, col);
+      col.addEventListener("click", function () { go(k); });
       var lr = laneRow[s.l];
       if (lr === undefined) { return; }
       var ly = 22 + lr * ROW + ROW / 2;

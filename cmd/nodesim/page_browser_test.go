@@ -405,6 +405,12 @@ func TestExplainPageInChromium(t *testing.T) {
 				d.key("ArrowLeft", 37, false)
 			}
 			checkShown(t, "after 10 × ←", d.shown(), p, 40, evs)
+			// A click on the strip's column of step 38 goes there.
+			d.eval(`(function(){var c=document.querySelector('rect.col[data-step="38"]'); if (!c) return -1; c.dispatchEvent(new MouseEvent("click", {bubbles: true})); return 0})()`, new(int))
+			checkShown(t, "after a click on step 38's column", d.shown(), p, 38, evs)
+			d.key("ArrowRight", 39, false)
+			d.key("ArrowRight", 39, false)
+			checkShown(t, "after 2 × → from there", d.shown(), p, 40, evs)
 			next := -1
 			for k := 41; k < len(p.Steps); k++ {
 				if p.Steps[k].Iter {
