@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"nodesim/trace"
 )
 
 // TestUpstreamLinesUpToDate reads the kubelet sources the model follows (the module cache's
@@ -80,6 +82,53 @@ func TestUpstreamLinesUpToDate(t *testing.T) {
 	for _, ref := range upstreamFuncs() {
 		if got := upstreamLine(ref[0], ref[1]); got != lines[ref] {
 			t.Errorf("upstreamLine(%s, %s) = %d, upstream declares it at line %d", ref[0], ref[1], got, lines[ref])
+		}
+	}
+}
+
+// Every step a page links links to a function in the generated table (so it has a line),
+// and the steps no kubelet function does (the API server's, the runtime's processes, the
+// kernel's, the scenario's) link nowhere.
+func TestUpstreamFuncsAreInTheTable(t *testing.T) {
+	linked := []trace.Event{
+		{Kind: trace.Select, Track: "syncLoop"}, {Kind: trace.Recv, Track: "syncLoop"}, {Kind: kindIgnored, Track: "syncLoop"},
+		{Kind: trace.Send, Name: chanPLEG}, {Kind: trace.Send, Name: chanConfig}, {Kind: trace.Send, Name: chanLiveness},
+		{Kind: trace.Drop, Name: chanPLEG}, {Kind: kindSkipSync}, {Kind: kindIterationWait},
+		{Kind: kindHandler, Name: "HandlePodAdditions"}, {Kind: kindHandler, Name: "HandlePodUpdates"},
+		{Kind: kindHandler, Name: "HandlePodRemoves"}, {Kind: kindHandler, Name: "HandlePodReconcile"},
+		{Kind: kindHandler, Name: "HandlePodSyncs"}, {Kind: kindHousekeeping}, {Kind: kindAdmitted}, {Kind: kindPodSeen},
+		{Kind: kindRejected}, {Kind: kindUpdatePod}, {Kind: kindCancelSync}, {Kind: kindWorkerState}, {Kind: kindSyncStart},
+		{Kind: kindSyncEnd}, {Kind: kindRequeue}, {Kind: kindForget}, {Kind: kindWaitCache}, {Kind: kindCacheReady},
+		{Kind: kindPodActions}, {Kind: kindBackOff}, {Kind: kindKilling}, {Kind: kindPreStop}, {Kind: kindPostStart},
+		{Kind: kindStarted}, {Kind: kindStartFailed}, {Kind: kindPullRequested}, {Kind: kindPullBackOff}, {Kind: kindPulled},
+		{Kind: kindPullFailed}, {Kind: kindCRICall, Name: "RunPodSandbox"}, {Kind: kindCRICall, Name: "CreateContainer"},
+		{Kind: kindCRICall, Name: "StartContainer"}, {Kind: kindCRICall, Name: "StopContainer"},
+		{Kind: kindCRICall, Name: "StopPodSandbox"}, {Kind: kindCRICall, Name: "RemoveContainer"},
+		{Kind: kindCRICall, Name: "RemoveContainer", Track: "gc"}, {Kind: kindCRICall, Name: "RemovePodSandbox"},
+		{Kind: kindCRICall, Name: "PullImage"}, {Kind: kindContainerClean}, {Kind: kindContainerGC}, {Kind: kindRelist},
+		{Kind: kindRelistFailed}, {Kind: kindPLEGEvent}, {Kind: kindPLEGHealth}, {Kind: kindSetPodStatus},
+		{Kind: kindTerminatePod}, {Kind: kindSyncBatch}, {Kind: kindStatusDelete}, {Kind: kindAPIPatch},
+		{Kind: kindConfigMerge}, {Kind: trace.EvictionPass}, {Kind: trace.Eviction}, {Kind: trace.ProbeResult},
+		{Kind: kindNodeCondition, Name: "Ready"}, {Kind: kindNodeCondition, Name: "MemoryPressure"},
+		{Kind: kindNodeCondition, Name: "DiskPressure"}, {Kind: kindNodeCondition, Name: "PIDPressure"},
+	}
+	if file, fn := upstreamFunc(&trace.Event{Kind: kindCRICall, Name: "PullImage"}); fn != "EnsureImageExists" {
+		t.Errorf("a pull links to %s %s, want the image manager's EnsureImageExists", file, fn)
+	}
+	for _, e := range linked {
+		file, fn := upstreamFunc(&e)
+		if file == "" || upstreamLine(file, fn) == 0 {
+			t.Errorf("%s %s (track %q) links to %q %q, which has no line in the table", e.Kind, e.Name, e.Track, file, fn)
+		}
+	}
+	for _, e := range []trace.Event{
+		{Kind: kindAPICreate}, {Kind: kindAPIDelete}, {Kind: kindAPIUpdate}, {Kind: kindAPIRemoved},
+		{Kind: kindContainerRun}, {Kind: kindContainerExit}, {Kind: kindRuntimeDown}, {Kind: kindRuntimeUp},
+		{Kind: kindImageRemoved}, {Kind: kindPullStart}, {Kind: kindPullEnd}, {Kind: trace.OOMKill},
+		{Kind: trace.ThresholdCrossed}, {Kind: trace.Stats}, {Kind: kindRunStart}, {Kind: kindRunEnd}, {Kind: kindScenarioEvent},
+	} {
+		if file, fn := upstreamFunc(&e); file != "" {
+			t.Errorf("%s links to %s %s; no kubelet function does it", e.Kind, file, fn)
 		}
 	}
 }

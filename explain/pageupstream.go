@@ -106,7 +106,10 @@ func upstreamFunc(e *trace.Event) (file, fn string) {
 		}
 	case kindHousekeeping:
 		return kubeletPodsGo, "HandlePodCleanups"
-	case kindAdmitted, kindPodSeen:
+	case kindPodSeen:
+		// The pod manager learns of the pod as HandlePodAdditions adds it.
+		return kubeletGo, "HandlePodAdditions"
+	case kindAdmitted:
 		return allocationGo, "canAdmitPod"
 	case kindRejected:
 		return kubeletGo, "rejectPod"
@@ -149,6 +152,8 @@ func upstreamFunc(e *trace.Event) (file, fn string) {
 			return runtimeContainerGo, "removeContainer"
 		case "RemovePodSandbox":
 			return runtimeGCGo, "GarbageCollect"
+		case "PullImage":
+			return imageManagerGo, "EnsureImageExists"
 		}
 		return runtimeManagerGo, "SyncPod"
 	case kindContainerClean:
