@@ -110,6 +110,8 @@
     return t;
   }
   var chips = {};
+  // Each lane's span in progress is written after its state, wherever that ends.
+  var busyAfter = [];
   rows.forEach(function (r, i) {
     var y = 22 + i * ROW;
     rowRects.push(el("rect", { class: "row" + (r.chan !== undefined ? " chan" : ""), x: 0, y: y + 1, width: W, height: ROW - 2 }));
@@ -132,8 +134,9 @@
     var g = el("g", { "clip-path": "url(#stateclip)" });
     var st = keyedText("S|" + r.name, { class: "lane-status", x: LABEL, y: y + 13 });
     g.appendChild(st);
-    var busy = keyedText("B|" + r.name, { class: "lane-busy", x: LABEL + 150, y: y + 13 });
+    var busy = keyedText("B|" + r.name, { class: "lane-busy", x: LABEL, y: y + 13 });
     g.appendChild(busy);
+    busyAfter.push([st, busy]);
     var last = keyedText("L|" + r.name, { class: "lane-last", x: LABEL, y: y + 26 });
     g.appendChild(last);
   });
@@ -248,6 +251,10 @@
   function show() {
     var state = stateAt(cur);
     keyed.forEach(function (e) { e.textContent = state.get(e.getAttribute("data-key")) || ""; });
+    busyAfter.forEach(function (p) {
+      var w = p[0].textContent ? p[0].getComputedTextLength() + 12 : 0;
+      p[1].setAttribute("x", LABEL + w);
+    });
     drawChips(state);
     var s = steps[cur];
     document.body.setAttribute("data-step", cur);
