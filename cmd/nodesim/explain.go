@@ -84,6 +84,9 @@ complete), 2 invalid input or usage.`,
 		ValidArgsFunction: completeScenario,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = fileOptions(cmd)
+			if cmd.Flags().Changed("max-steps") && o.html == "" {
+				return invalid(fmt.Errorf("--max-steps bounds the page --html writes; give --html OUT.html too"))
+			}
 			if o.glossary {
 				return explain.WriteGlossary(stdout)
 			}

@@ -84,6 +84,7 @@ func TestExplainHTMLInvalidInput(t *testing.T) {
 		{[]string{"crashloop", "--html", filepath.Join(dir, "p.html"), "--max-steps", "200001"}, "--max-steps 200001: want 1 to 200000"},
 		{[]string{"crashloop", "--html", filepath.Join(dir, "missing", "p.html")}, "--html: writing " + filepath.Join(dir, "missing", "p.html")},
 		{[]string{"crashloop", "--html", filepath.Join(dir, "p.html"), "--pod", "nope"}, "--pod default/nope: the scenario has no such pod"},
+		{[]string{"crashloop", "--max-steps", "100"}, "--max-steps bounds the page --html writes; give --html OUT.html too"},
 	} {
 		out, errOut, code := explainCLI(t, tc.args...)
 		if code != 2 || !strings.HasPrefix(errOut, tc.want) || strings.Contains(errOut, "Run 'nodesim --help'") || out != "" {
