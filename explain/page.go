@@ -112,6 +112,8 @@ type Page struct {
 	// folded away) until the next step takes them.
 	pending []([2]string)
 	folded  int
+	// compacted is pending's length after it was last compacted.
+	compacted int
 
 	Lanes    []string
 	laneIdx  map[string]int
@@ -178,10 +180,12 @@ func (p *Page) Record(e *trace.Event) {
 	inWindow := p.f.inWindow(e.At) && !p.cut
 	if !inWindow || (p.thinning && quietEvent(e)) {
 		p.pending = append(p.pending, set...)
-		if len(p.pending) > 1<<12 {
+		if len(p.pending) > 2*p.compacted+1<<12 {
 			// Before a late --from the changes pile up: keep only the last value of each
-			// key, so memory follows the picture's size, not the run's length.
+			// key, so memory follows the picture's size, not the run's length (and the
+			// work stays linear however large the picture is).
 			p.pending = compact(p.pending)
+			p.compacted = len(p.pending)
 		}
 		if inWindow {
 			p.folded++
@@ -207,7 +211,7 @@ func (p *Page) Record(e *trace.Event) {
 	s.Set = compact(append(p.pending, set...))
 	s.Folded = p.folded
 	s.Lines = p.foldedLines
-	p.pending, p.folded, p.foldedLines = nil, 0, nil
+	p.pending, p.folded, p.foldedLines, p.compacted = nil, 0, nil, 0
 	p.Steps = append(p.Steps, s)
 	p.tr.Record(e)
 	p.takeLines()
