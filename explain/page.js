@@ -366,6 +366,8 @@
       if (ev.key === "Escape") { ev.target.blur(); }
       return;
     }
+    // The browser's own shortcuts (Ctrl, Alt, Cmd) stay the browser's.
+    if (ev.ctrlKey || ev.altKey || ev.metaKey) { return; }
     var handled = true;
     switch (ev.key) {
       case "ArrowRight": if (ev.shiftKey) { nextIter(); } else { next(); } break;
