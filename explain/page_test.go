@@ -461,3 +461,23 @@ func TestPageLinesLandOnTheirSteps(t *testing.T) {
 		t.Errorf("last line %q", got)
 	}
 }
+
+// --boot keeps the kubelet's start: the page opens on an empty picture at the first event
+// (-1s, podConfig's first merge) and its first steps lie before time zero.
+func TestPageBoot(t *testing.T) {
+	evs := events(t, "graceful-deletion")
+	p := buildPage(t, evs, PageOptions{Boot: true})
+	if len(p.Init) != 0 {
+		t.Errorf("a page from the boot opens on %v, want nothing", p.Init)
+	}
+	if p.Steps[0].T != -1 || p.Steps[0].Seq != 1 {
+		t.Errorf("first step at %gs (seq %d), want the first event at -1s", p.Steps[0].T, p.Steps[0].Seq)
+	}
+	if p.Events != len(evs) {
+		t.Errorf("%d events in the page, the run has %d", p.Events, len(evs))
+	}
+	q := buildPage(t, evs, PageOptions{})
+	if q.Steps[0].T < 0 || q.Events >= len(evs) {
+		t.Errorf("without --boot the page starts at %gs with %d of %d events", q.Steps[0].T, q.Events, len(evs))
+	}
+}
