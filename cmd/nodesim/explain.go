@@ -28,6 +28,9 @@ type explainOptions struct {
 	boot     bool
 	noColor  bool
 	glossary bool
+	// html, when set, writes the steppable page there instead of printing the transcript.
+	html     string
+	maxSteps int
 }
 
 func newExplainCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -42,6 +45,11 @@ worker's rounds and waits, PLEG relists and their events, CRI calls with their d
 writes, evictions and OOM kills. A line marked "why:" is the reason the model recorded when it
 made that decision (the rule and its values); explain adds no reasons of its own.
 --glossary maps names from older kubelet articles to today's.
+--html OUT.html writes, instead, one self-contained page that plays the run: lanes for the
+goroutines, the channels with the messages waiting in each, every pod's phase and container
+state at each step, the step's transcript lines, why: and upstream function, with stepping,
+play, a time jump, keyboard shortcuts and the --pod/--only filters. --from/--to window it;
+past --max-steps steps, periodic steps that changed nothing are folded, with a note.
 
 The transcript is built from the run's trace alone (the same events as trace.jsonl). Steps that
 change nothing (syncCh ticks with no pod due, idle housekeeping, relists that saw no change) are
@@ -66,6 +74,7 @@ complete), 2 invalid input or usage.`,
   nodesim explain graceful-deletion --pod default/web
   nodesim explain runtime-outage --from 55s --to 5m30s --only sync,pleg
   nodesim explain my-node.yaml --seed 7 --no-color | less
+  nodesim explain graceful-deletion --html graceful-deletion.html
   nodesim explain --glossary`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if o.glossary {
@@ -76,6 +85,9 @@ complete), 2 invalid input or usage.`,
 		ValidArgsFunction: completeScenario,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = fileOptions(cmd)
+			if cmd.Flags().Changed("max-steps") && o.html == "" {
+				return invalid(fmt.Errorf("--max-steps bounds the page --html writes; give --html OUT.html too"))
+			}
 			if o.glossary {
 				return explain.WriteGlossary(stdout)
 			}
@@ -90,6 +102,8 @@ complete), 2 invalid input or usage.`,
 	f.StringVar(&o.only, "only", "", "keep only these categories: config,pleg,sync,housekeeping,probes,workers,eviction,cri")
 	f.BoolVar(&o.boot, "boot", false, "also show the kubelet's start before the scenario's time zero")
 	f.BoolVar(&o.noColor, "no-color", false, "never colour the output (NO_COLOR in the environment does the same)")
+	f.StringVar(&o.html, "html", "", "write a self-contained page that steps through the run (lanes, channels, pods) to this file instead of printing")
+	f.IntVar(&o.maxSteps, "max-steps", explain.DefaultMaxSteps, "with --html: the most steps the page holds (periodic steps that change nothing are folded first)")
 	f.BoolVar(&o.glossary, "glossary", false, "print the names older kubelet articles use (managePodLoop, dispatchWork, podKiller, ...) with today's names, and exit")
 	return c
 }
@@ -198,6 +212,12 @@ func (o *explainOptions) title(ref string, l *scenarios.Loaded, seed uint64, eo 
 	if eo.Boot {
 		args = append(args, "--boot")
 	}
+	if o.html != "" {
+		args = append(args, "--html", shellQuote(o.html))
+		if o.maxSteps != explain.DefaultMaxSteps {
+			args = append(args, "--max-steps", strconv.Itoa(o.maxSteps))
+		}
+	}
 	hash := l.Hash
 	if len(hash) > 12 {
 		hash = hash[:12]
@@ -219,6 +239,9 @@ func (o *explainOptions) run(ref string, stdout, stderr io.Writer) error {
 		seed = uint64(o.seed)
 	}
 	eo.Title = o.title(ref, l, seed, eo)
+	if o.html != "" {
+		return o.writePage(ref, l, seed, eo, stdout)
+	}
 
 	out := bufio.NewWriterSize(stdout, 1<<16)
 	tr := explain.New(out, eo)
