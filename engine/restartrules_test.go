@@ -173,3 +173,39 @@ func TestRestartAllContainersResetsThePod(t *testing.T) {
 		t.Errorf("AllContainersRestarting went %v; want False, True (RestartAllContainersStarted), False", conds)
 	}
 }
+
+// A kubelet restart in the middle of a reset (35s: helper is being killed, its 2s SIGKILL
+// deadline at about 36.08s): the new kubelet reads AllContainersRestarting=True back from
+// the API server's status, resets again (the repeated StopContainer keeps the first
+// deadline), and the pod comes back exactly as without the restart: one more restart each.
+func TestRestartAllContainersAcrossAKubeletRestart(t *testing.T) {
+	src, err := scenarios.OpenBuiltin("restart-all-containers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := src.Parse([]byte(strings.Replace(string(src.Data), "  expect:\n", "  events:\n    - {at: 35s, restartKubelet: true}\n  expect:\n", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(l, l.Seed(), Options{KeepTrace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resets := 0
+	for _, e := range res.Trace.Events {
+		if e.Kind == "computePodActions" && e.Pod == "default/web" && strings.HasPrefix(e.Attr("actions"), "reset(") {
+			resets++
+		}
+	}
+	if resets != 2 {
+		t.Errorf("%d reset syncs, want 2: the old kubelet's and the new one's", resets)
+	}
+	for _, c := range []string{"setup", "app", "helper"} {
+		if attempts, _ := runs(res, "default/web", c); strings.Join(attempts, ",") != "0,1" {
+			t.Errorf("%s attempts %v, want 0,1", c, attempts)
+		}
+	}
+	if p := lastPhase(res, "default/web"); p != "Running" {
+		t.Errorf("pod ends %s, want Running", p)
+	}
+}

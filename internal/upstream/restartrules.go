@@ -22,10 +22,3 @@ func FindMatchingContainerRestartRule(c *corev1.Container, exitCode int32) (core
 func AllContainersCouldRestart(spec *corev1.PodSpec) bool {
 	return podutil.AllContainersCouldRestart(spec)
 }
-
-// IsContainerRestartable reports whether the container may ever run again after it exits:
-// a container-level restart policy other than Never or a rule with the Restart action, else
-// a pod-level restart policy other than Never.
-func IsContainerRestartable(spec *corev1.PodSpec, c *corev1.Container) bool {
-	return podutil.IsContainerRestartable(*spec, *c)
-}

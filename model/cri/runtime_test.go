@@ -179,3 +179,34 @@ func TestRepeatedStopContainer(t *testing.T) {
 		})
 	}
 }
+
+// A container removed with its logs kept (a RestartAllContainers reset) leaves its attempt
+// behind: the next instance's restart count is that attempt + 1 (attempt 0 here, so 1),
+// as upstream's calcRestartCountByLogDir finds 0.log and counts 1. A plain removal keeps
+// nothing.
+func TestRemoveContainerKeepLogs(t *testing.T) {
+	s, r, id := startOne(t, &api.Behavior{Exit: &api.Exit{After: api.D(time.Second), Code: 42}})
+	s.RunUntil(3 * time.Second)
+	if got := r.LogRestartCount("u", "c"); got != 0 {
+		t.Fatalf("before removal: %d", got)
+	}
+	s.Clock("worker", sim.PriorityPodWorker).Schedule(0, func() { r.RemoveContainerKeepLogs(id, func(error) {}) })
+	s.RunUntil(4 * time.Second)
+	if _, ok := r.ctrs[id]; ok {
+		t.Fatal("the container was not removed")
+	}
+	if got := r.LogRestartCount("u", "c"); got != 1 {
+		t.Errorf("restart count from kept logs = %d, want 1", got)
+	}
+	if got := r.LogRestartCount("u", "other"); got != 0 {
+		t.Errorf("another container: %d, want 0", got)
+	}
+
+	s2, r2, id2 := startOne(t, &api.Behavior{Exit: &api.Exit{After: api.D(time.Second), Code: 1}})
+	s2.RunUntil(3 * time.Second)
+	s2.Clock("worker", sim.PriorityPodWorker).Schedule(0, func() { r2.RemoveContainer(id2, func(error) {}) })
+	s2.RunUntil(4 * time.Second)
+	if got := r2.LogRestartCount("u", "c"); got != 0 {
+		t.Errorf("after a plain removal: %d, want 0", got)
+	}
+}
