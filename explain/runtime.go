@@ -45,7 +45,7 @@ func (t *Transcript) runtimeManager(e *trace.Event) {
 		c := t.container(e.Pod, e.Container)
 		l.text = "started " + e.Container
 		if kind := e.Attr("type"); kind != "" && kind != "container" {
-			l.text = fmt.Sprintf("started %s container %s", kind, e.Container)
+			l.text = fmt.Sprintf("started %s %s", kind, e.Container) // kind is upstream's typeName: "init container"
 		}
 		if c.exited && !c.backedOff {
 			t.because(&l, e)

@@ -179,7 +179,7 @@ func table(w io.Writer, r *Report) error {
 			h.Time, resource.NewQuantity(h.Requested, resource.BinarySI), resource.NewQuantity(h.Held, resource.BinarySI))
 	}
 	for _, warning := range r.Warnings {
-		fmt.Fprintf(w, "\nkubelet warning: %s\n", warning)
+		fmt.Fprintf(w, "\nwarning: %s\n", warning)
 	}
 	if len(r.NotModelled) > 0 {
 		fmt.Fprintf(w, "\nKubelet settings given but not modelled (no effect on this run): %s\n", strings.Join(r.NotModelled, ", "))

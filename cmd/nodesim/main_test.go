@@ -268,3 +268,33 @@ func TestSweepCommand(t *testing.T) {
 		}
 	}
 }
+
+// A valid scenario's warnings reach validate's stderr: kind's kubelet patch carries a
+// `metadata:` key that the kubelet's lenient decode ignores with a warning, positioned in
+// the kubelet file; the file is valid (exit 0).
+func TestValidatePrintsWarnings(t *testing.T) {
+	dir := t.TempDir()
+	kubelet := "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmetadata:\n  name: config\n"
+	src := `apiVersion: nodesim/v1alpha1
+kind: Scenario
+metadata: {name: warned}
+spec:
+  duration: 1m
+  kubeletConfigFile: kubelet.yaml
+  pods:
+    - pod:
+        metadata: {name: web}
+        spec: {containers: [{name: app, image: nginx}]}
+`
+	for name, text := range map[string]string{"s.yaml": src, "kubelet.yaml": kubelet} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(dir, "s.yaml")
+	out, errOut, code := nodesim(t, "validate", file)
+	want := "warning: kubelet.yaml:3:1: unknown field \"metadata\": the kubelet decodes the file leniently and ignores it\n"
+	if code != 0 || out != file+": ok\n" || errOut != want {
+		t.Errorf("exit %d\nstdout %q\nstderr %q\nwant stderr %q", code, out, errOut, want)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"nodesim/internal/safetext"
 	"nodesim/scenarios"
 )
 
@@ -15,15 +16,23 @@ func newValidateCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "validate FILE...",
 		Short: "Check scenario files without running them",
 		Long: `Validate checks each scenario file strictly and prints every problem with its file, line and
-column. It exits 0 when every file is valid and 2 otherwise.`,
+column. A valid file's warnings (what the kubelet or the API server would log about it) go to
+stderr. It exits 0 when every file is valid and 2 otherwise.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			bad := 0
 			for _, f := range args {
-				if _, err := load(f, fileOptions(cmd)); err != nil {
+				l, err := load(f, fileOptions(cmd))
+				if err != nil {
 					bad++
 					fmt.Fprintln(stderr, strings.TrimRight(err.Error(), "\n"))
 					continue
+				}
+				// Valid, but the kubelet or the API server would say something about it
+				// (a field ignored by a lenient decode, a deprecated gate, a field dropped):
+				// the same warnings a run reports.
+				for _, w := range l.Warnings {
+					fmt.Fprintf(stderr, "warning: %s\n", safetext.Escape(w))
 				}
 				fmt.Fprintf(stdout, "%s: ok\n", f)
 			}
