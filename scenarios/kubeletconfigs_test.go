@@ -60,11 +60,15 @@ func TestDistributionKubeletConfigs(t *testing.T) {
 		check           func(t *testing.T, l *Loaded)
 	}{
 		{
-			// kubeadm writes every duration it leaves to the kubelet as "0s"; the v1beta1
-			// defaulting (SetDefaults_KubeletConfiguration) treats a zero duration as unset,
-			// so syncFrequency 0s becomes 1m and nodeStatusUpdateFrequency 0s becomes 10s.
-			// logging.flushFrequency: 0 is a plain number, which the kubelet's
-			// TimeOrMetaDuration accepts (nanoseconds).
+			// kubeadm v1.37.2 as `kubeadm init` writes /var/lib/kubelet/config.yaml: the
+			// KubeletConfiguration its componentconfigs defaulting builds, marshalled with every
+			// metav1.Duration it leaves unset written as "0s" (a struct is never omitted by
+			// omitempty), plus containerRuntimeEndpoint from the instance config and resolvConf
+			// from Mutate on a systemd-resolved node. The v1beta1 defaulting
+			// (SetDefaults_KubeletConfiguration) treats a zero duration as unset, so
+			// syncFrequency 0s becomes 1m, nodeStatusUpdateFrequency 0s becomes 10s and
+			// imageMinimumGCAge 0s becomes 2m. logging.flushFrequency: 0 is a plain number,
+			// which the kubelet's TimeOrMetaDuration accepts (nanoseconds).
 			file: "kubeadm.yaml",
 			check: func(t *testing.T, l *Loaded) {
 				if got := l.Kubelet.SyncFrequency.Duration; got != time.Minute {
@@ -72,6 +76,9 @@ func TestDistributionKubeletConfigs(t *testing.T) {
 				}
 				if got := l.Kubelet.NodeStatusUpdateFrequency.Duration; got != 10*time.Second {
 					t.Errorf("nodeStatusUpdateFrequency %s, want the 10s default for 0s", got)
+				}
+				if got := l.Kubelet.ImageMinimumGCAge.Duration; got != 2*time.Minute {
+					t.Errorf("imageMinimumGCAge %s, want the 2m default for 0s", got)
 				}
 				// evictionHard unset: the defaults memory.available<100Mi, nodefs.available<10%,
 				// nodefs.inodesFree<5%, imagefs.available<15%, imagefs.inodesFree<5%, and with
@@ -100,12 +107,28 @@ func TestDistributionKubeletConfigs(t *testing.T) {
 			},
 		},
 		{
-			// kube-up writes podCidr, which is not a KubeletConfiguration field (podCIDR is):
-			// the strict decode fails on it alone, so the kubelet decodes the file again
-			// leniently (kubeletconfig codec DecodeKubeletConfiguration) and starts, logging
-			// the strict error. AllAlpha: false is the registry's own default: accepted.
-			file:     "kube-up-gce.yaml",
-			warnings: []string{`kube-up-gce.yaml:25:1: unknown field "podCidr" (did you mean "podCIDR"?): the kubelet decodes the file leniently and ignores it`},
+			// kube-up's build-kubelet-config for a Linux node (cluster/gce/util.sh at v1.37.2)
+			// with config-default.sh's values: its evictionHard (250Mi, 10%, 5%) replaces the
+			// defaults (mergeDefaultEvictionSettings is false), so no imagefs threshold is left,
+			// plus the allocatableMemory.available twin of memory.available.
+			file: "kube-up-gce.yaml",
+			check: func(t *testing.T, l *Loaded) {
+				if got := hardSignals(t, l); got != "allocatableMemory.available memory.available nodefs.available nodefs.inodesFree" {
+					t.Errorf("hard thresholds %q", got)
+				}
+				if got := l.Kubelet.EvictionHard["memory.available"]; got != "250Mi" {
+					t.Errorf("evictionHard memory.available %q, want 250Mi", got)
+				}
+			},
+		},
+		{
+			// The same function for a control-plane node that does not register
+			// (REGISTER_MASTER_KUBELET=false) writes podCidr, which is not a
+			// KubeletConfiguration field (podCIDR is): the strict decode fails on it alone, so
+			// the kubelet decodes the file again leniently (kubeletconfig codec
+			// DecodeKubeletConfiguration) and starts, logging the strict error.
+			file:     "kube-up-gce-master.yaml",
+			warnings: []string{`kube-up-gce-master.yaml:22:1: unknown field "podCidr" (did you mean "podCIDR"?): the kubelet decodes the file leniently and ignores it`},
 		},
 		{
 			// kind's kubeadm patch carries metadata (kubeadm's component-config documents have
@@ -122,18 +145,40 @@ func TestDistributionKubeletConfigs(t *testing.T) {
 			},
 		},
 		{
-			// k3s's drop-in: a complete v1beta1 file; evictionMinimumReclaim 10% above
-			// 5% hard thresholds is accepted by ParseThresholdConfig.
+			// k3s's drop-in 00-k3s-defaults.conf (defaultKubeletConfig plus
+			// kubeletArgsAndConfig, marshalled): a complete v1beta1 file; its evictionHard
+			// (5% nodefs and imagefs) replaces the defaults, so memory.available has no hard
+			// threshold at all; evictionMinimumReclaim 10% above 5% thresholds is accepted by
+			// ParseThresholdConfig.
 			file: "k3s.yaml",
 			check: func(t *testing.T, l *Loaded) {
 				if got := hardSignals(t, l); got != "imagefs.available nodefs.available" {
 					t.Errorf("hard thresholds %q", got)
 				}
+				if got := l.Kubelet.EvictionPressureTransitionPeriod.Duration; got != 5*time.Minute {
+					t.Errorf("evictionPressureTransitionPeriod %s, want k3s's 5m", got)
+				}
 			},
 		},
 		{
-			// Talos: many 0s durations like kubeadm, systemReserved with a pid entry.
-			file: "talos.yaml",
+			// Talos' NewKubeletConfiguration for a worker with the defaults of a generated
+			// machine config. Its 0s durations take the v1beta1 defaults (syncFrequency 1m);
+			// LocalStorageCapacityIsolationFSQuotaMonitoring is a Beta gate in v1.37 (default
+			// off), so SetFromMap takes it silently and nodesim lists it as not modelled.
+			// systemReserved memory 384Mi is the worker value.
+			file:  "talos.yaml",
+			gates: []string{"featureGates.LocalStorageCapacityIsolationFSQuotaMonitoring"},
+			check: func(t *testing.T, l *Loaded) {
+				if got := l.Kubelet.SyncFrequency.Duration; got != time.Minute {
+					t.Errorf("syncFrequency %s, want the 1m default for 0s", got)
+				}
+				if got := l.Kubelet.SystemReserved["memory"]; got != "384Mi" {
+					t.Errorf("systemReserved memory %q, want 384Mi", got)
+				}
+				if got := hardSignals(t, l); got != "allocatableMemory.available imagefs.available imagefs.inodesFree memory.available nodefs.available nodefs.inodesFree" {
+					t.Errorf("hard thresholds %q", got)
+				}
+			},
 		},
 		{
 			// OpenShift renders its cluster-wide FeatureGate into the kubelet config,
@@ -155,16 +200,16 @@ func TestDistributionKubeletConfigs(t *testing.T) {
 			},
 		},
 		{
-			// AKS (AgentBaker) turned on the CSI migration gates for its in-tree Azure
-			// volumes; all three went GA and were removed from the registry, as was
-			// DelegateFSGroupToCSIDriver: each is "unrecognized". RotateKubeletServerCertificate
-			// is still registered and passes.
-			file: "aks.json",
+			// AgentBaker's kubelet config file for an AKS Ubuntu 22.04 node pool with a custom
+			// kubelet config (Kubernetes 1.29.7 in the fixture): PodPriority is no longer in the
+			// v1.37 registry, and "a" and "x" (the fixture's custom gates) never were: each is
+			// refused as unrecognized. CustomCPUCFSQuotaPeriod is GA
+			// and still registered in v1.37, RotateKubeletServerCertificate is Beta: both pass.
+			file: "aks-agentbaker-1.29.json",
 			errs: []string{
-				`aks.json:48:25: featureGates.CSIMigration: unrecognized feature gate: CSIMigration (the v1.37 kubelet refuses to start)`,
-				`aks.json:49:34: featureGates.CSIMigrationAzureDisk: unrecognized feature gate: CSIMigrationAzureDisk (the v1.37 kubelet refuses to start)`,
-				`aks.json:50:34: featureGates.CSIMigrationAzureFile: unrecognized feature gate: CSIMigrationAzureFile (the v1.37 kubelet refuses to start)`,
-				`aks.json:51:39: featureGates.DelegateFSGroupToCSIDriver: unrecognized feature gate: DelegateFSGroupToCSIDriver (the v1.37 kubelet refuses to start)`,
+				`aks-agentbaker-1.29.json:57:24: featureGates.PodPriority: unrecognized feature gate: PodPriority (the v1.37 kubelet refuses to start)`,
+				`aks-agentbaker-1.29.json:59:14: featureGates.a: unrecognized feature gate: a (the v1.37 kubelet refuses to start)`,
+				`aks-agentbaker-1.29.json:60:14: featureGates.x: unrecognized feature gate: x (the v1.37 kubelet refuses to start)`,
 			},
 		},
 		{
