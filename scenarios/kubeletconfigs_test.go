@@ -398,6 +398,14 @@ func TestKubeletConfigValidatedPerField(t *testing.T) {
 		{"serverTLSBootstrap: true\nfeatureGates:\n  RotateKubeletServerCertificate: false\n", "kubelet.yaml:3:21: serverTLSBootstrap: invalid configuration: serverTLSBootstrap true requires feature gate RotateKubeletServerCertificate"},
 		{"userNamespaces:\n  idsPerPod: 1000\n", "kubelet.yaml:4:14: userNamespaces.idsPerPod: invalid configuration: userNamespaces.idsPerPod must not be less than 65536"},
 		{"showHiddenMetricsForVersion: \"1.30\"\n", "kubelet.yaml:3:30: showHiddenMetricsForVersion: invalid showHiddenMetricsForVersion: showHiddenMetricsForVersion: Invalid value: \"1.30\": must be omitted or have the value '1.36'; only the previous minor version is allowed"},
+		// The serving TLS settings, parsed by InitializeTLS once the configuration validated:
+		// an unknown suite is refused at its entry, an unknown version at the field; a bad
+		// version next to a validation error is not reached.
+		{"tlsCipherSuites:\n- TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256\n- TLS_RSA_WITH_RC4_128_MD5\n", "kubelet.yaml:5:3: tlsCipherSuites[1]: failed to construct kubelet dependencies: Cipher suite TLS_RSA_WITH_RC4_128_MD5 not supported or doesn't exist"},
+		{"tlsMinVersion: VersionTLS14\n", `kubelet.yaml:3:16: tlsMinVersion: failed to construct kubelet dependencies: unknown tls version "VersionTLS14"`},
+		{"tlsMinVersion: VersionTLS13\n", ""},
+		{"tlsMinVersion: VersionTLS14\nport: 70000\n", "kubelet.yaml:4:7: port: invalid configuration: port (--port) 70000 must be between 1 and 65535, inclusive"},
+		{"tlsCurvePreferences: [23, 23]\n", "kubelet.yaml:3:27: tlsCurvePreferences[1]: failed to construct kubelet dependencies: duplicate curve preference 23"},
 	}
 	for _, c := range cases {
 		_, err := parse(t, src, map[string]string{"kubelet.yaml": head + c.body})
@@ -423,5 +431,39 @@ func TestKubeletFileEvictionErrorsPositioned(t *testing.T) {
 	want := `kubelet.yaml:4:21: evictionSoft["memory.available"]: eviction percentage threshold memory.available must be <= 100%: 200%`
 	if err == nil || err.Error() != want {
 		t.Errorf("errors:\n%v\nwant:\n%s", err, want)
+	}
+}
+
+// TestAgentBakerConfigOnceGatesRemoved: AgentBaker's file refuses only for its three
+// unregistered gates. Without them the v1.37 kubelet starts: CustomCPUCFSQuotaPeriod is GA
+// (default on, not locked), so setting it true draws the kubelet's GA warning and lets
+// cpuCFSQuotaPeriod 200ms pass (between 1ms and 1s); its eight cipher suites all parse;
+// serverTLSBootstrap is allowed by RotateKubeletServerCertificate (Beta, on).
+func TestAgentBakerConfigOnceGatesRemoved(t *testing.T) {
+	const file = "aks-agentbaker-1.29.json"
+	data, err := os.ReadFile(filepath.Join("testdata", "kubelet-configs", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mended := strings.Replace(string(data), "\"PodPriority\": true,\n        ", "", 1)
+	mended = strings.Replace(mended, "\"RotateKubeletServerCertificate\": true,\n        \"a\": false,\n        \"x\": false", "\"RotateKubeletServerCertificate\": true", 1)
+	if mended == string(data) || strings.Contains(mended, "PodPriority") || strings.Contains(mended, "\"x\"") {
+		t.Fatal("the fixture no longer has the gates this test removes")
+	}
+	src := strings.Replace(good, "  duration: 5m\n", "  duration: 5m\n  kubeletConfigFile: "+file+"\n", 1)
+	l, err := parse(t, src, map[string]string{file: mended})
+	if err != nil {
+		t.Fatalf("refused; the v1.37 kubelet starts with it:\n%v", err)
+	}
+	if got, want := strings.Join(l.Warnings, "\n"), "featureGates CustomCPUCFSQuotaPeriod=true: setting GA feature gate. It will be removed in a future release."; got != want {
+		t.Errorf("warnings:\n%s\nwant:\n%s", got, want)
+	}
+	if l.Kubelet.MaxPods != 110 || l.Kubelet.KubeReserved["memory"] != "1638Mi" || l.Kubelet.CPUCFSQuotaPeriod.Duration != 200*time.Millisecond {
+		t.Errorf("maxPods %d, kubeReserved %v, cpuCFSQuotaPeriod %v", l.Kubelet.MaxPods, l.Kubelet.KubeReserved, l.Kubelet.CPUCFSQuotaPeriod)
+	}
+	// evictionHard 750Mi, 10%, 5% replaces the defaults; enforceNodeAllocatable [pods] adds
+	// the allocatableMemory.available twin.
+	if got := hardSignals(t, l); got != "allocatableMemory.available memory.available nodefs.available nodefs.inodesFree" {
+		t.Errorf("hard thresholds %q", got)
 	}
 }
