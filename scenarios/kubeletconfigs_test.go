@@ -213,12 +213,26 @@ func TestDistributionKubeletConfigs(t *testing.T) {
 			},
 		},
 		{
-			// Bottlerocket's template for Kubernetes before 1.28 turns on
-			// KubeletCredentialProviders, GA in 1.26 and removed from the registry in 1.28:
-			// the v1.37 kubelet refuses it as unrecognized.
-			file: "bottlerocket.yaml",
+			// Bottlerocket's kubelet template for Kubernetes 1.25 (de9359cc), rendered like the
+			// 1.33 one below: it turns on the CSI migration gates, which went GA and have left
+			// the v1.37 registry: each is refused as unrecognized, at its line.
+			file: "bottlerocket-1.25.yaml",
 			errs: []string{
-				`bottlerocket.yaml:35:31: featureGates.KubeletCredentialProviders: unrecognized feature gate: KubeletCredentialProviders (the v1.37 kubelet refuses to start)`,
+				`bottlerocket-1.25.yaml:39:17: featureGates.CSIMigration: unrecognized feature gate: CSIMigration (the v1.37 kubelet refuses to start)`,
+				`bottlerocket-1.25.yaml:40:20: featureGates.CSIMigrationAWS: unrecognized feature gate: CSIMigrationAWS (the v1.37 kubelet refuses to start)`,
+				`bottlerocket-1.25.yaml:41:24: featureGates.CSIMigrationvSphere: unrecognized feature gate: CSIMigrationvSphere (the v1.37 kubelet refuses to start)`,
+			},
+		},
+		{
+			// amazon-eks-ami's AL2 image for Kubernetes before 1.28: install-worker.sh adds
+			// KubeletCredentialProviders with jq and writes the result back with an unquoted
+			// echo, so the whole file is one line. KubeletCredentialProviders left the registry
+			// in 1.28 ("unrecognized"), and the template's NodeSwap: false is refused as in the
+			// template alone; both at their columns on line 1.
+			file: "eks-al2-1.27-ami.json",
+			errs: []string{
+				`eks-al2-1.27-ami.json:1:609: featureGates.NodeSwap: cannot set feature gate NodeSwap to false, feature is locked to true (the v1.37 kubelet refuses to start)`,
+				`eks-al2-1.27-ami.json:1:646: featureGates.KubeletCredentialProviders: unrecognized feature gate: KubeletCredentialProviders (the v1.37 kubelet refuses to start)`,
 			},
 		},
 		{
