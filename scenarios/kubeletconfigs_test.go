@@ -90,20 +90,13 @@ func TestDistributionKubeletConfigs(t *testing.T) {
 			},
 		},
 		{
-			// amazon-eks-ami: RotateKubeletServerCertificate is a BETA gate in v1.37 (default
-			// on), so SetFromMap takes it without a warning; nodesim does not model serving
-			// certificates, so it is listed as not modelled.
-			file:  "eks-al2.json",
-			gates: []string{"featureGates.RotateKubeletServerCertificate"},
-			check: func(t *testing.T, l *Loaded) {
-				if l.Kubelet.MaxPods != 29 {
-					t.Errorf("maxPods %d, want 29", l.Kubelet.MaxPods)
-				}
-				// Its three thresholds replace the defaults (no imagefs ones), plus the
-				// allocatableMemory.available twin of memory.available.
-				if got := hardSignals(t, l); got != "allocatableMemory.available memory.available nodefs.available nodefs.inodesFree" {
-					t.Errorf("hard thresholds %q", got)
-				}
+			// amazon-eks-ami's AL2 template after bootstrap.sh's jq steps on an m5.large node
+			// (clusterDNS, evictionHard, kubeReserved, maxPods 29, providerID, cgroupDriver,
+			// reserved cgroups): bootstrap.sh keeps the template's NodeSwap: false, so the file
+			// is refused as the template is. TestEKSBootstrapConfigWithoutNodeSwap shows the rest.
+			file: "eks-al2-bootstrap.json",
+			errs: []string{
+				`eks-al2-bootstrap.json:32:17: featureGates.NodeSwap: cannot set feature gate NodeSwap to false, feature is locked to true (the v1.37 kubelet refuses to start)`,
 			},
 		},
 		{
@@ -477,6 +470,47 @@ func TestAgentBakerConfigOnceGatesRemoved(t *testing.T) {
 	}
 	// evictionHard 750Mi, 10%, 5% replaces the defaults; enforceNodeAllocatable [pods] adds
 	// the allocatableMemory.available twin.
+	if got := hardSignals(t, l); got != "allocatableMemory.available memory.available nodefs.available nodefs.inodesFree" {
+		t.Errorf("hard thresholds %q", got)
+	}
+}
+
+// TestEKSBootstrapConfigWithoutNodeSwap: the EKS node file refuses only for NodeSwap: false.
+// Without that line the v1.37 kubelet starts: RotateKubeletServerCertificate is Beta (on), so
+// SetFromMap takes it silently and nodesim lists it as not modelled; bootstrap.sh's values
+// hold: maxPods 29 and kubeReserved memory 11Mi x 29 + 255Mi = 574Mi, cpu 70m (6% of the first
+// core + 1% of the second); its three thresholds replace the defaults (no imagefs ones), plus
+// the allocatableMemory.available twin of memory.available.
+func TestEKSBootstrapConfigWithoutNodeSwap(t *testing.T) {
+	const file = "eks-al2-bootstrap.json"
+	data, err := os.ReadFile(filepath.Join("testdata", "kubelet-configs", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mended := strings.Replace(string(data), "\"RotateKubeletServerCertificate\": true,\n    \"NodeSwap\": false", "\"RotateKubeletServerCertificate\": true", 1)
+	if mended == string(data) {
+		t.Fatal("the file no longer has the NodeSwap line this test removes")
+	}
+	src := strings.Replace(good, "  duration: 5m\n", "  duration: 5m\n  kubeletConfigFile: "+file+"\n", 1)
+	l, err := parse(t, src, map[string]string{file: mended})
+	if err != nil {
+		t.Fatalf("refused; the v1.37 kubelet starts with it:\n%v", err)
+	}
+	if len(l.Warnings) != 0 {
+		t.Errorf("warnings %q, want none", l.Warnings)
+	}
+	var gates []string
+	for _, k := range l.NotModelled {
+		if strings.HasPrefix(k, "featureGates.") {
+			gates = append(gates, k)
+		}
+	}
+	if got := strings.Join(gates, " "); got != "featureGates.RotateKubeletServerCertificate" {
+		t.Errorf("not-modelled gates %q", got)
+	}
+	if l.Kubelet.MaxPods != 29 || l.Kubelet.KubeReserved["memory"] != "574Mi" || l.Kubelet.KubeReserved["cpu"] != "70m" {
+		t.Errorf("maxPods %d, kubeReserved %v", l.Kubelet.MaxPods, l.Kubelet.KubeReserved)
+	}
 	if got := hardSignals(t, l); got != "allocatableMemory.available memory.available nodefs.available nodefs.inodesFree" {
 		t.Errorf("hard thresholds %q", got)
 	}
