@@ -515,3 +515,16 @@ func TestEKSBootstrapConfigWithoutNodeSwap(t *testing.T) {
 		t.Errorf("hard thresholds %q", got)
 	}
 }
+
+// TestInlineTLSRefusalPositioned: a cipher suite given inline is refused at its own entry
+// of spec.kubelet.tlsCipherSuites, in the kubelet's words.
+func TestInlineTLSRefusalPositioned(t *testing.T) {
+	src := strings.Replace(good, "  duration: 5m\n", "  duration: 5m\n  kubelet:\n    tlsCipherSuites:\n    - TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256\n    - TLS_FOO\n", 1)
+	_, err := parse(t, src, nil)
+	if err == nil || !strings.Contains(err.Error(), "spec.kubelet.tlsCipherSuites[1]: failed to construct kubelet dependencies: Cipher suite TLS_FOO not supported or doesn't exist (the v1.37 kubelet refuses to start)") {
+		t.Errorf("error:\n%v", err)
+	}
+	if err != nil && !strings.HasPrefix(err.Error(), "s.yaml:10:7: ") {
+		t.Errorf("not at the entry (line 10, column 7):\n%v", err)
+	}
+}
