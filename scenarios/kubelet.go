@@ -160,7 +160,12 @@ func (l *loader) checkKubelet(cfg *kubeletconfigv1beta1.KubeletConfiguration) {
 		return
 	}
 	cgroupV1 := l.sc.Spec.Node.CgroupVersion == api.CgroupV1
-	for _, pr := range kubeletconfig.Validate(cfg, l.out.Gates, l.out.Gates.FeatureGate(), cgroupV1) {
+	problems := kubeletconfig.Validate(cfg, l.out.Gates, l.out.Gates.FeatureGate(), cgroupV1)
+	if len(problems) == 0 {
+		// The kubelet parses its TLS settings only once the configuration validated.
+		problems = kubeletconfig.CheckTLS(cfg)
+	}
+	for _, pr := range problems {
 		msg := pr.Msg + " (the v1.37 kubelet refuses to start)"
 		if pr.Field == "failCgroupV1" && l.kubeletPath("failCgroupV1") == p {
 			// Defaulted to true, not written: the node's cgroup version is what to change.

@@ -60,11 +60,15 @@ func TestDistributionKubeletConfigs(t *testing.T) {
 		check           func(t *testing.T, l *Loaded)
 	}{
 		{
-			// kubeadm writes every duration it leaves to the kubelet as "0s"; the v1beta1
-			// defaulting (SetDefaults_KubeletConfiguration) treats a zero duration as unset,
-			// so syncFrequency 0s becomes 1m and nodeStatusUpdateFrequency 0s becomes 10s.
-			// logging.flushFrequency: 0 is a plain number, which the kubelet's
-			// TimeOrMetaDuration accepts (nanoseconds).
+			// kubeadm v1.37.2 as `kubeadm init` writes /var/lib/kubelet/config.yaml: the
+			// KubeletConfiguration its componentconfigs defaulting builds, marshalled with every
+			// metav1.Duration it leaves unset written as "0s" (a struct is never omitted by
+			// omitempty), plus containerRuntimeEndpoint from the instance config and resolvConf
+			// from Mutate on a systemd-resolved node. The v1beta1 defaulting
+			// (SetDefaults_KubeletConfiguration) treats a zero duration as unset, so
+			// syncFrequency 0s becomes 1m, nodeStatusUpdateFrequency 0s becomes 10s and
+			// imageMinimumGCAge 0s becomes 2m. logging.flushFrequency: 0 is a plain number,
+			// which the kubelet's TimeOrMetaDuration accepts (nanoseconds).
 			file: "kubeadm.yaml",
 			check: func(t *testing.T, l *Loaded) {
 				if got := l.Kubelet.SyncFrequency.Duration; got != time.Minute {
@@ -72,6 +76,9 @@ func TestDistributionKubeletConfigs(t *testing.T) {
 				}
 				if got := l.Kubelet.NodeStatusUpdateFrequency.Duration; got != 10*time.Second {
 					t.Errorf("nodeStatusUpdateFrequency %s, want the 10s default for 0s", got)
+				}
+				if got := l.Kubelet.ImageMinimumGCAge.Duration; got != 2*time.Minute {
+					t.Errorf("imageMinimumGCAge %s, want the 2m default for 0s", got)
 				}
 				// evictionHard unset: the defaults memory.available<100Mi, nodefs.available<10%,
 				// nodefs.inodesFree<5%, imagefs.available<15%, imagefs.inodesFree<5%, and with
@@ -83,29 +90,38 @@ func TestDistributionKubeletConfigs(t *testing.T) {
 			},
 		},
 		{
-			// amazon-eks-ami: RotateKubeletServerCertificate is a BETA gate in v1.37 (default
-			// on), so SetFromMap takes it without a warning; nodesim does not model serving
-			// certificates, so it is listed as not modelled.
-			file:  "eks-al2.json",
-			gates: []string{"featureGates.RotateKubeletServerCertificate"},
+			// amazon-eks-ami's AL2 template after bootstrap.sh's jq steps on an m5.large node
+			// (clusterDNS, evictionHard, kubeReserved, maxPods 29, providerID, cgroupDriver,
+			// reserved cgroups): bootstrap.sh keeps the template's NodeSwap: false, so the file
+			// is refused as the template is. TestEKSBootstrapConfigWithoutNodeSwap shows the rest.
+			file: "eks-al2-bootstrap.json",
+			errs: []string{
+				`eks-al2-bootstrap.json:32:17: featureGates.NodeSwap: cannot set feature gate NodeSwap to false, feature is locked to true (the v1.37 kubelet refuses to start)`,
+			},
+		},
+		{
+			// kube-up's build-kubelet-config for a Linux node (cluster/gce/util.sh at v1.37.2)
+			// with config-default.sh's values: its evictionHard (250Mi, 10%, 5%) replaces the
+			// defaults (mergeDefaultEvictionSettings is false), so no imagefs threshold is left,
+			// plus the allocatableMemory.available twin of memory.available.
+			file: "kube-up-gce.yaml",
 			check: func(t *testing.T, l *Loaded) {
-				if l.Kubelet.MaxPods != 29 {
-					t.Errorf("maxPods %d, want 29", l.Kubelet.MaxPods)
-				}
-				// Its three thresholds replace the defaults (no imagefs ones), plus the
-				// allocatableMemory.available twin of memory.available.
 				if got := hardSignals(t, l); got != "allocatableMemory.available memory.available nodefs.available nodefs.inodesFree" {
 					t.Errorf("hard thresholds %q", got)
+				}
+				if got := l.Kubelet.EvictionHard["memory.available"]; got != "250Mi" {
+					t.Errorf("evictionHard memory.available %q, want 250Mi", got)
 				}
 			},
 		},
 		{
-			// kube-up writes podCidr, which is not a KubeletConfiguration field (podCIDR is):
-			// the strict decode fails on it alone, so the kubelet decodes the file again
-			// leniently (kubeletconfig codec DecodeKubeletConfiguration) and starts, logging
-			// the strict error. AllAlpha: false is the registry's own default: accepted.
-			file:     "kube-up-gce.yaml",
-			warnings: []string{`kube-up-gce.yaml:25:1: unknown field "podCidr" (did you mean "podCIDR"?): the kubelet decodes the file leniently and ignores it`},
+			// The same function for a control-plane node that does not register
+			// (REGISTER_MASTER_KUBELET=false) writes podCidr, which is not a
+			// KubeletConfiguration field (podCIDR is): the strict decode fails on it alone, so
+			// the kubelet decodes the file again leniently (kubeletconfig codec
+			// DecodeKubeletConfiguration) and starts, logging the strict error.
+			file:     "kube-up-gce-master.yaml",
+			warnings: []string{`kube-up-gce-master.yaml:22:1: unknown field "podCidr" (did you mean "podCIDR"?): the kubelet decodes the file leniently and ignores it`},
 		},
 		{
 			// kind's kubeadm patch carries metadata (kubeadm's component-config documents have
@@ -122,18 +138,40 @@ func TestDistributionKubeletConfigs(t *testing.T) {
 			},
 		},
 		{
-			// k3s's drop-in: a complete v1beta1 file; evictionMinimumReclaim 10% above
-			// 5% hard thresholds is accepted by ParseThresholdConfig.
+			// k3s's drop-in 00-k3s-defaults.conf (defaultKubeletConfig plus
+			// kubeletArgsAndConfig, marshalled): a complete v1beta1 file; its evictionHard
+			// (5% nodefs and imagefs) replaces the defaults, so memory.available has no hard
+			// threshold at all; evictionMinimumReclaim 10% above 5% thresholds is accepted by
+			// ParseThresholdConfig.
 			file: "k3s.yaml",
 			check: func(t *testing.T, l *Loaded) {
 				if got := hardSignals(t, l); got != "imagefs.available nodefs.available" {
 					t.Errorf("hard thresholds %q", got)
 				}
+				if got := l.Kubelet.EvictionPressureTransitionPeriod.Duration; got != 5*time.Minute {
+					t.Errorf("evictionPressureTransitionPeriod %s, want k3s's 5m", got)
+				}
 			},
 		},
 		{
-			// Talos: many 0s durations like kubeadm, systemReserved with a pid entry.
-			file: "talos.yaml",
+			// Talos' NewKubeletConfiguration for a worker with the defaults of a generated
+			// machine config. Its 0s durations take the v1beta1 defaults (syncFrequency 1m);
+			// LocalStorageCapacityIsolationFSQuotaMonitoring is a Beta gate in v1.37 (default
+			// off), so SetFromMap takes it silently and nodesim lists it as not modelled.
+			// systemReserved memory 384Mi is the worker value.
+			file:  "talos.yaml",
+			gates: []string{"featureGates.LocalStorageCapacityIsolationFSQuotaMonitoring"},
+			check: func(t *testing.T, l *Loaded) {
+				if got := l.Kubelet.SyncFrequency.Duration; got != time.Minute {
+					t.Errorf("syncFrequency %s, want the 1m default for 0s", got)
+				}
+				if got := l.Kubelet.SystemReserved["memory"]; got != "384Mi" {
+					t.Errorf("systemReserved memory %q, want 384Mi", got)
+				}
+				if got := hardSignals(t, l); got != "allocatableMemory.available imagefs.available imagefs.inodesFree memory.available nodefs.available nodefs.inodesFree" {
+					t.Errorf("hard thresholds %q", got)
+				}
+			},
 		},
 		{
 			// OpenShift renders its cluster-wide FeatureGate into the kubelet config,
@@ -155,25 +193,39 @@ func TestDistributionKubeletConfigs(t *testing.T) {
 			},
 		},
 		{
-			// AKS (AgentBaker) turned on the CSI migration gates for its in-tree Azure
-			// volumes; all three went GA and were removed from the registry, as was
-			// DelegateFSGroupToCSIDriver: each is "unrecognized". RotateKubeletServerCertificate
-			// is still registered and passes.
-			file: "aks.json",
+			// AgentBaker's kubelet config file for an AKS Ubuntu 22.04 node pool with a custom
+			// kubelet config (Kubernetes 1.29.7 in the fixture): PodPriority is no longer in the
+			// v1.37 registry, and "a" and "x" (the fixture's custom gates) never were: each is
+			// refused as unrecognized. CustomCPUCFSQuotaPeriod is GA
+			// and still registered in v1.37, RotateKubeletServerCertificate is Beta: both pass.
+			file: "aks-agentbaker-1.29.json",
 			errs: []string{
-				`aks.json:48:25: featureGates.CSIMigration: unrecognized feature gate: CSIMigration (the v1.37 kubelet refuses to start)`,
-				`aks.json:49:34: featureGates.CSIMigrationAzureDisk: unrecognized feature gate: CSIMigrationAzureDisk (the v1.37 kubelet refuses to start)`,
-				`aks.json:50:34: featureGates.CSIMigrationAzureFile: unrecognized feature gate: CSIMigrationAzureFile (the v1.37 kubelet refuses to start)`,
-				`aks.json:51:39: featureGates.DelegateFSGroupToCSIDriver: unrecognized feature gate: DelegateFSGroupToCSIDriver (the v1.37 kubelet refuses to start)`,
+				`aks-agentbaker-1.29.json:57:24: featureGates.PodPriority: unrecognized feature gate: PodPriority (the v1.37 kubelet refuses to start)`,
+				`aks-agentbaker-1.29.json:59:14: featureGates.a: unrecognized feature gate: a (the v1.37 kubelet refuses to start)`,
+				`aks-agentbaker-1.29.json:60:14: featureGates.x: unrecognized feature gate: x (the v1.37 kubelet refuses to start)`,
 			},
 		},
 		{
-			// Bottlerocket's template for Kubernetes before 1.28 turns on
-			// KubeletCredentialProviders, GA in 1.26 and removed from the registry in 1.28:
-			// the v1.37 kubelet refuses it as unrecognized.
-			file: "bottlerocket.yaml",
+			// Bottlerocket's kubelet template for Kubernetes 1.25 (de9359cc), rendered like the
+			// 1.33 one below: it turns on the CSI migration gates, which went GA and have left
+			// the v1.37 registry: each is refused as unrecognized, at its line.
+			file: "bottlerocket-1.25.yaml",
 			errs: []string{
-				`bottlerocket.yaml:35:31: featureGates.KubeletCredentialProviders: unrecognized feature gate: KubeletCredentialProviders (the v1.37 kubelet refuses to start)`,
+				`bottlerocket-1.25.yaml:39:17: featureGates.CSIMigration: unrecognized feature gate: CSIMigration (the v1.37 kubelet refuses to start)`,
+				`bottlerocket-1.25.yaml:40:20: featureGates.CSIMigrationAWS: unrecognized feature gate: CSIMigrationAWS (the v1.37 kubelet refuses to start)`,
+				`bottlerocket-1.25.yaml:41:24: featureGates.CSIMigrationvSphere: unrecognized feature gate: CSIMigrationvSphere (the v1.37 kubelet refuses to start)`,
+			},
+		},
+		{
+			// amazon-eks-ami's AL2 image for Kubernetes before 1.28: install-worker.sh adds
+			// KubeletCredentialProviders with jq and writes the result back with an unquoted
+			// echo, so the whole file is one line. KubeletCredentialProviders left the registry
+			// in 1.28 ("unrecognized"), and the template's NodeSwap: false is refused as in the
+			// template alone; both at their columns on line 1.
+			file: "eks-al2-1.27-ami.json",
+			errs: []string{
+				`eks-al2-1.27-ami.json:1:609: featureGates.NodeSwap: cannot set feature gate NodeSwap to false, feature is locked to true (the v1.37 kubelet refuses to start)`,
+				`eks-al2-1.27-ami.json:1:646: featureGates.KubeletCredentialProviders: unrecognized feature gate: KubeletCredentialProviders (the v1.37 kubelet refuses to start)`,
 			},
 		},
 		{
@@ -353,6 +405,14 @@ func TestKubeletConfigValidatedPerField(t *testing.T) {
 		{"serverTLSBootstrap: true\nfeatureGates:\n  RotateKubeletServerCertificate: false\n", "kubelet.yaml:3:21: serverTLSBootstrap: invalid configuration: serverTLSBootstrap true requires feature gate RotateKubeletServerCertificate"},
 		{"userNamespaces:\n  idsPerPod: 1000\n", "kubelet.yaml:4:14: userNamespaces.idsPerPod: invalid configuration: userNamespaces.idsPerPod must not be less than 65536"},
 		{"showHiddenMetricsForVersion: \"1.30\"\n", "kubelet.yaml:3:30: showHiddenMetricsForVersion: invalid showHiddenMetricsForVersion: showHiddenMetricsForVersion: Invalid value: \"1.30\": must be omitted or have the value '1.36'; only the previous minor version is allowed"},
+		// The serving TLS settings, parsed by InitializeTLS once the configuration validated:
+		// an unknown suite is refused at its entry, an unknown version at the field; a bad
+		// version next to a validation error is not reached.
+		{"tlsCipherSuites:\n- TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256\n- TLS_RSA_WITH_RC4_128_MD5\n", "kubelet.yaml:5:3: tlsCipherSuites[1]: failed to construct kubelet dependencies: Cipher suite TLS_RSA_WITH_RC4_128_MD5 not supported or doesn't exist"},
+		{"tlsMinVersion: VersionTLS14\n", `kubelet.yaml:3:16: tlsMinVersion: failed to construct kubelet dependencies: unknown tls version "VersionTLS14"`},
+		{"tlsMinVersion: VersionTLS13\n", ""},
+		{"tlsMinVersion: VersionTLS14\nport: 70000\n", "kubelet.yaml:4:7: port: invalid configuration: port (--port) 70000 must be between 1 and 65535, inclusive"},
+		{"tlsCurvePreferences: [23, 23]\n", "kubelet.yaml:3:27: tlsCurvePreferences[1]: failed to construct kubelet dependencies: duplicate curve preference 23"},
 	}
 	for _, c := range cases {
 		_, err := parse(t, src, map[string]string{"kubelet.yaml": head + c.body})
@@ -378,5 +438,93 @@ func TestKubeletFileEvictionErrorsPositioned(t *testing.T) {
 	want := `kubelet.yaml:4:21: evictionSoft["memory.available"]: eviction percentage threshold memory.available must be <= 100%: 200%`
 	if err == nil || err.Error() != want {
 		t.Errorf("errors:\n%v\nwant:\n%s", err, want)
+	}
+}
+
+// TestAgentBakerConfigOnceGatesRemoved: AgentBaker's file refuses only for its three
+// unregistered gates. Without them the v1.37 kubelet starts: CustomCPUCFSQuotaPeriod is GA
+// (default on, not locked), so setting it true draws the kubelet's GA warning and lets
+// cpuCFSQuotaPeriod 200ms pass (between 1ms and 1s); its eight cipher suites all parse;
+// serverTLSBootstrap is allowed by RotateKubeletServerCertificate (Beta, on).
+func TestAgentBakerConfigOnceGatesRemoved(t *testing.T) {
+	const file = "aks-agentbaker-1.29.json"
+	data, err := os.ReadFile(filepath.Join("testdata", "kubelet-configs", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mended := strings.Replace(string(data), "\"PodPriority\": true,\n        ", "", 1)
+	mended = strings.Replace(mended, "\"RotateKubeletServerCertificate\": true,\n        \"a\": false,\n        \"x\": false", "\"RotateKubeletServerCertificate\": true", 1)
+	if mended == string(data) || strings.Contains(mended, "PodPriority") || strings.Contains(mended, "\"x\"") {
+		t.Fatal("the fixture no longer has the gates this test removes")
+	}
+	src := strings.Replace(good, "  duration: 5m\n", "  duration: 5m\n  kubeletConfigFile: "+file+"\n", 1)
+	l, err := parse(t, src, map[string]string{file: mended})
+	if err != nil {
+		t.Fatalf("refused; the v1.37 kubelet starts with it:\n%v", err)
+	}
+	if got, want := strings.Join(l.Warnings, "\n"), "featureGates CustomCPUCFSQuotaPeriod=true: setting GA feature gate. It will be removed in a future release."; got != want {
+		t.Errorf("warnings:\n%s\nwant:\n%s", got, want)
+	}
+	if l.Kubelet.MaxPods != 110 || l.Kubelet.KubeReserved["memory"] != "1638Mi" || l.Kubelet.CPUCFSQuotaPeriod.Duration != 200*time.Millisecond {
+		t.Errorf("maxPods %d, kubeReserved %v, cpuCFSQuotaPeriod %v", l.Kubelet.MaxPods, l.Kubelet.KubeReserved, l.Kubelet.CPUCFSQuotaPeriod)
+	}
+	// evictionHard 750Mi, 10%, 5% replaces the defaults; enforceNodeAllocatable [pods] adds
+	// the allocatableMemory.available twin.
+	if got := hardSignals(t, l); got != "allocatableMemory.available memory.available nodefs.available nodefs.inodesFree" {
+		t.Errorf("hard thresholds %q", got)
+	}
+}
+
+// TestEKSBootstrapConfigWithoutNodeSwap: the EKS node file refuses only for NodeSwap: false.
+// Without that line the v1.37 kubelet starts: RotateKubeletServerCertificate is Beta (on), so
+// SetFromMap takes it silently and nodesim lists it as not modelled; bootstrap.sh's values
+// hold: maxPods 29 and kubeReserved memory 11Mi x 29 + 255Mi = 574Mi, cpu 70m (6% of the first
+// core + 1% of the second); its three thresholds replace the defaults (no imagefs ones), plus
+// the allocatableMemory.available twin of memory.available.
+func TestEKSBootstrapConfigWithoutNodeSwap(t *testing.T) {
+	const file = "eks-al2-bootstrap.json"
+	data, err := os.ReadFile(filepath.Join("testdata", "kubelet-configs", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mended := strings.Replace(string(data), "\"RotateKubeletServerCertificate\": true,\n    \"NodeSwap\": false", "\"RotateKubeletServerCertificate\": true", 1)
+	if mended == string(data) {
+		t.Fatal("the file no longer has the NodeSwap line this test removes")
+	}
+	src := strings.Replace(good, "  duration: 5m\n", "  duration: 5m\n  kubeletConfigFile: "+file+"\n", 1)
+	l, err := parse(t, src, map[string]string{file: mended})
+	if err != nil {
+		t.Fatalf("refused; the v1.37 kubelet starts with it:\n%v", err)
+	}
+	if len(l.Warnings) != 0 {
+		t.Errorf("warnings %q, want none", l.Warnings)
+	}
+	var gates []string
+	for _, k := range l.NotModelled {
+		if strings.HasPrefix(k, "featureGates.") {
+			gates = append(gates, k)
+		}
+	}
+	if got := strings.Join(gates, " "); got != "featureGates.RotateKubeletServerCertificate" {
+		t.Errorf("not-modelled gates %q", got)
+	}
+	if l.Kubelet.MaxPods != 29 || l.Kubelet.KubeReserved["memory"] != "574Mi" || l.Kubelet.KubeReserved["cpu"] != "70m" {
+		t.Errorf("maxPods %d, kubeReserved %v", l.Kubelet.MaxPods, l.Kubelet.KubeReserved)
+	}
+	if got := hardSignals(t, l); got != "allocatableMemory.available memory.available nodefs.available nodefs.inodesFree" {
+		t.Errorf("hard thresholds %q", got)
+	}
+}
+
+// TestInlineTLSRefusalPositioned: a cipher suite given inline is refused at its own entry
+// of spec.kubelet.tlsCipherSuites, in the kubelet's words.
+func TestInlineTLSRefusalPositioned(t *testing.T) {
+	src := strings.Replace(good, "  duration: 5m\n", "  duration: 5m\n  kubelet:\n    tlsCipherSuites:\n    - TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256\n    - TLS_FOO\n", 1)
+	_, err := parse(t, src, nil)
+	if err == nil || !strings.Contains(err.Error(), "spec.kubelet.tlsCipherSuites[1]: failed to construct kubelet dependencies: Cipher suite TLS_FOO not supported or doesn't exist (the v1.37 kubelet refuses to start)") {
+		t.Errorf("error:\n%v", err)
+	}
+	if err != nil && !strings.HasPrefix(err.Error(), "s.yaml:10:7: ") {
+		t.Errorf("not at the entry (line 10, column 7):\n%v", err)
 	}
 }
