@@ -9,11 +9,20 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// FormatDuration renders a span as people read one: 2h27m9s, 2m9.1s, 454ms. Go's own
-// notation, cut to the microsecond (the trace's resolution), with the zero seconds and
-// minutes of a round span left off (2h25m, not 2h25m0s).
+// FormatDuration renders a span as people read one: 2h27m9s, 2m9.1s, 454.3ms. Go's own
+// notation, to the millisecond from a second up (as the old seconds columns were), to a
+// tenth of one below, and to the microsecond (the trace's resolution) below a millisecond,
+// with the zero seconds and minutes of a round
+// span left off (2h25m, not 2h25m0s).
 func FormatDuration(d time.Duration) string {
-	s := d.Round(time.Microsecond).String()
+	unit := time.Millisecond
+	switch {
+	case d < time.Millisecond && d > -time.Millisecond:
+		unit = time.Microsecond
+	case d < time.Second && d > -time.Second:
+		unit = 100 * time.Microsecond
+	}
+	s := d.Round(unit).String()
 	if strings.HasSuffix(s, "m0s") {
 		s = strings.TrimSuffix(s, "0s")
 	}
@@ -31,13 +40,15 @@ func FormatSeconds(v float64) string {
 // binaryUnits are the suffixes a column of bytes may use, smallest first.
 var binaryUnits = []string{"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"}
 
-// ByteColumn renders a column of byte quantities in one binary unit, the largest in which
-// the column's largest value is at least 1, so that values side by side compare at a
-// glance (1424.8Mi beside 1536Mi, never 1459012Ki beside 1536Mi). A value that is not a
+// ByteColumn renders a column of byte quantities in one binary unit, so that values side by
+// side compare at a glance (1424.8Mi beside 1536Mi, never 1459012Ki beside 1536Mi). The unit
+// is the largest in which every value is whole in at most five digits (1Gi stays 1Gi), else the largest in which the
+// smallest non-zero value still has two digits (796Mi beside 1024Mi, not 0.8Gi beside 1Gi),
+// stepped up while the largest value would need more than five. A value that is not a
 // quantity (a count, an empty cell) passes through unchanged and does not choose the unit.
 type ByteColumn struct {
-	unit int
-	set  bool
+	values []float64
+	set    bool
 }
 
 // Observe lets a value take part in choosing the column's unit.
@@ -46,14 +57,40 @@ func (c *ByteColumn) Observe(s string) {
 	if err != nil {
 		return
 	}
-	v := math.Abs(q.AsApproximateFloat64())
+	c.values = append(c.values, math.Abs(q.AsApproximateFloat64()))
+	c.set = true
+}
+
+// unit is the index in binaryUnits of the column's unit.
+func (c *ByteColumn) unit() int {
+	scale := func(u int) float64 { return math.Pow(1024, float64(u)) }
+	for u := len(binaryUnits) - 1; u > 0; u-- {
+		whole := true
+		for _, v := range c.values {
+			if x := v / scale(u); x != math.Trunc(x) || x >= 100000 {
+				whole = false
+				break
+			}
+		}
+		if whole {
+			return u
+		}
+	}
+	var min, max float64
+	for _, v := range c.values {
+		if v > 0 && (min == 0 || v < min) {
+			min = v
+		}
+		max = math.Max(max, v)
+	}
 	u := 0
-	for u < len(binaryUnits)-1 && v >= math.Pow(1024, float64(u+1)) {
+	for u < len(binaryUnits)-1 && min >= 10*scale(u+1) {
 		u++
 	}
-	if !c.set || u > c.unit {
-		c.unit, c.set = u, true
+	for u < len(binaryUnits)-1 && max/scale(u) >= 100000 {
+		u++
 	}
+	return u
 }
 
 // Format renders s in the column's unit with at most one decimal (dropped when zero).
@@ -62,7 +99,7 @@ func (c *ByteColumn) Format(s string) string {
 	if err != nil || !c.set {
 		return s
 	}
-	return formatIn(q.AsApproximateFloat64(), c.unit)
+	return formatIn(q.AsApproximateFloat64(), c.unit())
 }
 
 // FormatBytes renders a byte count in the unit chosen for its own magnitude.
@@ -74,8 +111,11 @@ func FormatBytes(n int64) string {
 }
 
 func formatIn(v float64, unit int) string {
-	x := v / math.Pow(1024, float64(unit))
-	t := strconv.FormatFloat(math.Round(x*10)/10, 'f', 1, 64)
+	x := math.Round(v/math.Pow(1024, float64(unit))*10) / 10
+	if x == 0 {
+		return "0" // not "-0Gi": a value too small for the column's unit
+	}
+	t := strconv.FormatFloat(x, 'f', 1, 64)
 	t = strings.TrimSuffix(t, ".0")
 	return t + binaryUnits[unit]
 }

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"nodesim/reports"
+)
+
+// softGrace90s is a soft memory threshold with a 90s grace period and the default
+// evictionMaxPodGracePeriod (0): the case that printed "GRACE 0s" for a 90s grace.
+const softGrace90s = `apiVersion: nodesim/v1alpha1
+kind: Scenario
+metadata: {name: soft-grace-90s}
+spec:
+  duration: 6m
+  node: {capacity: {cpu: "4", memory: 4Gi}}
+  kubelet:
+    evictionHard: {memory.available: 100Mi}
+    evictionSoft: {memory.available: 1Gi}
+    evictionSoftGracePeriod: {memory.available: 90s}
+  runtime:
+    images: [{name: "app:v1", size: 20Mi, present: true}]
+  pods:
+    - pod:
+        metadata: {name: cache}
+        spec:
+          containers: [{name: app, image: "app:v1", resources: {requests: {memory: 1Gi}}}]
+      behavior:
+        app: {memory: [{set: 1Gi}, {at: 2m, set: 3300Mi}]}
+`
+
+// A soft eviction carries both grace periods, each for what it is: the threshold's own
+// (how long it had to stay met) and the pod's termination grace period, as asked and as
+// given.
+func TestSoftEvictionShowsItsGrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "soft.yaml")
+	if err := os.WriteFile(path, []byte(softGrace90s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := nodesim(t, "run", path, "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r reports.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Evictions) != 1 {
+		t.Fatalf("%d evictions, want 1", len(r.Evictions))
+	}
+	e := r.Evictions[0]
+	// The kubelet boots at -1s and its eviction manager passes every 10s: 9s, 19s, ...
+	// The pod starts at 0.45s, so its usage jumps to 3300Mi at 120.45s; the pass at 129s is
+	// the first to see memory.available = 4096Mi - 3300Mi = 796Mi < 1Gi. The threshold must
+	// stay met 90s: the pass at 129s + 90s = 219s evicts, met for exactly 90s.
+	// The pod grace period asked is min(evictionMaxPodGracePeriod 0, terminationGracePeriod-
+	// Seconds 30) = 0; the pod worker never gives less than 1s.
+	if e.Time != 219 || e.Observed != "796Mi" || e.ThresholdGracePeriod != 90 || e.ThresholdMetFor == nil || *e.ThresholdMetFor != 90 ||
+		e.GracePeriod != 0 || e.PodGracePeriod == nil || *e.PodGracePeriod != 1 {
+		t.Errorf("eviction %+v; want at 219s, observed 796Mi, thresholdGracePeriod 90, met for 90, gracePeriod 0, podGracePeriod 1", e)
+	}
+	table, _, _ := nodesim(t, "run", path)
+	for _, want := range []string{"│ 3m39s │", "│ 796Mi    │ 1024Mi (soft, grace 1m30s) │ 1m30s   │ 1s (asked 0s) │", "scenario soft-grace-90s (seed 1), 6m simulated"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+}
