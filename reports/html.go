@@ -41,9 +41,9 @@ func HTML(r *Report, charts *ChartRecorder) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	err = t.Execute(&b, struct {
-		R       *Report
-		Failed  int
-		Charts  []chartSection
+		R         *Report
+		Failed    int
+		Charts    []chartSection
 		Metrics   []string
 		Evictions [][]string
 	}{r, failed, sections, sortedMetrics(r.Latency), evictionRows(r.Evictions)})

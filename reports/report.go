@@ -94,11 +94,11 @@ type Termination struct {
 
 // Eviction is one pod the eviction manager evicted.
 type Eviction struct {
-	Time        float64           `json:"time"`
-	Pod         string            `json:"pod"`
-	Signal      string            `json:"signal"`
-	Observed    string            `json:"observed"`
-	Threshold   string            `json:"threshold"`
+	Time      float64 `json:"time"`
+	Pod       string  `json:"pod"`
+	Signal    string  `json:"signal"`
+	Observed  string  `json:"observed"`
+	Threshold string  `json:"threshold"`
 	// GracePeriod is the pod termination grace period the eviction manager asked for, in
 	// seconds: 1 (immediate) on a hard threshold, min(evictionMaxPodGracePeriod, the pod's
 	// terminationGracePeriodSeconds) on a soft one.
