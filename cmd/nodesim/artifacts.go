@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -34,8 +35,8 @@ func allArtifacts() []string {
 // a larger cap would be no cap, and the bound keeps the count in an int on every platform.
 const maxTraceEvents = 1<<31 - 1
 
-// checkArtifacts refuses a selection that names no artifact or is given without --out, and
-// a --trace-max-events out of range.
+// checkArtifacts refuses a selection that names no artifact or is given without --out, one
+// file named by both --junit and --html, and a --trace-max-events out of range.
 func (o *runOptions) checkArtifacts(chosen bool) error {
 	if chosen && o.outDir == "" {
 		return fmt.Errorf("--artifacts chooses the files of --out; give --out DIR (or use --junit FILE or --html FILE alone)")
@@ -47,6 +48,9 @@ func (o *runOptions) checkArtifacts(chosen bool) error {
 	}
 	if chosen && len(o.artifacts) == 0 {
 		return fmt.Errorf("--artifacts: name at least one of %s", strings.Join(allArtifacts(), ","))
+	}
+	if o.junitFile != "" && filepath.Clean(o.junitFile) == filepath.Clean(o.htmlFile) {
+		return fmt.Errorf("--junit and --html both name %s: give each its own file", o.junitFile)
 	}
 	if o.traceMaxEvents < 0 || o.traceMaxEvents > maxTraceEvents {
 		return fmt.Errorf("--trace-max-events: %d is out of range [0, %d] (0: no cap)", o.traceMaxEvents, maxTraceEvents)

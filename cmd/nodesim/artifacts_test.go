@@ -117,6 +117,7 @@ func TestArtifactsRefused(t *testing.T) {
 		{[]string{"--out", dir, "--artifacts", ""}, "name at least one"},
 		{[]string{"--out", dir, "--trace-max-events", "-1"}, "out of range"},
 		{[]string{"--out", dir, "--trace-max-events", "4294967296"}, "out of range"},
+		{[]string{"--junit", filepath.Join(dir, "r"), "--html", filepath.Join(dir, ".", "r")}, "give each its own file"},
 	} {
 		_, errOut, code := nodesim(t, append([]string{"run", "crashloop"}, c.args...)...)
 		if code != exitInvalid || !strings.Contains(errOut, c.want) {
