@@ -10,13 +10,18 @@
 // takes); the loader stays the judge: the schema helps an editor, `nodesim validate` decides.
 package schema
 
-//go:generate go run ./gen scenario.schema.json
+//go:generate go run ./gen ../api/v1alpha1 scenario.schema.json
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -28,9 +33,14 @@ import (
 )
 
 // Scenario returns scenario.schema.json: indented JSON with sorted keys, so the same types
-// always give the same bytes.
-func Scenario() ([]byte, error) {
-	g := &generator{defs: map[string]any{}, names: map[reflect.Type]string{}}
+// always give the same bytes. apiDir is the source of package v1alpha1, whose doc comments
+// become the descriptions an editor shows on hover.
+func Scenario(apiDir string) ([]byte, error) {
+	docs, err := readDocs(apiDir)
+	if err != nil {
+		return nil, err
+	}
+	g := &generator{defs: map[string]any{}, names: map[reflect.Type]string{}, docs: docs}
 	root := g.schemaOf(reflect.TypeOf(api.Scenario{}))
 	doc := map[string]any{
 		"$schema":     "http://json-schema.org/draft-07/schema#",
@@ -54,6 +64,9 @@ func Scenario() ([]byte, error) {
 type generator struct {
 	defs  map[string]any
 	names map[reflect.Type]string
+	// docs are the doc comments of package v1alpha1: by type name, and by type name, a dot
+	// and a field's JSON name.
+	docs map[string]string
 }
 
 var (
@@ -213,6 +226,16 @@ func (g *generator) structSchema(t reflect.Type) map[string]any {
 	g.addFields(t, props)
 	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
 	key := t.PkgPath() + "." + t.Name()
+	if t.PkgPath() == reflect.TypeOf(api.Scenario{}).PkgPath() {
+		if d := g.docs[t.Name()]; d != "" {
+			s["description"] = d
+		}
+		for name, p := range props {
+			if d := g.docs[t.Name()+"."+name]; d != "" {
+				props[name] = describe(p.(map[string]any), d)
+			}
+		}
+	}
 	if h, ok := hints[key]; ok {
 		if len(h.required) > 0 {
 			s["required"] = h.required
@@ -310,4 +333,83 @@ var hints = map[string]hint{
 		"type": strs("Ready", "MemoryPressure", "DiskPressure", "PIDPressure"), "status": strs("True", "False")}},
 	apiPkg + "ExpectLatency": {required: []string{"metric", "percentile", "max"}, enum: map[string][]any{"metric": strs(scenarios.LatencyMetrics()...)}},
 	apiPkg + "ExpectCount":   {required: []string{"metric"}, enum: map[string][]any{"metric": strs(scenarios.CountMetrics()...)}},
+}
+
+// describe adds a description to a property's schema; one that is only a $ref is wrapped,
+// since draft 7 ignores what sits beside a $ref.
+func describe(s map[string]any, d string) map[string]any {
+	out := map[string]any{}
+	if _, ok := s["$ref"]; ok {
+		out["allOf"] = []any{s}
+	} else {
+		for k, v := range s {
+			out[k] = v
+		}
+	}
+	out["description"] = d
+	return out
+}
+
+// readDocs collects the doc comments of the Go files in dir (tests left out): each type's,
+// and each struct field's (the comment above it, else the one after it on its line) under
+// Type.jsonName.
+func readDocs(dir string) (map[string]string, error) {
+	fset := token.NewFileSet()
+	matches, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil || len(matches) == 0 {
+		return nil, fmt.Errorf("reading the scenario types' source in %s: no Go files (%v)", dir, err)
+	}
+	docs := map[string]string{}
+	for _, path := range matches {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+		if err != nil {
+			return nil, fmt.Errorf("reading the scenario types' source: %w", err)
+		}
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				ts := spec.(*ast.TypeSpec)
+				doc := ts.Doc
+				if doc == nil && len(gd.Specs) == 1 {
+					doc = gd.Doc
+				}
+				if d := oneLine(doc); d != "" {
+					docs[ts.Name.Name] = d
+				}
+				st, ok := ts.Type.(*ast.StructType)
+				if !ok {
+					continue
+				}
+				for _, field := range st.Fields.List {
+					d := oneLine(field.Doc)
+					if d == "" {
+						d = oneLine(field.Comment)
+					}
+					if d == "" || field.Tag == nil {
+						continue
+					}
+					tag, _ := strconv.Unquote(field.Tag.Value)
+					name, _, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ",")
+					if name != "" && name != "-" {
+						docs[ts.Name.Name+"."+name] = d
+					}
+				}
+			}
+		}
+	}
+	return docs, nil
+}
+
+// oneLine joins a comment's lines into one paragraph.
+func oneLine(g *ast.CommentGroup) string {
+	if g == nil {
+		return ""
+	}
+	return strings.Join(strings.Fields(g.Text()), " ")
 }

@@ -13,7 +13,7 @@ import (
 
 // The committed scenario.schema.json is what the Go types give today.
 func TestCommittedSchemaIsCurrent(t *testing.T) {
-	want, err := Scenario()
+	want, err := Scenario(filepath.Join("..", "api", "v1alpha1"))
 	if err != nil {
 		t.Fatal(err)
 	}

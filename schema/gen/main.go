@@ -9,16 +9,16 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: gen FILE")
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: gen API_SOURCE_DIR FILE")
 		os.Exit(2)
 	}
-	data, err := schema.Scenario()
+	data, err := schema.Scenario(os.Args[1])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	if err := os.WriteFile(os.Args[1], data, 0o644); err != nil {
+	if err := os.WriteFile(os.Args[2], data, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
