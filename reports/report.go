@@ -39,8 +39,9 @@ type Report struct {
 	SystemMemoryHeld []SystemMemoryHold `json:"systemMemoryHeld,omitempty"`
 	Reproduce        string             `json:"reproduce"`
 
-	samples map[string][]float64
-	phases  map[string][]phaseAt
+	samples  map[string][]float64
+	phases   map[string][]phaseAt
+	headroom []SignalHeadroom
 }
 
 type phaseAt struct {
@@ -246,6 +247,7 @@ type Builder struct {
 	initial        map[string]NodeCondition
 	conditionOrder []string
 	pr             pressure
+	hr             headroomState
 }
 
 // NewBuilder starts a report for in (whose Trace is not used).
@@ -285,6 +287,9 @@ func Build(in Input) *Report {
 
 // Record takes one trace event.
 func (b *Builder) Record(e *trace.Event) {
+	if e.Kind == kindEvictionPass {
+		b.hr.evictionLevels(e)
+	}
 	if e.At < 0 {
 		// The kubelet's boot before the scenario: only the node's state at time zero
 		// matters.
@@ -366,6 +371,7 @@ func (b *Builder) Record(e *trace.Event) {
 		}
 	case kindEvictionPass:
 		b.evictionPass(e)
+		b.hr.observe(e)
 	case trace.ThresholdCrossed:
 		b.thresholdCrossed(e)
 	case kindEviction:
@@ -476,6 +482,7 @@ func (b *Builder) Finish(end time.Duration) *Report {
 	b.r.Counts["evictions"] = int64(len(b.r.Evictions))
 	b.r.Latency = b.lat.stats()
 	b.r.samples = b.lat.samples
+	b.r.headroom = b.hr.finish()
 	for _, k := range []string{"containersStarted", "podsStarted", "podsTerminated", "restarts", "plegDiscardedEvents",
 		"evictions", "admissionRejections", "oomKills", "nodeOOMKills", "cgroupOOMKills"} {
 		if _, ok := b.r.Counts[k]; !ok {
