@@ -46,7 +46,8 @@ func HTML(r *Report, charts *ChartRecorder) ([]byte, error) {
 		Charts    []chartSection
 		Metrics   []string
 		Evictions [][]string
-	}{r, failed, sections, sortedMetrics(r.Latency), evictionRows(r.Evictions)})
+		Headroom  []string
+	}{r, failed, sections, sortedMetrics(r.Latency), evictionRows(r.Evictions), HeadroomLines(r)})
 	if err != nil {
 		return nil, fmt.Errorf("rendering report.html: %w", err)
 	}
@@ -101,6 +102,7 @@ svg.chart text.threshold-label, svg.chart text.marker-label { fill: #a11d1d; }
 <h1>{{.R.Scenario}}</h1>
 {{with .R.Description}}<p>{{.}}</p>{{end}}
 <p class="meta">seed {{.R.Seed}}, {{dur .R.Duration}} simulated, {{len .R.Pods}} pods. <code>{{.R.Reproduce}}</code></p>
+<ul id="headroom" class="headroom">{{range .Headroom}}<li>{{.}}</li>{{end}}</ul>
 {{if .R.Expectations}}{{if .Failed}}<div class="verdict fail">{{.Failed}} of {{len .R.Expectations}} expectations failed</div>{{else}}<div class="verdict pass">all {{len .R.Expectations}} expectations held</div>{{end}}
 <h2>Expectations</h2>
 <table id="expectations"><tr><th>result</th><th>expectation</th><th>detail</th></tr>

@@ -73,6 +73,10 @@ func table(w io.Writer, r *Report) error {
 	if err := summaryTable(w, r); err != nil {
 		return err
 	}
+	fmt.Fprintf(w, "\nHeadroom\n")
+	for _, l := range HeadroomLines(r) {
+		fmt.Fprintf(w, "%s\n", l)
+	}
 
 	t := newTable(w, "Pods", "POD", "QOS", "PHASE", "REASON", "CONTAINER", "STATE", "RESTARTS", "OOM", "STARTUP", "WITH PULLS", "DELETED", "TERMINATED")
 	for _, p := range r.Pods {

@@ -70,3 +70,46 @@ func TestSoftEvictionShowsItsGrace(t *testing.T) {
 		}
 	}
 }
+
+// Every report carries a headroom line per signal with a hard threshold: the table, the
+// HTML page and the explain transcript, checked against values worked out by hand.
+func TestHeadroomLine(t *testing.T) {
+	// soft-eviction-grace: a 4Gi node, no system usage, one pod at 1Gi that jumps to 3300Mi
+	// from 2m after it started (0.45s) to 3m30s. The eviction manager passes at 9s, 19s, ...:
+	// the pass at 129s (2m9s) is the first to see memory.available = 4096Mi - 3300Mi = 796Mi,
+	// the lowest of the run (later passes see the same until it clears, and the earlier one
+	// is kept). The hard threshold is 100Mi: 796Mi - 100Mi = 696Mi above it. Nothing is
+	// evicted.
+	const calm = "lowest memory.available 796Mi at 2m9s, 696Mi above the hard threshold (100Mi)"
+	// besteffort-evicted-first: a 4Gi node whose system usage ramps from 500Mi at 16m to
+	// 3300Mi at 21m; at the last eviction, 20m21.304s (1221.304s), only the Guaranteed pod's
+	// 1000Mi is left beside it: 500Mi + 2800Mi x 261.304s/300s = 2938.837Mi, and
+	// memory.available = 4096Mi - 1000Mi - 2938.837Mi = 157.16Mi (the pass observed 160936Ki,
+	// 157.164Mi), 42.8Mi below the 200Mi hard threshold. After it only the system's 3300Mi
+	// is left (796Mi available), so this is the lowest.
+	const pressed = "lowest memory.available 157.2Mi at 20m21.304s, 42.8Mi below the hard threshold (200Mi)"
+	for _, c := range []struct{ scenario, want string }{{"soft-eviction-grace", calm}, {"besteffort-evicted-first", pressed}} {
+		table, errOut, code := nodesim(t, "run", c.scenario)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.scenario, code, errOut)
+		}
+		if !strings.Contains(table, "\nHeadroom\n"+c.want+"\n") {
+			t.Errorf("%s: the table lacks the headroom line %q:\n%s", c.scenario, c.want, table)
+		}
+		transcript, _, _ := explainCLI(t, c.scenario, "--to", "1s")
+		if !strings.Contains(transcript, "\nheadroom: "+c.want+"\n") {
+			t.Errorf("%s: the transcript lacks the headroom line (the whole run's, whatever --to shows)", c.scenario)
+		}
+		page := filepath.Join(t.TempDir(), "page.html")
+		if _, errOut, code := nodesim(t, "run", c.scenario, "--html", page); code != 0 {
+			t.Fatalf("%s --html: exit %d: %s", c.scenario, code, errOut)
+		}
+		html, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(html), "<li>"+c.want+"</li>") {
+			t.Errorf("%s: report.html lacks the headroom line", c.scenario)
+		}
+	}
+}
