@@ -106,23 +106,11 @@ func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {
 		}
 		defer out.abort()
 	}
-	// The standalone files are written whole under a temporary name beside their target
-	// and renamed into place once the run has ended: a killed run leaves nothing there.
-	var junitOut, htmlOut *atomicFile
-	for _, f := range []struct {
-		path string
-		into **atomicFile
-	}{{o.junitFile, &junitOut}, {o.htmlFile, &htmlOut}} {
-		if f.path == "" {
-			continue
-		}
-		a, err := createAtomic(f.path)
-		if err != nil {
-			return err
-		}
-		defer a.abort()
-		*f.into = a
+	alone, err := openStandalone(o)
+	if err != nil {
+		return err
 	}
+	defer alone.abort()
 	if files, err = openStreamedFiles(out, o, l, seed); err != nil {
 		return err
 	}
@@ -157,23 +145,8 @@ func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	for _, f := range []struct {
-		file   *atomicFile
-		render func() ([]byte, error)
-	}{
-		{junitOut, func() ([]byte, error) { return reports.JUnit(r) }},
-		{htmlOut, func() ([]byte, error) { return reports.HTML(r, files.charts) }},
-	} {
-		if f.file == nil {
-			continue
-		}
-		data, err := f.render()
-		if err != nil {
-			return err
-		}
-		if _, err := f.file.f.Write(data); err != nil {
-			return fmt.Errorf("writing %s: %w", f.file.path, err)
-		}
+	if err := alone.write(r, files.charts); err != nil {
+		return err
 	}
 	if o.signals.caught() {
 		return o.signals.exit()
@@ -183,12 +156,8 @@ func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	for _, f := range []*atomicFile{junitOut, htmlOut} {
-		if f != nil {
-			if err := f.commit(); err != nil {
-				return err
-			}
-		}
+	if err := alone.commit(); err != nil {
+		return err
 	}
 
 	var text []byte
@@ -363,6 +332,69 @@ func (s *streamedFiles) finish(end time.Duration) error {
 	return nil
 }
 
+// standalone are the files --junit and --html write on their own, each under a temporary
+// name beside its target until the run has ended, then synced and renamed into place whole:
+// an interrupted run leaves neither the file nor its temporary.
+type standalone []standaloneFile
+
+type standaloneFile struct {
+	file   *atomicFile
+	render func(*reports.Report, *reports.ChartRecorder) ([]byte, error)
+}
+
+func openStandalone(o *runOptions) (standalone, error) {
+	var s standalone
+	for _, f := range []struct {
+		path   string
+		render func(*reports.Report, *reports.ChartRecorder) ([]byte, error)
+	}{
+		{o.junitFile, func(r *reports.Report, _ *reports.ChartRecorder) ([]byte, error) { return reports.JUnit(r) }},
+		{o.htmlFile, reports.HTML},
+	} {
+		if f.path == "" {
+			continue
+		}
+		a, err := createAtomic(f.path)
+		if err != nil {
+			s.abort()
+			return nil, err
+		}
+		s = append(s, standaloneFile{a, f.render})
+	}
+	return s, nil
+}
+
+// write renders each file from the finished report.
+func (s standalone) write(r *reports.Report, charts *reports.ChartRecorder) error {
+	for _, f := range s {
+		data, err := f.render(r, charts)
+		if err != nil {
+			return err
+		}
+		if _, err := f.file.f.Write(data); err != nil {
+			return fmt.Errorf("writing %s: %w", f.file.path, err)
+		}
+	}
+	return nil
+}
+
+// commit puts each file in place.
+func (s standalone) commit() error {
+	for _, f := range s {
+		if err := f.file.commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// abort removes the temporary files of those not committed.
+func (s standalone) abort() {
+	for _, f := range s {
+		f.file.abort()
+	}
+}
+
 // teeSink hands each event to every sink in turn.
 type teeSink []trace.Sink
 
@@ -411,6 +443,9 @@ func (a *atomicFile) commit() error {
 	if err := a.f.Chmod(0o644); err != nil {
 		return fmt.Errorf("writing %s: %w", a.path, err)
 	}
+	if err := a.f.Sync(); err != nil {
+		return fmt.Errorf("writing %s: %w", a.path, err)
+	}
 	if err := a.f.Close(); err != nil {
 		return fmt.Errorf("writing %s: %w", a.path, err)
 	}
@@ -418,6 +453,7 @@ func (a *atomicFile) commit() error {
 		return fmt.Errorf("writing %s: %w", a.path, err)
 	}
 	a.done = true
+	syncDir(filepath.Dir(a.path))
 	return nil
 }
 
