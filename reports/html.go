@@ -102,6 +102,7 @@ svg.chart text.threshold-label, svg.chart text.marker-label { fill: #a11d1d; }
 <h1>{{.R.Scenario}}</h1>
 {{with .R.Description}}<p>{{.}}</p>{{end}}
 <p class="meta">seed {{.R.Seed}}, {{dur .R.Duration}} simulated, {{len .R.Pods}} pods. <code>{{.R.Reproduce}}</code></p>
+<h2>Headroom</h2>
 <ul id="headroom" class="headroom">{{range .Headroom}}<li>{{.}}</li>{{end}}</ul>
 {{if .R.Expectations}}{{if .Failed}}<div class="verdict fail">{{.Failed}} of {{len .R.Expectations}} expectations failed</div>{{else}}<div class="verdict pass">all {{len .R.Expectations}} expectations held</div>{{end}}
 <h2>Expectations</h2>
