@@ -36,7 +36,8 @@ func allArtifacts() []string {
 const maxTraceEvents = 1<<31 - 1
 
 // checkArtifacts refuses a selection that names no artifact or is given without --out, one
-// file named by both --junit and --html, and a --trace-max-events out of range.
+// file named by both --junit and --html, and a --trace-max-events out of range or with no
+// trace file to cap.
 func (o *runOptions) checkArtifacts(chosen bool) error {
 	if chosen && o.outDir == "" {
 		return fmt.Errorf("--artifacts chooses the files of --out; give --out DIR (or use --junit FILE or --html FILE alone)")
@@ -54,6 +55,9 @@ func (o *runOptions) checkArtifacts(chosen bool) error {
 	}
 	if o.traceMaxEvents < 0 || o.traceMaxEvents > maxTraceEvents {
 		return fmt.Errorf("--trace-max-events: %d is out of range [0, %d] (0: no cap)", o.traceMaxEvents, maxTraceEvents)
+	}
+	if o.traceMaxEvents > 0 && !o.wants("trace") && !o.wants("perfetto") {
+		return fmt.Errorf("--trace-max-events caps trace.jsonl and trace.perfetto.json, which this run does not write (give --out DIR with trace or perfetto among its --artifacts)")
 	}
 	return nil
 }

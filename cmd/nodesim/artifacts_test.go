@@ -118,6 +118,8 @@ func TestArtifactsRefused(t *testing.T) {
 		{[]string{"--out", dir, "--trace-max-events", "-1"}, "out of range"},
 		{[]string{"--out", dir, "--trace-max-events", "4294967296"}, "out of range"},
 		{[]string{"--junit", filepath.Join(dir, "r"), "--html", filepath.Join(dir, ".", "r")}, "give each its own file"},
+		{[]string{"--junit", filepath.Join(dir, "r"), "--trace-max-events", "10"}, "which this run does not write"},
+		{[]string{"--out", dir, "--artifacts", "junit,csv", "--trace-max-events", "10"}, "which this run does not write"},
 	} {
 		_, errOut, code := nodesim(t, append([]string{"run", "crashloop"}, c.args...)...)
 		if code != exitInvalid || !strings.Contains(errOut, c.want) {
