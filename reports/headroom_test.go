@@ -58,7 +58,36 @@ func TestHeadroomFromTrace(t *testing.T) {
 // figure, and the same 100Mi level, which upstream derives from memory.available's hard
 // threshold) agrees.
 func TestHeadroomOnShippedScenario(t *testing.T) {
-	src, err := scenarios.OpenBuiltin("soft-eviction-grace")
+	r := runBuiltin(t, "soft-eviction-grace")
+	const mi = 1 << 20
+	for _, s := range []string{"memory.available", "allocatableMemory.available"} {
+		h, ok := HeadroomOf(r, s)
+		want := SignalHeadroom{Signal: s, Lowest: 796 * mi, At: 129, Threshold: 100 * mi, Above: 696 * mi}
+		if !ok || h != want {
+			t.Errorf("%s headroom %+v (found %v), want %+v", s, h, ok, want)
+		}
+	}
+	if _, ok := HeadroomOf(r, "nodefs.available"); ok {
+		t.Error("evictionHard names memory.available only, so nodefs.available has no hard threshold")
+	}
+}
+
+// allocatable-nodefs-threshold: 100Gi of ephemeral storage, nothing written but the 10Mi
+// image, so every pass observes nodefs.available = 100Gi - 10Mi = 102390Mi; the first pass
+// from time 0 is at 9s (passes every 10s from -1s), and ties keep it. The default hard
+// threshold is 10% of capacity, the percentage a float32: 10737418400 bytes. Headroom:
+// 102390 × 1048576 - 10737418400 = 107363696640 - 10737418400 = 96626278240 bytes.
+func TestNodefsHeadroomOnShippedScenario(t *testing.T) {
+	r := runBuiltin(t, "allocatable-nodefs-threshold")
+	want := SignalHeadroom{Signal: "nodefs.available", Lowest: 102390 << 20, At: 9, Threshold: 10737418400, Above: 96626278240}
+	if h, ok := HeadroomOf(r, "nodefs.available"); !ok || h != want {
+		t.Errorf("nodefs.available headroom %+v (found %v), want %+v", h, ok, want)
+	}
+}
+
+func runBuiltin(t *testing.T, name string) *Report {
+	t.Helper()
+	src, err := scenarios.OpenBuiltin(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,16 +100,5 @@ func TestHeadroomOnShippedScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := b.Finish(res.End)
-	const mi = 1 << 20
-	for _, s := range []string{"memory.available", "allocatableMemory.available"} {
-		h, ok := HeadroomOf(r, s)
-		want := SignalHeadroom{Signal: s, Lowest: 796 * mi, At: 129, Threshold: 100 * mi, Above: 696 * mi}
-		if !ok || h != want {
-			t.Errorf("%s headroom %+v (found %v), want %+v", s, h, ok, want)
-		}
-	}
-	if _, ok := HeadroomOf(r, "nodefs.available"); ok {
-		t.Error("evictionHard names memory.available only, so nodefs.available has no hard threshold")
-	}
+	return b.Finish(res.End)
 }

@@ -67,6 +67,17 @@ type PodReport struct {
 	// PodIP is the last pod IP the kubelet reported (kept once the sandbox is gone, as the
 	// status keeps it); absent for a pod that never had a sandbox.
 	PodIP string `json:"podIP,omitempty"`
+	// AllContainersRestarting lists the transitions of the pod condition of that name, which
+	// the kubelet sets only on a pod with a RestartAllContainers rule: True from the sync
+	// that starts a reset, False once every container was removed.
+	AllContainersRestarting []ConditionTransition `json:"allContainersRestarting,omitempty"`
+}
+
+// ConditionTransition is a pod condition's new status at a time.
+type ConditionTransition struct {
+	Time   float64 `json:"time"`
+	Status string  `json:"status"`
+	Reason string  `json:"reason"`
 }
 
 // PodCondition is a pod condition as the kubelet set it.
@@ -116,8 +127,11 @@ type Eviction struct {
 	// seconds, from the first eviction pass that saw it met; absent for limit evictions.
 	ThresholdMetFor *float64          `json:"thresholdMetFor,omitempty"`
 	Ranking         []RankedCandidate `json:"ranking"`
+	// Message is the Evicted event's message, which is also the pod's status message.
+	Message string `json:"message,omitempty"`
 	// Annotations are those of the Evicted event: offending_containers,
-	// offending_containers_usage and starved_resource (absent without pod stats).
+	// offending_containers_usage, offending_pod and offending_pod_usage (a pod with
+	// pod-level resources, on memory) and starved_resource (absent without pod stats).
 	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
@@ -232,6 +246,7 @@ type podState struct {
 	oomKills   map[string]int
 	disruption *PodCondition
 	podIP      string
+	restarting []ConditionTransition
 }
 
 // Builder derives the report from trace events as they are recorded, so that a run
@@ -321,6 +336,12 @@ func (b *Builder) Record(e *trace.Event) {
 		p.phase, p.reason = e.Attr("phase"), e.Attr("reason")
 		if ip := e.Attr("podIP"); ip != "" {
 			p.podIP = ip
+		}
+		if c := e.Attr("condition/AllContainersRestarting"); c != "" {
+			status, reason, _ := strings.Cut(c, ":")
+			if n := len(p.restarting); n == 0 || p.restarting[n-1].Status != status {
+				p.restarting = append(p.restarting, ConditionTransition{Time: secs(e.At), Status: status, Reason: reason})
+			}
 		}
 		if e.Attr("allRunning") == "true" && !p.hasRunning {
 			p.hasRunning, p.running = true, e.At
@@ -451,7 +472,8 @@ func (b *Builder) Finish(end time.Duration) *Report {
 	for _, key := range order {
 		p := b.get(key)
 		pr := PodReport{Pod: key, UID: p.uid, QoS: b.in.QoS[key], Phase: p.phase, Reason: p.reason,
-			DeletedAt: p.deleted, TerminatedAt: p.terminated, Containers: []ContainerReport{}, DisruptionTarget: p.disruption, PodIP: p.podIP}
+			DeletedAt: p.deleted, TerminatedAt: p.terminated, Containers: []ContainerReport{}, DisruptionTarget: p.disruption, PodIP: p.podIP,
+			AllContainersRestarting: p.restarting}
 		if p.phase == "" {
 			pr.Phase = "Pending"
 		}

@@ -360,7 +360,7 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 				grace = *pod.Spec.TerminationGracePeriodSeconds
 			}
 		}
-		message, annotations := EvictionMessage(resourceToReclaim, pod, statsFn, ordered, obs)
+		message, annotations := EvictionMessage(resourceToReclaim, pod, statsFn, ordered, obs, m.PodLevelResources)
 		o := obs[threshold.Signal]
 		m.recordEviction(pod, threshold, o, grace, candidates, message, annotations)
 		m.evictPod(pod, grace, message, true, func() { done([]*corev1.Pod{pod}) })
@@ -420,7 +420,7 @@ func (m *Manager) recordEviction(pod *corev1.Pod, t Threshold, o SignalObservati
 		attrs = append(attrs, trace.Attr{Key: "metFor", Value: m.clk.Now().Sub(first).String()})
 	}
 	// The Evicted event's annotations, in a fixed order.
-	for _, k := range []string{OffendingContainersKey, OffendingContainersUsageKey, StarvedResourceKey} {
+	for _, k := range []string{OffendingContainersKey, OffendingContainersUsageKey, OffendingPodKey, OffendingPodUsageKey, StarvedResourceKey} {
 		if v, ok := annotations[k]; ok {
 			attrs = append(attrs, trace.Attr{Key: "annotation." + k, Value: v})
 		}
