@@ -252,3 +252,23 @@ func TestSIGTERMDuringStandaloneFiles(t *testing.T) {
 		t.Errorf("an interrupted run left %v", got)
 	}
 }
+
+// --artifacts over the directory of an earlier full run: the new manifest lists only the
+// files this run wrote; the older ones stay, no longer vouched for.
+func TestArtifactsOverAnOlderRun(t *testing.T) {
+	dir := runOut(t, "crashloop")
+	oldTrace := readFile(t, dir, "trace.jsonl")
+	if _, errOut, code := nodesim(t, "run", "crashloop", "--seed", "2", "--out", dir, "--artifacts", "report"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	m, err := verifyManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Files) != 1 || m.Files[0].Name != "report.json" || m.Seed != 2 {
+		t.Errorf("manifest %+v: want report.json alone, seed 2", m)
+	}
+	if !bytes.Equal(readFile(t, dir, "trace.jsonl"), oldTrace) {
+		t.Error("a file the run did not choose was touched")
+	}
+}

@@ -63,6 +63,10 @@ func TestSoftEvictionShowsItsGrace(t *testing.T) {
 		e.GracePeriod != 0 || e.PodGracePeriod == nil || *e.PodGracePeriod != 1 {
 		t.Errorf("eviction %+v; want at 219s, observed 796Mi, thresholdGracePeriod 90, met for 90, gracePeriod 0, podGracePeriod 1", e)
 	}
+	transcript, _, _ := explainCLI(t, path, "--only", "eviction")
+	if want := "evicts default/cache: memory.available 796Mi, threshold 1024Mi (soft, met for 1m30s of its 1m30s grace period), pod grace period 0s asked"; !strings.Contains(transcript, want) {
+		t.Errorf("the transcript lacks %q:\n%s", want, transcript)
+	}
 	table, _, _ := nodesim(t, "run", path)
 	for _, want := range []string{"│ 3m39s │", "│ 796Mi    │ 1024Mi (soft, grace 1m30s) │ 1m30s   │ 1s (asked 0s) │", "scenario soft-grace-90s (seed 1), 6m simulated"} {
 		if !strings.Contains(table, want) {
