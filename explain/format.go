@@ -5,11 +5,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"nodesim/reports"
 )
 
-// at renders a simulated instant the way every line starts: seconds since the scenario's
-// time zero, to the millisecond.
-func at(d time.Duration) string { return fmt.Sprintf("%.3fs", d.Seconds()) }
+// at renders a simulated instant the way every line starts: time since the scenario's time
+// zero, to the millisecond, as the reports write durations (2h27m9.123s).
+func at(d time.Duration) string { return reports.FormatDuration(d.Round(time.Millisecond)) }
 
 // span renders a length of simulated time for people: precise where it is short, rounded
 // where precision would only add digits.

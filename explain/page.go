@@ -400,14 +400,13 @@ func (p *Page) attach(text string) {
 	p.attached = target.Seq
 }
 
-// isTimeColumn reports whether s is the time column of a transcript line ("12.034s",
-// "-0.900s").
+// isTimeColumn reports whether s is the time column of a transcript line: a duration as
+// the transcript prints times ("12.034s", "1m8.149s", "454ms", "0s", "-1s").
 func isTimeColumn(s string) bool {
-	num, ok := strings.CutSuffix(s, "s")
-	if !ok || len(num) < 5 || num[len(num)-4] != '.' {
+	if s == "" || strings.ContainsAny(s, " \t") {
 		return false
 	}
-	_, err := strconv.ParseFloat(num, 64)
+	_, err := time.ParseDuration(s)
 	return err == nil
 }
 

@@ -91,7 +91,7 @@ func TestPageStateGracefulDeletion(t *testing.T) {
 	const web, worker = "default/web", "podWorker default/web"
 	sandbox := stepAt(t, p, 0, "criCall", "RunPodSandbox")
 	st := p.StateAt(sandbox)
-	if got, want := st["B|"+worker], "CRI RunPodSandbox default/web until 0.300s"; got != want {
+	if got, want := st["B|"+worker], "CRI RunPodSandbox default/web until 300ms"; got != want {
 		t.Errorf("during RunPodSandbox: B = %q, want %q (0s + 300ms)", got, want)
 	}
 	if got := st["A|"+web]; got != "created" {
@@ -101,7 +101,7 @@ func TestPageStateGracefulDeletion(t *testing.T) {
 		t.Errorf("worker state = %q, want syncing", got)
 	}
 	create := stepAt(t, p, 0.3, "criCall", "CreateContainer")
-	if got, want := p.StateAt(create)["B|"+worker], "CRI CreateContainer default/web nginx until 0.350s"; got != want {
+	if got, want := p.StateAt(create)["B|"+worker], "CRI CreateContainer default/web nginx until 350ms"; got != want {
 		t.Errorf("B = %q, want %q (0.3s + 50ms, the sandbox's span replaced)", got, want)
 	}
 	running := stepAt(t, p, 0.45, "containerRunning", "")
@@ -462,7 +462,7 @@ func TestPageLinesLandOnTheirSteps(t *testing.T) {
 	}
 	p := buildPage(t, events(t, "crashloop"), PageOptions{To: 30 * time.Second})
 	last := p.Steps[len(p.Steps)-1]
-	if got := last.Lines[len(last.Lines)-1]; got != "(--to 30.000s: the transcript stops here; the run went on)" {
+	if got := last.Lines[len(last.Lines)-1]; got != "(--to 30s: the transcript stops here; the run went on)" {
 		t.Errorf("last line %q", got)
 	}
 }

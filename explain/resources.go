@@ -3,7 +3,9 @@ package explain
 import (
 	"fmt"
 	"strings"
+	"time"
 
+	"nodesim/reports"
 	"nodesim/trace"
 )
 
@@ -124,9 +126,20 @@ func (t *Transcript) eviction(e *trace.Event) {
 		ranked = append(ranked, candidate{f[0], f[1], f[2], f[3]})
 		pods = appendNew(pods, f[0])
 	}
-	text := fmt.Sprintf("evicts %s: %s %s, threshold %s", e.Pod, signal, quantity(signal, e.Attr("observed")), e.Attr("threshold"))
+	observed, threshold := quantity(signal, e.Attr("observed")), e.Attr("threshold")
+	if strings.HasSuffix(signal, ".available") && signal != "pid.available" && threshold != "" {
+		// One unit for both, so they compare at a glance.
+		var col reports.ByteColumn
+		col.Observe(e.Attr("observed"))
+		col.Observe(threshold)
+		observed, threshold = col.Format(e.Attr("observed")), col.Format(threshold)
+	}
+	text := fmt.Sprintf("evicts %s: %s %s, threshold %s", e.Pod, signal, observed, threshold)
+	if g, err := time.ParseDuration(e.Attr("thresholdGracePeriod")); err == nil && g > 0 {
+		text += fmt.Sprintf(" (soft, met for %s of its %s grace period)", attrSpan(e.Attr("metFor")), span(g))
+	}
 	if g := e.Attr("gracePeriod"); g != "" {
-		text += fmt.Sprintf(", grace period %ss", g)
+		text += fmt.Sprintf(", pod grace period %ss asked", g)
 	}
 	l := line{at: e.At, track: e.Track, cat: Eviction, tone: bad, pods: pods, text: text}
 	t.because(&l, e)

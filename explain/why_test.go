@@ -34,7 +34,7 @@ func whyLines(transcript string) []why {
 			out = append(out, why{at: at, text: l[i+len("why: "):]})
 			continue
 		}
-		if len(l) > timeWidth && strings.HasSuffix(strings.TrimSpace(l[:timeWidth]), "s") {
+		if len(l) > timeWidth && isTimeColumn(strings.TrimSpace(l[:timeWidth])) {
 			at = strings.TrimSpace(l[:timeWidth])
 		}
 	}
@@ -159,11 +159,11 @@ func TestEveryScenarioWhyIsRecorded(t *testing.T) {
 func TestUnbackedWhyIsCaught(t *testing.T) {
 	// The first is recorded at its line's time; the second is recorded, but at another
 	// time than the line it stands under; the third is recorded nowhere.
-	transcript := "     1.000s  syncLoop  a\n                why: recorded\n     2.000s  syncLoop  b\n                why: recorded\n" +
-		"     3.000s  syncLoop  c\n                why: invented here\n"
+	transcript := "         1s  syncLoop  a\n                why: recorded\n         2s  syncLoop  b\n                why: recorded\n" +
+		"         3s  syncLoop  c\n                why: invented here\n"
 	events := []trace.Event{{At: time.Second, Reason: trace.Because("r", "recorded")}}
 	got := unbackedWhys(transcript, events)
-	want := []why{{"2.000s", "recorded"}, {"3.000s", "invented here"}}
+	want := []why{{"2s", "recorded"}, {"3s", "invented here"}}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("unbackedWhys = %q, want %q", got, want)
 	}

@@ -164,8 +164,15 @@ func memoryChart(r *Report, c *ChartRecorder) (string, []legendItem) {
 	top := p.top
 	for _, e := range r.Evictions {
 		x := p.x(e.Time)
+		observed, threshold := e.Observed, e.Threshold
+		if byteSignal(e.Signal) {
+			var c ByteColumn // one unit for the two values compared
+			c.Observe(observed)
+			c.Observe(threshold)
+			observed, threshold = c.Format(observed), c.Format(threshold)
+		}
 		p.f(`<line class="marker eviction" data-pod="%s" x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="2"><title>%s evicted at %s: %s %s, threshold %s</title></line>`,
-			esc(e.Pod), num(x), num(top), num(x), num(p.height-p.bottom), badColor, esc(e.Pod), esc(formatSeconds(e.Time)), esc(e.Signal), esc(e.Observed), esc(e.Threshold))
+			esc(e.Pod), num(x), num(top), num(x), num(p.height-p.bottom), badColor, esc(e.Pod), esc(formatSeconds(e.Time)), esc(e.Signal), esc(observed), esc(threshold))
 		p.f(`<text class="marker-label" x="%s" y="%s">evicted %s</text>`, num(x+3), num(top+10), esc(e.Pod))
 	}
 	for _, o := range r.OOMKills {

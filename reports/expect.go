@@ -115,7 +115,7 @@ func evaluate(r *Report, x *api.Expectation) ExpectationResult {
 			return ExpectationResult{Expect: desc, Detail: "no samples of " + l.Metric + " in this run"}
 		}
 		v := percentile(l.Percentile, xs)
-		got := time.Duration(v * float64(time.Second)).Round(time.Millisecond)
+		got := FormatDuration(time.Duration(v * float64(time.Second)).Round(time.Millisecond))
 		return ExpectationResult{Expect: desc, Pass: v <= l.Max.Seconds(), Detail: fmt.Sprintf("observed %s over %d samples", got, len(xs))}
 	case x.Count != nil:
 		c := x.Count
@@ -160,9 +160,9 @@ func evaluate(r *Report, x *api.Expectation) ExpectationResult {
 			if c.Type == string(nc.Type) && c.Status == string(nc.Status) {
 				t := time.Duration(c.Time * float64(time.Second))
 				if nc.Never {
-					return ExpectationResult{Expect: desc + " never", Detail: fmt.Sprintf("it was at %gs", c.Time)}
+					return ExpectationResult{Expect: desc + " never", Detail: "it was at " + FormatSeconds(c.Time)}
 				}
-				return ExpectationResult{Expect: desc, Pass: nc.FirstWithin.Contains(t), Detail: fmt.Sprintf("first at %gs", c.Time)}
+				return ExpectationResult{Expect: desc, Pass: nc.FirstWithin.Contains(t), Detail: "first at " + FormatSeconds(c.Time)}
 			}
 		}
 		if nc.Never {
@@ -179,7 +179,7 @@ func evaluate(r *Report, x *api.Expectation) ExpectationResult {
 		for _, ev := range r.Evictions {
 			got = append(got, ev.Pod)
 			if !e.Within.Contains(time.Duration(ev.Time*float64(time.Second))) && containsRef(e.Pods, ev.Pod) {
-				return ExpectationResult{Expect: desc, Detail: fmt.Sprintf("%s evicted at %gs, outside the window", ev.Pod, ev.Time)}
+				return ExpectationResult{Expect: desc, Detail: fmt.Sprintf("%s evicted at %s, outside the window", ev.Pod, FormatSeconds(ev.Time))}
 			}
 		}
 		var want []string
@@ -205,7 +205,7 @@ func evaluate(r *Report, x *api.Expectation) ExpectationResult {
 		desc := "notEvicted " + strings.Join(x.NotEvicted, ", ")
 		for _, ev := range r.Evictions {
 			if containsRef(x.NotEvicted, ev.Pod) {
-				return ExpectationResult{Expect: desc, Detail: fmt.Sprintf("%s was evicted at %gs", ev.Pod, ev.Time)}
+				return ExpectationResult{Expect: desc, Detail: fmt.Sprintf("%s was evicted at %s", ev.Pod, FormatSeconds(ev.Time))}
 			}
 		}
 		return ExpectationResult{Expect: desc, Pass: true, Detail: "none of them evicted"}

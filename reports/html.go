@@ -14,7 +14,7 @@ import (
 func HTML(r *Report, charts *ChartRecorder) ([]byte, error) {
 	t, err := template.New("report").Funcs(template.FuncMap{
 		"secs": optSecs,
-		"f3":   func(v float64) string { return fmt.Sprintf("%.3f", v) },
+		"dur":  FormatSeconds,
 		"join": strings.Join,
 	}).Parse(pageTemplate)
 	if err != nil {
@@ -41,11 +41,13 @@ func HTML(r *Report, charts *ChartRecorder) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	err = t.Execute(&b, struct {
-		R       *Report
-		Failed  int
-		Charts  []chartSection
-		Metrics []string
-	}{r, failed, sections, sortedMetrics(r.Latency)})
+		R         *Report
+		Failed    int
+		Charts    []chartSection
+		Metrics   []string
+		Evictions [][]string
+		Headroom  []string
+	}{r, failed, sections, sortedMetrics(r.Latency), evictionRows(r.Evictions), HeadroomLines(r)})
 	if err != nil {
 		return nil, fmt.Errorf("rendering report.html: %w", err)
 	}
@@ -99,7 +101,9 @@ svg.chart text.threshold-label, svg.chart text.marker-label { fill: #a11d1d; }
 <body data-charts="{{len .Charts}}">
 <h1>{{.R.Scenario}}</h1>
 {{with .R.Description}}<p>{{.}}</p>{{end}}
-<p class="meta">seed {{.R.Seed}}, {{f3 .R.Duration}}s simulated, {{len .R.Pods}} pods. <code>{{.R.Reproduce}}</code></p>
+<p class="meta">seed {{.R.Seed}}, {{dur .R.Duration}} simulated, {{len .R.Pods}} pods. <code>{{.R.Reproduce}}</code></p>
+<h2>Headroom</h2>
+<ul id="headroom" class="headroom">{{range .Headroom}}<li>{{.}}</li>{{end}}</ul>
 {{if .R.Expectations}}{{if .Failed}}<div class="verdict fail">{{.Failed}} of {{len .R.Expectations}} expectations failed</div>{{else}}<div class="verdict pass">all {{len .R.Expectations}} expectations held</div>{{end}}
 <h2>Expectations</h2>
 <table id="expectations"><tr><th>result</th><th>expectation</th><th>detail</th></tr>
@@ -115,21 +119,21 @@ svg.chart text.threshold-label, svg.chart text.marker-label { fill: #a11d1d; }
 {{range .R.Pods}}{{$p := .}}{{if .Containers}}{{range $i, $c := .Containers}}<tr>{{if eq $i 0}}<td>{{$p.Pod}}</td><td>{{$p.QoS}}</td><td>{{$p.Phase}}</td><td>{{$p.Reason}}</td>{{else}}<td></td><td></td><td></td><td></td>{{end}}<td>{{$c.Name}}</td><td>{{$c.State}}{{with $c.WaitingReason}} ({{.}}){{end}}{{if eq $c.State "terminated"}}{{with $c.LastTermination}} ({{.Reason}}, {{.ExitCode}}){{end}}{{end}}</td><td class="num">{{$c.Restarts}}</td><td class="num">{{$c.OOMKills}}</td>{{if eq $i 0}}<td class="num">{{secs $p.StartupLatency}}</td><td class="num">{{secs $p.StartupLatencyWithPulls}}</td><td class="num">{{secs $p.DeletedAt}}</td><td class="num">{{secs $p.TerminatedAt}}</td>{{else}}<td></td><td></td><td></td><td></td>{{end}}</tr>
 {{end}}{{else}}<tr><td>{{.Pod}}</td><td>{{.QoS}}</td><td>{{.Phase}}</td><td>{{.Reason}}</td><td>-</td><td>-</td><td class="num">-</td><td class="num">-</td><td class="num">{{secs .StartupLatency}}</td><td class="num">{{secs .StartupLatencyWithPulls}}</td><td class="num">{{secs .DeletedAt}}</td><td class="num">{{secs .TerminatedAt}}</td></tr>
 {{end}}{{end}}</table>
-{{if .R.Evictions}}<h2>Evictions</h2>
-<table id="evictions"><tr><th>time</th><th>pod</th><th>signal</th><th>observed</th><th>threshold</th><th>grace</th><th>ranking (first evicted)</th></tr>
-{{range .R.Evictions}}<tr><td class="num">{{f3 .Time}}s</td><td>{{.Pod}}</td><td>{{.Signal}}</td><td>{{.Observed}}</td><td>{{.Threshold}}</td><td class="num">{{.GracePeriod}}s</td><td>{{range $i, $c := .Ranking}}{{if $i}}, {{end}}{{$c.Pod}} (exceeds requests: {{$c.ExceedsRequests}}, priority {{$c.Priority}}, above requests {{$c.UsageAboveRequests}}){{end}}</td></tr>
+{{if .Evictions}}<h2>Evictions</h2>
+<table id="evictions"><tr><th>time</th><th>pod</th><th>signal</th><th>observed</th><th>threshold</th><th>met for</th><th>pod grace</th><th>why this pod</th></tr>
+{{range .Evictions}}<tr>{{range $i, $c := .}}{{if or (eq $i 0) (eq $i 5) (eq $i 6)}}<td class="num">{{$c}}</td>{{else}}<td>{{$c}}</td>{{end}}{{end}}</tr>
 {{end}}</table>{{end}}
 {{if .R.OOMKills}}<h2>OOM kills</h2>
 <table id="oomkills"><tr><th>time</th><th>pod</th><th>container</th><th>kind</th><th>oom_score_adj</th></tr>
-{{range .R.OOMKills}}<tr><td class="num">{{f3 .Time}}s</td><td>{{.Pod}}</td><td>{{.Container}}</td><td>{{.Kind}}</td><td class="num">{{.OOMScoreAdj}}</td></tr>
+{{range .R.OOMKills}}<tr><td class="num">{{dur .Time}}</td><td>{{.Pod}}</td><td>{{.Container}}</td><td>{{.Kind}}</td><td class="num">{{.OOMScoreAdj}}</td></tr>
 {{end}}</table>{{end}}
 {{if .R.AdmissionRejections}}<h2>Admission rejections</h2>
 <table id="rejections"><tr><th>time</th><th>pod</th><th>reason</th><th>message</th></tr>
-{{range .R.AdmissionRejections}}<tr><td class="num">{{f3 .Time}}s</td><td>{{.Pod}}</td><td>{{.Reason}}</td><td>{{.Message}}</td></tr>
+{{range .R.AdmissionRejections}}<tr><td class="num">{{dur .Time}}</td><td>{{.Pod}}</td><td>{{.Reason}}</td><td>{{.Message}}</td></tr>
 {{end}}</table>{{end}}
-<h2>Latencies (seconds)</h2>
+<h2>Latencies</h2>
 <table id="latency"><tr><th>metric</th><th>count</th><th>mean</th><th>p50</th><th>p90</th><th>p99</th><th>max</th></tr>
-{{range $m := .Metrics}}{{with index $.R.Latency $m}}<tr><td>{{$m}}</td><td class="num">{{.Count}}</td><td class="num">{{f3 .Mean}}</td><td class="num">{{f3 .P50}}</td><td class="num">{{f3 .P90}}</td><td class="num">{{f3 .P99}}</td><td class="num">{{f3 .Max}}</td></tr>
+{{range $m := .Metrics}}{{with index $.R.Latency $m}}<tr><td>{{$m}}</td><td class="num">{{.Count}}</td><td class="num">{{dur .Mean}}</td><td class="num">{{dur .P50}}</td><td class="num">{{dur .P90}}</td><td class="num">{{dur .P99}}</td><td class="num">{{dur .Max}}</td></tr>
 {{end}}{{end}}</table>
 <h2>syncLoop iterations by channel</h2>
 <table id="syncloop"><tr><th>configCh</th><th>plegCh</th><th>syncCh</th><th>housekeepingCh</th><th>livenessCh</th><th>readinessCh</th><th>startupCh</th></tr>

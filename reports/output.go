@@ -8,10 +8,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	"nodesim/internal/safetext"
 	"sigs.k8s.io/yaml"
@@ -37,13 +37,13 @@ func YAML(r *Report) ([]byte, error) {
 	return yaml.JSONToYAML(j)
 }
 
-func f3(v float64) string { return fmt.Sprintf("%.3fs", v) }
-
+// optSecs renders an optional time or span of the report (seconds) as a duration, "-" when
+// absent.
 func optSecs(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return f3(*v)
+	return FormatSeconds(*v)
 }
 
 func newTable(w io.Writer, title string, header ...any) *tablewriter.Table {
@@ -66,12 +66,16 @@ func Table(w io.Writer, r *Report) error {
 }
 
 func table(w io.Writer, r *Report) error {
-	fmt.Fprintf(w, "scenario %s (seed %d), %s simulated\n", r.Scenario, r.Seed, f3(r.Duration))
+	fmt.Fprintf(w, "scenario %s (seed %d), %s simulated\n", r.Scenario, r.Seed, FormatSeconds(r.Duration))
 	if r.Description != "" {
 		fmt.Fprintf(w, "%s\n", r.Description)
 	}
 	if err := summaryTable(w, r); err != nil {
 		return err
+	}
+	fmt.Fprintf(w, "\nHeadroom\n")
+	for _, l := range HeadroomLines(r) {
+		fmt.Fprintf(w, "%s\n", l)
 	}
 
 	t := newTable(w, "Pods", "POD", "QOS", "PHASE", "REASON", "CONTAINER", "STATE", "RESTARTS", "OOM", "STARTUP", "WITH PULLS", "DELETED", "TERMINATED")
@@ -101,14 +105,13 @@ func table(w io.Writer, r *Report) error {
 	}
 
 	if len(r.Evictions) > 0 {
-		t = newTable(w, "Evictions", "TIME", "POD", "SIGNAL", "OBSERVED", "THRESHOLD", "GRACE", "WHY THIS POD")
-		for _, e := range r.Evictions {
-			why := ""
-			if len(e.Ranking) > 0 {
-				c := e.Ranking[0]
-				why = fmt.Sprintf("ranked first of %d (exceeds requests: %v, priority %d, above requests %s)", len(e.Ranking), c.ExceedsRequests, c.Priority, c.UsageAboveRequests)
+		t = newTable(w, "Evictions", "TIME", "POD", "SIGNAL", "OBSERVED", "THRESHOLD", "MET FOR", "POD GRACE", "WHY THIS POD")
+		for _, row := range evictionRows(r.Evictions) {
+			cells := make([]any, len(row))
+			for i, c := range row {
+				cells[i] = c
 			}
-			_ = t.Append(f3(e.Time), e.Pod, e.Signal, e.Observed, e.Threshold, fmt.Sprintf("%ds", e.GracePeriod), why)
+			_ = t.Append(cells...)
 		}
 		if err := t.Render(); err != nil {
 			return err
@@ -117,7 +120,7 @@ func table(w io.Writer, r *Report) error {
 	if len(r.OOMKills) > 0 {
 		t = newTable(w, "OOM kills", "TIME", "POD", "CONTAINER", "KIND", "OOM_SCORE_ADJ")
 		for _, o := range r.OOMKills {
-			_ = t.Append(f3(o.Time), o.Pod, o.Container, o.Kind, fmt.Sprint(o.OOMScoreAdj))
+			_ = t.Append(FormatSeconds(o.Time), o.Pod, o.Container, o.Kind, fmt.Sprint(o.OOMScoreAdj))
 		}
 		if err := t.Render(); err != nil {
 			return err
@@ -126,7 +129,7 @@ func table(w io.Writer, r *Report) error {
 	if len(r.AdmissionRejections) > 0 {
 		t = newTable(w, "Admission rejections", "TIME", "POD", "REASON", "MESSAGE")
 		for _, a := range r.AdmissionRejections {
-			_ = t.Append(f3(a.Time), a.Pod, a.Reason, a.Message)
+			_ = t.Append(FormatSeconds(a.Time), a.Pod, a.Reason, a.Message)
 		}
 		if err := t.Render(); err != nil {
 			return err
@@ -134,13 +137,13 @@ func table(w io.Writer, r *Report) error {
 	}
 	t = newTable(w, "Node conditions", "TIME", "CONDITION", "STATUS", "REASON")
 	for _, c := range r.NodeConditions {
-		_ = t.Append(f3(c.Time), c.Type, c.Status, c.Reason)
+		_ = t.Append(FormatSeconds(c.Time), c.Type, c.Status, c.Reason)
 	}
 	if err := t.Render(); err != nil {
 		return err
 	}
 
-	t = newTable(w, "Latencies (seconds)", "METRIC", "COUNT", "MEAN", "P50", "P90", "P99", "MAX")
+	t = newTable(w, "Latencies", "METRIC", "COUNT", "MEAN", "P50", "P90", "P99", "MAX")
 	metrics := make([]string, 0, len(r.Latency))
 	for m := range r.Latency {
 		metrics = append(metrics, m)
@@ -148,7 +151,7 @@ func table(w io.Writer, r *Report) error {
 	sort.Strings(metrics)
 	for _, m := range metrics {
 		s := r.Latency[m]
-		_ = t.Append(m, fmt.Sprint(s.Count), fmt.Sprintf("%.3f", s.Mean), fmt.Sprintf("%.3f", s.P50), fmt.Sprintf("%.3f", s.P90), fmt.Sprintf("%.3f", s.P99), fmt.Sprintf("%.3f", s.Max))
+		_ = t.Append(m, fmt.Sprint(s.Count), FormatSeconds(s.Mean), FormatSeconds(s.P50), FormatSeconds(s.P90), FormatSeconds(s.P99), FormatSeconds(s.Max))
 	}
 	if err := t.Render(); err != nil {
 		return err
@@ -175,8 +178,7 @@ func table(w io.Writer, r *Report) error {
 		}
 	}
 	for _, h := range r.SystemMemoryHeld {
-		fmt.Fprintf(w, "\nAt %.3fs system usage asked for %s of memory; with no pod process left to kill, the kernel held it at %s, so that memory in use stays within the node's capacity.\n",
-			h.Time, resource.NewQuantity(h.Requested, resource.BinarySI), resource.NewQuantity(h.Held, resource.BinarySI))
+		fmt.Fprintf(w, "\n%s\n", h.Sentence())
 	}
 	for _, warning := range r.Warnings {
 		fmt.Fprintf(w, "\nwarning: %s\n", warning)
@@ -217,4 +219,69 @@ func summaryTable(w io.Writer, r *Report) error {
 		_ = t.Append("expectations", fmt.Sprintf("%d passed, %d failed", n-failed, failed))
 	}
 	return t.Render()
+}
+
+// evictionRows renders the Evictions table's rows (TIME, POD, SIGNAL, OBSERVED, THRESHOLD,
+// MET FOR, POD GRACE, WHY THIS POD), the same for the table and the HTML page. Observed and
+// threshold values of byte signals share one binary unit, and the usages in the rankings one
+// of their own, chosen for the magnitudes at hand.
+func evictionRows(evictions []Eviction) [][]string {
+	var values, above ByteColumn
+	for _, e := range evictions {
+		if byteSignal(e.Signal) {
+			values.Observe(e.Observed)
+			values.Observe(e.Threshold)
+			for _, c := range e.Ranking {
+				above.Observe(c.UsageAboveRequests)
+			}
+		}
+	}
+	var rows [][]string
+	for _, e := range evictions {
+		observed, threshold, usage := e.Observed, e.Threshold, func(s string) string { return s }
+		if byteSignal(e.Signal) {
+			observed, threshold, usage = values.Format(e.Observed), values.Format(e.Threshold), above.Format
+		}
+		switch {
+		case e.Threshold == "":
+			threshold = "-" // a limit eviction: the pod's own limit, in the why
+		case e.ThresholdGracePeriod > 0:
+			threshold += " (soft, grace " + FormatSeconds(e.ThresholdGracePeriod) + ")"
+		default:
+			threshold += " (hard)"
+		}
+		why := ""
+		if len(e.Ranking) > 0 {
+			c := e.Ranking[0]
+			why = fmt.Sprintf("ranked first of %d (exceeds requests: %v, priority %d, above requests %s)", len(e.Ranking), c.ExceedsRequests, c.Priority, usage(c.UsageAboveRequests))
+		}
+		rows = append(rows, []string{FormatSeconds(e.Time), e.Pod, e.Signal, orDash(observed), threshold, optSecs(e.ThresholdMetFor), podGrace(e), why})
+	}
+	return rows
+}
+
+// podGrace is the grace period the evicted pod was given, and what the eviction manager
+// asked for when the pod worker gave another ("1s (asked 0s)": it never gives less than 1s).
+func podGrace(e Eviction) string {
+	asked := FormatDuration(time.Duration(e.GracePeriod) * time.Second)
+	if e.PodGracePeriod == nil {
+		return asked + " (asked)"
+	}
+	given := FormatDuration(time.Duration(*e.PodGracePeriod) * time.Second)
+	if *e.PodGracePeriod != e.GracePeriod {
+		return given + " (asked " + asked + ")"
+	}
+	return given
+}
+
+// byteSignal reports whether a signal's values are bytes (every *.available but pid's).
+func byteSignal(signal string) bool {
+	return strings.HasSuffix(signal, ".available") && signal != "pid.available"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -47,8 +47,14 @@ type PerfettoWriter struct {
 	// relistRequests holds, by pod UID, the on-demand relists asked for and not yet served.
 	relistRequests map[string]pendingSend
 	written        int
+	cap            eventCap
 	err            error
 }
+
+// SetMaxEvents keeps at most n trace events in the file (0: all); Finish then marks a cut
+// file with a global instant at the first event left out and a "truncated" entry in the
+// document's metadata.
+func (p *PerfettoWriter) SetMaxEvents(n int) { p.cap.max = n }
 
 // pendingSend is a channel send waiting for its receive, which draws its flow arrow.
 type pendingSend struct {
@@ -158,7 +164,7 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 		p.selectCases(e)
 		return
 	}
-	if e.At < 0 {
+	if e.At < 0 || !p.cap.admit(e) {
 		return
 	}
 	tid := p.tid(e.Track)
@@ -384,7 +390,19 @@ func (p *PerfettoWriter) Finish() error {
 	if p.err != nil {
 		return p.err
 	}
-	if _, err := p.w.WriteString("]}\n"); err != nil {
+	end := "]}\n"
+	if note := p.cap.note(); note != "" {
+		p.emit(&chromeEvent{Name: note, Cat: "truncated", Ph: "i", Scope: "g", Ts: micros(p.cap.firstDropped), Pid: perfettoPid})
+		meta, err := json.Marshal(map[string]string{"truncated": note})
+		if err != nil {
+			return fmt.Errorf("writing perfetto trace: %w", err)
+		}
+		end = "],\"metadata\":" + string(meta) + "}\n"
+	}
+	if p.err != nil {
+		return p.err
+	}
+	if _, err := p.w.WriteString(end); err != nil {
 		return fmt.Errorf("writing perfetto trace: %w", err)
 	}
 	if err := p.w.Flush(); err != nil {

@@ -27,11 +27,21 @@ type pressure struct {
 	// crossedAt is, per signal, when memory use last crossed a threshold's level upward (the
 	// kernel's ground truth), until it goes back down.
 	crossedAt map[string]time.Duration
+	// graceFor is, per pod, the row in Evictions of its eviction, until its pod worker
+	// records the grace period it settled on (the same instant).
+	graceFor map[string]evictionRow
+}
+
+// evictionRow is one row of Evictions and when the pod was evicted.
+type evictionRow struct {
+	i  int
+	at time.Duration
 }
 
 func newPressure() pressure {
 	return pressure{metSince: map[string]time.Duration{}, evictedAt: map[string]time.Duration{},
-		failingSince: map[string]time.Duration{}, killedByProbe: map[string]time.Duration{}, crossedAt: map[string]time.Duration{}}
+		failingSince: map[string]time.Duration{}, killedByProbe: map[string]time.Duration{}, crossedAt: map[string]time.Duration{},
+		graceFor: map[string]evictionRow{}}
 }
 
 // evictionPass notes which thresholds a pass of the eviction manager's synchronize found met.
@@ -77,6 +87,15 @@ func (b *Builder) eviction(e *trace.Event) {
 	grace, _ := strconv.ParseInt(e.Attr("gracePeriod"), 10, 64)
 	ev := Eviction{Time: secs(e.At), Pod: e.Pod, Signal: e.Attr("signal"), Observed: e.Attr("observed"),
 		Threshold: e.Attr("threshold"), GracePeriod: grace, Ranking: parseRanking(e.Attr("ranking")), Message: e.Attr("message")}
+	if d, err := time.ParseDuration(e.Attr("thresholdGracePeriod")); err == nil {
+		ev.ThresholdGracePeriod = secs(d)
+	}
+	if d, err := time.ParseDuration(e.Attr("metFor")); err == nil {
+		ev.ThresholdMetFor = fptr(secs(d))
+	}
+	if e.Pod != "" {
+		b.pr.graceFor[e.Pod] = evictionRow{i: len(b.r.Evictions), at: e.At}
+	}
 	for _, a := range e.Attrs {
 		if k, ok := strings.CutPrefix(a.Key, "annotation."); ok {
 			if ev.Annotations == nil {
@@ -141,6 +160,20 @@ func thresholdSignal(entry string) string {
 		return entry[:i]
 	}
 	return entry
+}
+
+// evictionGrace fills in an evicted pod's podGracePeriod from its pod worker's move to
+// terminating, which records the grace period calculateEffectiveGracePeriod settled on. A pod
+// already terminating when it was evicted makes no such move: its row keeps none.
+func (b *Builder) evictionGrace(e *trace.Event) {
+	row, ok := b.pr.graceFor[e.Pod]
+	if !ok {
+		return
+	}
+	delete(b.pr.graceFor, e.Pod)
+	if g, err := strconv.ParseInt(e.Attr("gracePeriod"), 10, 64); err == nil && e.At == row.at {
+		b.r.Evictions[row.i].PodGracePeriod = &g
+	}
 }
 
 // evictionTerminated completes an evicted pod's evictionCompletion latency.

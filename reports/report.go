@@ -4,6 +4,7 @@
 package reports
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -105,13 +106,27 @@ type Termination struct {
 
 // Eviction is one pod the eviction manager evicted.
 type Eviction struct {
-	Time        float64           `json:"time"`
-	Pod         string            `json:"pod"`
-	Signal      string            `json:"signal"`
-	Observed    string            `json:"observed"`
-	Threshold   string            `json:"threshold"`
-	GracePeriod int64             `json:"gracePeriod"`
-	Ranking     []RankedCandidate `json:"ranking"`
+	Time      float64 `json:"time"`
+	Pod       string  `json:"pod"`
+	Signal    string  `json:"signal"`
+	Observed  string  `json:"observed"`
+	Threshold string  `json:"threshold"`
+	// GracePeriod is the pod termination grace period the eviction manager asked for, in
+	// seconds: 1 (immediate) on a hard threshold, min(evictionMaxPodGracePeriod, the pod's
+	// terminationGracePeriodSeconds) on a soft one.
+	GracePeriod int64 `json:"gracePeriod"`
+	// PodGracePeriod is the grace period the pod worker then gave the pod, in seconds: the
+	// request above, but never below 1s nor above a grace period the pod was already given.
+	// Absent when the pod was already terminating.
+	PodGracePeriod *int64 `json:"podGracePeriod,omitempty"`
+	// ThresholdGracePeriod is the soft threshold's own grace period (evictionSoftGracePeriod),
+	// how long it had to stay met before the eviction manager acted, in seconds; 0 for a hard
+	// threshold and for limit evictions.
+	ThresholdGracePeriod float64 `json:"thresholdGracePeriod"`
+	// ThresholdMetFor is how long the threshold had been met when the pod was evicted, in
+	// seconds, from the first eviction pass that saw it met; absent for limit evictions.
+	ThresholdMetFor *float64          `json:"thresholdMetFor,omitempty"`
+	Ranking         []RankedCandidate `json:"ranking"`
 	// Message is the Evicted event's message, which is also the pod's status message.
 	Message string `json:"message,omitempty"`
 	// Annotations are those of the Evicted event: offending_containers,
@@ -143,6 +158,16 @@ type SystemMemoryHold struct {
 	Time      float64 `json:"time"`
 	Requested int64   `json:"requested"`
 	Held      int64   `json:"held"`
+}
+
+// Sentence says what happened, for the table and the page.
+func (h SystemMemoryHold) Sentence() string {
+	var c ByteColumn
+	req, held := strconv.FormatInt(h.Requested, 10), strconv.FormatInt(h.Held, 10)
+	c.Observe(req)
+	c.Observe(held)
+	return fmt.Sprintf("At %s system usage asked for %s of memory; with no pod process left to kill, the kernel held it at %s, so that memory in use stays within the node's capacity.",
+		FormatSeconds(h.Time), c.Format(req), c.Format(held))
 }
 
 // AdmissionRejection is a pod the kubelet refused.
@@ -355,6 +380,9 @@ func (b *Builder) Record(e *trace.Event) {
 		// exit reasons, so that a kill is never counted twice.
 		b.lastExit[e.Pod+"/"+e.Container] = e.At
 	case kindWorkerState:
+		if e.Name == "terminating" {
+			b.evictionGrace(e)
+		}
 		if e.Name == "terminated" && b.get(e.Pod).terminated == nil {
 			b.get(e.Pod).terminated = fptr(secs(e.At))
 			b.r.Counts["podsTerminated"]++

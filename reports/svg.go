@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // The drawing primitives of report.html's charts: plain SVG written as text, so that the
@@ -120,17 +119,7 @@ func byteStep(max float64) float64 {
 }
 
 // formatSeconds writes seconds as a short duration: 90 -> 1m30s, 3600 -> 1h.
-func formatSeconds(v float64) string {
-	d := time.Duration(math.Round(v*1e3)) * time.Millisecond
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+func formatSeconds(v float64) string { return FormatSeconds(v) }
 
 // formatBytes writes a byte count in binary units, as in manifests: 512Mi, 1.5Gi.
 func formatBytes(v float64) string {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"strconv"
 	"time"
 
 	"nodesim/trace"
@@ -38,6 +39,7 @@ type TraceReason struct {
 type TraceWriter struct {
 	w   *bufio.Writer
 	enc *json.Encoder
+	cap eventCap
 	err error
 }
 
@@ -47,9 +49,13 @@ func NewTraceWriter(w io.Writer) *TraceWriter {
 	return &TraceWriter{w: bw, enc: json.NewEncoder(bw)}
 }
 
+// SetMaxEvents keeps at most n events in the file (0: all); Flush then ends a cut file with
+// one line of kind "truncated" that says how many events were left out and from when.
+func (t *TraceWriter) SetMaxEvents(n int) { t.cap.max = n }
+
 // Record writes one event.
 func (t *TraceWriter) Record(e *trace.Event) {
-	if t.err != nil {
+	if t.err != nil || !t.cap.admit(e) {
 		return
 	}
 	l := TraceLine{Time: secs(e.At), Seq: e.Seq, Track: e.Track, Kind: string(e.Kind), Name: e.Name, Pod: e.Pod,
@@ -79,6 +85,13 @@ func (t *TraceWriter) Record(e *trace.Event) {
 func (t *TraceWriter) Flush() error {
 	if t.err != nil {
 		return t.err
+	}
+	if note := t.cap.note(); note != "" {
+		l := TraceLine{Time: secs(t.cap.firstDropped), Kind: "truncated", Name: "trace-max-events", Attrs: map[string]string{
+			"maxEvents": strconv.Itoa(t.cap.max), "dropped": strconv.FormatInt(t.cap.dropped, 10), "note": note}}
+		if err := t.enc.Encode(&l); err != nil {
+			return err
+		}
 	}
 	return t.w.Flush()
 }

@@ -19,8 +19,10 @@ const (
 	// signal is compared with (signal=bytes or count, comma-separated, percentages resolved).
 	EvictionPass Kind = "evictionPass"
 	// Eviction is one pod evicted. Attrs: signal, observed, threshold (quantities as in
-	// manifests), gracePeriod (seconds), ranking (pod;exceedsRequests;priority;usageAboveRequests
-	// entries joined by "|"), message.
+	// manifests), gracePeriod (the pod termination grace period asked, seconds),
+	// thresholdGracePeriod (the threshold's own, a Go duration, 0s when hard), metFor (how long
+	// the threshold had been met, a Go duration), ranking
+	// (pod;exceedsRequests;priority;usageAboveRequests entries joined by "|"), message.
 	Eviction Kind = "eviction"
 	// ThresholdCrossed is the ground truth the kubelet does not see: the moment memory use
 	// crossed an eviction threshold's level, upward (attrs signal, threshold, direction "up")

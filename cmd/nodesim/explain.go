@@ -253,10 +253,15 @@ func (o *explainOptions) run(ref string, stdout, stderr io.Writer) error {
 	if err := tr.Close(); err != nil {
 		return fmt.Errorf("writing the transcript: %w", err)
 	}
+	r := finishReport(builder, res, ref)
+	// The transcript ends with the run's headroom, over the whole run whatever --from and
+	// --to showed.
+	for _, l := range reports.HeadroomLines(r) {
+		fmt.Fprintf(out, "headroom: %s\n", l)
+	}
 	if err := out.Flush(); err != nil {
 		return fmt.Errorf("writing the transcript: %w", err)
 	}
-	r := finishReport(builder, res, ref)
 	if !reports.Evaluate(r, l.Scenario.Spec.Expect) {
 		var lines []string
 		for _, e := range r.Expectations {

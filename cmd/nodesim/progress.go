@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+	"os"
 	"time"
 
 	"nodesim/internal/progress"
@@ -30,4 +32,16 @@ func (p *progressSink) Record(e *trace.Event) {
 		p.due = e.At + p.step
 		p.bar.SetSimulated(e.At)
 	}
+}
+
+// newProgress is the progress bar of run and sweep: on a terminal's stderr, never with
+// --quiet. NODESIM_PROGRESS_DELAY (a duration, "0s" for at once) changes how long the work
+// goes on before the bar appears; the tests set it so that the bar's presence does not
+// depend on how fast the machine is.
+func newProgress(stderr io.Writer, quiet bool) *progress.Reporter {
+	bar := progress.New(stderr, isTerminal(stderr), quiet)
+	if d, err := time.ParseDuration(os.Getenv("NODESIM_PROGRESS_DELAY")); err == nil && d >= 0 {
+		bar.Delay = d
+	}
+	return bar
 }

@@ -17,6 +17,8 @@ import (
 func runWithStderr(t *testing.T, tty bool, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(binary(t), args...)
+	// The bar appears at once, however fast this machine runs the work.
+	cmd.Env = append(os.Environ(), "NODESIM_PROGRESS_DELAY=0s")
 	var out, errb bytes.Buffer
 	cmd.Stdout = &out
 	if !tty {

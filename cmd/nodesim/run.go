@@ -15,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"nodesim/engine"
-	"nodesim/internal/progress"
 	"nodesim/model/qos"
 	"nodesim/reports"
 	"nodesim/scenarios"
@@ -23,13 +22,19 @@ import (
 )
 
 type runOptions struct {
-	files   scenarios.FileOptions
-	seed    int64
-	output  string
-	outDir  string
-	profile string
-	quiet   bool
-	signals *signals
+	files     scenarios.FileOptions
+	seed      int64
+	output    string
+	outDir    string
+	artifacts []string
+	junitFile string
+	htmlFile  string
+	// traceMaxEvents caps trace.jsonl and trace.perfetto.json at this many events each
+	// (0: no cap).
+	traceMaxEvents int
+	profile        string
+	quiet          bool
+	signals        *signals
 }
 
 func newRunCmd(stdout, stderr io.Writer, sig *signals) *cobra.Command {
@@ -42,11 +47,16 @@ and prints a report. Its expectations decide the exit code: 0 when all hold, 1 w
 2 when the scenario or the command is invalid.`,
 		Example: `  nodesim run scenarios/crashloop.yaml
   nodesim run crashloop --seed 7 -o json
-  nodesim run my-node.yaml --out results/`,
+  nodesim run my-node.yaml --out results/
+  nodesim run my-node.yaml --junit junit.xml
+  nodesim run my-node.yaml --out results/ --artifacts report,junit --trace-max-events 100000`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeScenario,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = fileOptions(cmd)
+			if err := o.checkArtifacts(cmd.Flags().Changed("artifacts")); err != nil {
+				return invalid(err)
+			}
 			return o.run(args[0], stdout, stderr)
 		},
 	}
@@ -55,7 +65,14 @@ and prints a report. Its expectations decide the exit code: 0 when all hold, 1 w
 	completeOutput(c, "table", "json", "yaml")
 	c.Flags().StringVar(&o.profile, "profile", "", "write a CPU profile of the simulation to this file (read it with go tool pprof)")
 	c.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar on a terminal's stderr")
-	c.Flags().StringVar(&o.outDir, "out", "", "also write report.json, report.html, junit.xml, timeline.csv, trace.jsonl and trace.perfetto.json into this directory")
+	c.Flags().StringVar(&o.outDir, "out", "", "also write report.json, report.html, junit.xml, timeline.csv, trace.jsonl and trace.perfetto.json into this directory (--artifacts picks some)")
+	c.Flags().StringSliceVar(&o.artifacts, "artifacts", allArtifacts(), "the files --out writes: any of "+strings.Join(allArtifacts(), ","))
+	_ = c.RegisterFlagCompletionFunc("artifacts", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return allArtifacts(), cobra.ShellCompDirectiveNoFileComp
+	})
+	c.Flags().StringVar(&o.junitFile, "junit", "", "write the expectations' JUnit XML to this file (with or without --out)")
+	c.Flags().StringVar(&o.htmlFile, "html", "", "write the HTML report to this file (with or without --out)")
+	c.Flags().IntVar(&o.traceMaxEvents, "trace-max-events", 0, fmt.Sprintf("keep at most this many events in trace.jsonl and in trace.perfetto.json, then note the truncation in the file (0: no cap; at most %d)", maxTraceEvents))
 	return c
 }
 
@@ -83,7 +100,6 @@ func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {
 		seed = uint64(o.seed)
 	}
 	builder := newReportBuilder(l, seed)
-	var sink trace.Sink = builder
 	var out *outDir
 	var files *streamedFiles
 	if o.outDir != "" {
@@ -91,16 +107,24 @@ func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer out.abort()
-		if files, err = openStreamedFiles(out, l, seed); err != nil {
-			return err
-		}
-		sink = append(teeSink{builder}, files.sinks()...)
+	}
+	alone, err := openStandalone(o)
+	if err != nil {
+		return err
+	}
+	defer alone.abort()
+	if files, err = openStreamedFiles(out, o, l, seed); err != nil {
+		return err
+	}
+	var sink trace.Sink = builder
+	if more := files.sinks(); len(more) > 0 {
+		sink = append(teeSink{builder}, more...)
 	}
 	stopProfile, err := startProfile(o.profile)
 	if err != nil {
 		return err
 	}
-	bar := progress.New(stderr, isTerminal(stderr), o.quiet)
+	bar := newProgress(stderr, o.quiet)
 	bar.StartSimulated("run "+l.Scenario.Metadata.Name, l.Scenario.Spec.Duration.Duration)
 	res, err := runEngine(l, seed, engine.Options{Sink: newProgressSink(sink, bar, l.Scenario.Spec.Duration.Duration), Interrupted: o.signals.caught})
 	bar.Done()
@@ -118,19 +142,27 @@ func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {
 
 	// Every file is rendered and committed before anything goes to stdout, so that a reader
 	// that stops reading (| head) or a signal during the printing cannot cost the files.
+	if err := files.finish(res.End); err != nil {
+		return err
+	}
 	if out != nil {
-		if err := files.finish(res.End); err != nil {
+		if err := writeFiles(out, o, r, files.charts); err != nil {
 			return err
 		}
-		if err := writeFiles(out, r, files.charts); err != nil {
-			return err
-		}
-		if o.signals.caught() {
-			return o.signals.exit()
-		}
+	}
+	if err := alone.write(r, files.charts); err != nil {
+		return err
+	}
+	if o.signals.caught() {
+		return o.signals.exit()
+	}
+	if out != nil {
 		if err := out.commit(Manifest{Scenario: l.Scenario.Metadata.Name, ScenarioSHA256: l.Hash, Seed: seed, Nodesim: Version}); err != nil {
 			return err
 		}
+	}
+	if err := alone.commit(); err != nil {
+		return err
 	}
 
 	var text []byte
@@ -191,18 +223,21 @@ func finishReport(b *reports.Builder, res *engine.Result, ref string) *reports.R
 	return r
 }
 
-// writeFiles renders the files made from the finished report into the run's staging
-// directory: report.json, report.html (drawn with the series charts recorded during the
-// run) and junit.xml.
-func writeFiles(o *outDir, r *reports.Report, charts *reports.ChartRecorder) error {
+// writeFiles renders the --out files made from the finished report into the run's staging
+// directory, those of report.json, report.html (drawn with the series charts recorded during
+// the run) and junit.xml that --artifacts chose.
+func writeFiles(o *outDir, opts *runOptions, r *reports.Report, charts *reports.ChartRecorder) error {
 	for _, f := range []struct {
-		name   string
-		render func() ([]byte, error)
+		artifact, name string
+		render         func() ([]byte, error)
 	}{
-		{"report.json", func() ([]byte, error) { return reports.JSON(r) }},
-		{"report.html", func() ([]byte, error) { return reports.HTML(r, charts) }},
-		{"junit.xml", func() ([]byte, error) { return reports.JUnit(r) }},
+		{"report", "report.json", func() ([]byte, error) { return reports.JSON(r) }},
+		{"html", "report.html", func() ([]byte, error) { return reports.HTML(r, charts) }},
+		{"junit", "junit.xml", func() ([]byte, error) { return reports.JUnit(r) }},
 	} {
+		if !opts.wants(f.artifact) {
+			continue
+		}
 		data, err := f.render()
 		if err != nil {
 			return err
@@ -214,63 +249,85 @@ func writeFiles(o *outDir, r *reports.Report, charts *reports.ChartRecorder) err
 	return nil
 }
 
-// streamedFiles are the --out files written as the run goes, so that a long run never holds
-// its trace: trace.jsonl, trace.perfetto.json and timeline.csv, in the staging directory
-// until the run is committed. charts keeps the bounded series report.html draws.
+// streamedFiles are the files written as the run goes, so that a long run never holds its
+// trace: trace.jsonl, trace.perfetto.json and timeline.csv, those --artifacts chose, in the
+// staging directory until the run is committed. charts keeps the bounded series an HTML
+// report draws, when one is asked for (in --out or by --html).
 type streamedFiles struct {
-	trace, perfetto, timeline *stagedFile
-	traceW                    *reports.TraceWriter
-	perfettoW                 *reports.PerfettoWriter
-	timelineW                 *reports.TimelineWriter
-	charts                    *reports.ChartRecorder
+	streams []stream
+	charts  *reports.ChartRecorder
 }
 
-func openStreamedFiles(o *outDir, l *scenarios.Loaded, seed uint64) (*streamedFiles, error) {
+// stream is one streamed file: its writer, and how to complete it once the run has ended.
+type stream struct {
+	file   *stagedFile
+	sink   trace.Sink
+	finish func(end time.Duration) error
+}
+
+func openStreamedFiles(o *outDir, opts *runOptions, l *scenarios.Loaded, seed uint64) (*streamedFiles, error) {
 	s := &streamedFiles{}
-	for _, f := range []struct {
-		name string
-		into **stagedFile
-	}{{"trace.jsonl", &s.trace}, {"trace.perfetto.json", &s.perfetto}, {"timeline.csv", &s.timeline}} {
-		a, err := o.create(f.name)
-		if err != nil {
-			return nil, err
-		}
-		*f.into = a
-	}
 	var pods []string
 	for _, p := range l.Pods {
 		pods = append(pods, p.Key())
 	}
-	s.traceW = reports.NewTraceWriter(s.trace)
-	s.perfettoW = reports.NewPerfettoWriter(s.perfetto, fmt.Sprintf("nodesim %s (seed %d)", l.Scenario.Metadata.Name, seed))
-	s.timelineW = reports.NewTimelineWriter(s.timeline, pods)
-	opts := reports.ChartOptions{Duration: l.Scenario.Spec.Duration.Duration, Pods: pods}
-	if q, ok := l.Scenario.Spec.Node.Capacity[corev1.ResourceMemory]; ok {
-		opts.NodeMemory = q.AsApproximateFloat64()
+	create := func(artifact, name string) (*stagedFile, error) {
+		if !opts.wants(artifact) {
+			return nil, nil
+		}
+		return o.create(name)
 	}
-	if l.Kubelet != nil {
-		opts.EvictionHard, opts.EvictionSoft = l.Kubelet.EvictionHard, l.Kubelet.EvictionSoft
+	if f, err := create("trace", "trace.jsonl"); err != nil {
+		return nil, err
+	} else if f != nil {
+		w := reports.NewTraceWriter(f)
+		w.SetMaxEvents(opts.traceMaxEvents)
+		s.streams = append(s.streams, stream{f, w, func(time.Duration) error { return w.Flush() }})
 	}
-	s.charts = reports.NewChartRecorder(opts)
+	if f, err := create("perfetto", "trace.perfetto.json"); err != nil {
+		return nil, err
+	} else if f != nil {
+		w := reports.NewPerfettoWriter(f, fmt.Sprintf("nodesim %s (seed %d)", l.Scenario.Metadata.Name, seed))
+		w.SetMaxEvents(opts.traceMaxEvents)
+		s.streams = append(s.streams, stream{f, w, func(time.Duration) error { return w.Finish() }})
+	}
+	if f, err := create("csv", "timeline.csv"); err != nil {
+		return nil, err
+	} else if f != nil {
+		w := reports.NewTimelineWriter(f, pods)
+		s.streams = append(s.streams, stream{f, w, w.Finish})
+	}
+	if opts.wants("html") || opts.htmlFile != "" {
+		c := reports.ChartOptions{Duration: l.Scenario.Spec.Duration.Duration, Pods: pods}
+		if q, ok := l.Scenario.Spec.Node.Capacity[corev1.ResourceMemory]; ok {
+			c.NodeMemory = q.AsApproximateFloat64()
+		}
+		if l.Kubelet != nil {
+			c.EvictionHard, c.EvictionSoft = l.Kubelet.EvictionHard, l.Kubelet.EvictionSoft
+		}
+		s.charts = reports.NewChartRecorder(c)
+	}
 	return s, nil
 }
 
 func (s *streamedFiles) sinks() []trace.Sink {
-	return []trace.Sink{s.traceW, s.perfettoW, s.timelineW, s.charts}
+	var out []trace.Sink
+	for _, f := range s.streams {
+		out = append(out, f.sink)
+	}
+	if s.charts != nil {
+		out = append(out, s.charts)
+	}
+	return out
 }
 
 // finish completes the streamed files of a run that ended at end.
 func (s *streamedFiles) finish(end time.Duration) error {
-	s.charts.Finish(end)
-	for _, f := range []struct {
-		file  *stagedFile
-		flush func() error
-	}{
-		{s.trace, s.traceW.Flush},
-		{s.perfetto, s.perfettoW.Finish},
-		{s.timeline, func() error { return s.timelineW.Finish(end) }},
-	} {
-		if err := f.flush(); err != nil {
+	if s.charts != nil {
+		s.charts.Finish(end)
+	}
+	for _, f := range s.streams {
+		if err := f.finish(end); err != nil {
 			return fmt.Errorf("writing %s: %w", f.file.name, err)
 		}
 		if err := f.file.close(); err != nil {
@@ -278,6 +335,69 @@ func (s *streamedFiles) finish(end time.Duration) error {
 		}
 	}
 	return nil
+}
+
+// standalone are the files --junit and --html write on their own, each under a temporary
+// name beside its target until the run has ended, then synced and renamed into place whole:
+// an interrupted run leaves neither the file nor its temporary.
+type standalone []standaloneFile
+
+type standaloneFile struct {
+	file   *atomicFile
+	render func(*reports.Report, *reports.ChartRecorder) ([]byte, error)
+}
+
+func openStandalone(o *runOptions) (standalone, error) {
+	var s standalone
+	for _, f := range []struct {
+		path   string
+		render func(*reports.Report, *reports.ChartRecorder) ([]byte, error)
+	}{
+		{o.junitFile, func(r *reports.Report, _ *reports.ChartRecorder) ([]byte, error) { return reports.JUnit(r) }},
+		{o.htmlFile, reports.HTML},
+	} {
+		if f.path == "" {
+			continue
+		}
+		a, err := createAtomic(f.path)
+		if err != nil {
+			s.abort()
+			return nil, err
+		}
+		s = append(s, standaloneFile{a, f.render})
+	}
+	return s, nil
+}
+
+// write renders each file from the finished report.
+func (s standalone) write(r *reports.Report, charts *reports.ChartRecorder) error {
+	for _, f := range s {
+		data, err := f.render(r, charts)
+		if err != nil {
+			return err
+		}
+		if _, err := f.file.f.Write(data); err != nil {
+			return fmt.Errorf("writing %s: %w", f.file.path, err)
+		}
+	}
+	return nil
+}
+
+// commit puts each file in place.
+func (s standalone) commit() error {
+	for _, f := range s {
+		if err := f.file.commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// abort removes the temporary files of those not committed.
+func (s standalone) abort() {
+	for _, f := range s {
+		f.file.abort()
+	}
 }
 
 // teeSink hands each event to every sink in turn.
@@ -328,6 +448,9 @@ func (a *atomicFile) commit() error {
 	if err := a.f.Chmod(0o644); err != nil {
 		return fmt.Errorf("writing %s: %w", a.path, err)
 	}
+	if err := a.f.Sync(); err != nil {
+		return fmt.Errorf("writing %s: %w", a.path, err)
+	}
 	if err := a.f.Close(); err != nil {
 		return fmt.Errorf("writing %s: %w", a.path, err)
 	}
@@ -335,6 +458,7 @@ func (a *atomicFile) commit() error {
 		return fmt.Errorf("writing %s: %w", a.path, err)
 	}
 	a.done = true
+	syncDir(filepath.Dir(a.path))
 	return nil
 }
 

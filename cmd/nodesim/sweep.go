@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"nodesim/engine"
-	"nodesim/internal/progress"
 	"nodesim/reports"
 	"nodesim/scenarios"
 	"nodesim/sim"
@@ -219,7 +218,7 @@ func (o *sweepOptions) run(ref string, stdout, stderr io.Writer) error {
 	if sweep.GridRuns(axes, len(seeds), o.maxRuns) < 0 {
 		return invalid(fmt.Errorf("the grid has more than %d runs (values of every --set multiplied, times --seeds); raise the cap with --max-runs", o.maxRuns))
 	}
-	bar := progress.New(stderr, isTerminal(stderr), o.quiet)
+	bar := newProgress(stderr, o.quiet)
 	opts := sweep.Options{Parallel: o.parallel, MaxRuns: o.maxRuns, Stop: o.signals.caught,
 		RunDone: func(done, _ int) { bar.Set(done) }}
 	if !o.quiet {

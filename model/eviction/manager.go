@@ -409,9 +409,16 @@ func (m *Manager) recordEviction(pod *corev1.Pod, t Threshold, o SignalObservati
 	attrs := []trace.Attr{
 		{Key: "signal", Value: string(t.Signal)}, {Key: "observed", Value: observed}, {Key: "threshold", Value: threshold.String()},
 		{Key: "thresholdSpec", Value: t.String()}, {Key: "gracePeriod", Value: strconv.FormatInt(grace, 10)},
+		// A soft threshold's own grace period (how long it had to stay met) is a different
+		// span from the pod's termination grace period above; both are recorded so that no
+		// reader mistakes one for the other.
+		{Key: "thresholdGracePeriod", Value: t.GracePeriod.String()},
 		{Key: "ranking", Value: strings.Join(ranking, "|")}, {Key: "message", Value: message},
 		// The threshold path sets the DisruptionTarget condition (evictPod with condition).
 		{Key: "disruptionTarget", Value: disruptionTargetReason}}
+	if first, ok := m.thresholdsFirstObservedAt[t.Key()]; ok {
+		attrs = append(attrs, trace.Attr{Key: "metFor", Value: m.clk.Now().Sub(first).String()})
+	}
 	// The Evicted event's annotations, in a fixed order.
 	for _, k := range []string{OffendingContainersKey, OffendingContainersUsageKey, OffendingPodKey, OffendingPodUsageKey, StarvedResourceKey} {
 		if v, ok := annotations[k]; ok {

@@ -356,7 +356,13 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 		}
 		p.record(status, KindWorkerState, status.WorkType().String(), trace.Attr{Key: "reason", Value: "created"})
 	} else if becameTerminating {
-		p.record(status, KindWorkerState, "terminating", trace.Attr{Key: "reason", Value: terminationReason(status, options)})
+		attrs := []trace.Attr{{Key: "reason", Value: terminationReason(status, options)}}
+		if o := options.KillPodOptions; o != nil && o.PodTerminationGracePeriodSecondsOverride != nil {
+			// The grace period the pod is given, as calculateEffectiveGracePeriod settled it
+			// (never below 1s): what an eviction or deletion asked for is recorded by its caller.
+			attrs = append(attrs, trace.Attr{Key: "gracePeriod", Value: strconv.FormatInt(*o.PodTerminationGracePeriodSecondsOverride, 10)})
+		}
+		p.record(status, KindWorkerState, "terminating", attrs...)
 	}
 	if grace != nil {
 		p.recordGracePeriod(status, grace.gp, grace.why)
