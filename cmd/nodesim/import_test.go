@@ -1,0 +1,126 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// captures are the fixture captures of a 30-pod node (built by importer's generator).
+func captures() []string {
+	dir := filepath.Join("..", "..", "importer", "testdata", "node30")
+	return []string{"--pods", filepath.Join(dir, "pods.yaml"), "--configz", filepath.Join(dir, "configz.json"),
+		"--summary", filepath.Join(dir, "summary.json"), "--node", filepath.Join(dir, "node.yaml")}
+}
+
+// nodesim import writes a scenario that validates and runs with exit 0: the 30 pods start
+// and run for the 10 minutes with no eviction, OOM kill or rejection, as they did on the
+// node.
+func TestImportValidatesAndRuns(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "node.yaml")
+	_, errOut, code := nodesim(t, append([]string{"import", "-o", out}, captures()...)...)
+	if code != 0 {
+		t.Fatalf("import exit %d\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, "wrote "+out+" (30 pods)") {
+		t.Errorf("stderr does not say what was written:\n%s", errOut)
+	}
+	if _, errOut, code := nodesim(t, "validate", out); code != 0 {
+		t.Fatalf("validate exit %d\n%s", code, errOut)
+	}
+	stdout, errOut, code := nodesim(t, "run", out, "-o", "json")
+	if code != 0 {
+		t.Fatalf("run exit %d\n%s", code, errOut)
+	}
+	var rep struct {
+		Pods []struct {
+			Phase string `json:"phase"`
+		} `json:"pods"`
+		Counts map[string]int `json:"counts"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Pods) != 30 {
+		t.Errorf("%d pods in the report, want 30", len(rep.Pods))
+	}
+	for i, p := range rep.Pods {
+		if p.Phase != "Running" {
+			t.Errorf("pod %d is %s, want Running", i, p.Phase)
+		}
+	}
+	for _, c := range []string{"evictions", "oomKills", "admissionRejections", "restarts"} {
+		if rep.Counts[c] != 0 {
+			t.Errorf("%s = %d, want 0", c, rep.Counts[c])
+		}
+	}
+	// stdout by default gives the same bytes as -o.
+	written, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, _, code = nodesim(t, append([]string{"import"}, captures()...)...)
+	if code != 0 || stdout != string(written) {
+		t.Errorf("import to stdout (exit %d) differs from -o FILE", code)
+	}
+}
+
+// Bad captures exit 2 with their position; -o leaves no file behind.
+func TestImportInvalidInputs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	out := filepath.Join(dir, "out.yaml")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"nothing", []string{"import"}, "nothing to import"},
+		{"missing file", []string{"import", "--pods", filepath.Join(dir, "nope.yaml")}, "nope.yaml: no such file or directory"},
+		{"directory", []string{"import", "--node", dir}, "is a directory"},
+		{"syntax", []string{"import", "--summary", write("s.json", "{\"node\": {\n  \"nodeName\": \"a\",,\n}}\n")}, "s.json:2:"},
+		{"wrong type", []string{"import", "--summary", write("t.json", "{\"node\": {\"nodeName\": \"a\", \"memory\": {\"workingSetBytes\": \"lots\"}}}\n")}, "t.json:1:"},
+		{"not configz", []string{"import", "--configz", write("c.json", "{\"kubelet\": {}}\n")}, `c.json:1:1: expected the kubelet's /configz answer`},
+		{"not a node", []string{"import", "--node", write("n.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n")}, "n.yaml:2:7: kind: expected a Node object"},
+		{"deployment", []string{"import", "--pods", write("d.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n")}, `d.yaml:2:7: kind: expected Pod, PodList or List`},
+		{"bad pod field", []string{"import", "--pods", write("p.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n  - name: a\n    image: b\n    imagePullPolcy: Always\n")},
+			`p.yaml:8:5: spec.containers[0]: unknown field "imagePullPolcy"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errOut, code := nodesim(t, append(tc.args, "-o", out)...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2\n%s", code, errOut)
+			}
+			if !strings.Contains(errOut, tc.want) {
+				t.Errorf("stderr lacks %q:\n%s", tc.want, errOut)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("an output file was written")
+			}
+		})
+	}
+}
+
+// A status field from a newer API server is ignored with a warning, not refused.
+func TestImportToleratesNewStatusFields(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "p.yaml")
+	text := "apiVersion: v1\nkind: Pod\nmetadata: {name: x, namespace: ns}\nspec:\n  containers:\n  - {name: a, image: b}\nstatus:\n  phase: Running\n  shinyNewField: 1\n"
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, errOut, code := nodesim(t, "import", "--pods", p)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, `p.yaml:9:3: status: unknown field "shinyNewField"`) || !strings.Contains(stdout, "name: x") {
+		t.Errorf("stderr:\n%s\nstdout:\n%s", errOut, stdout)
+	}
+}
