@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
 	"nodesim/scenarios"
 )
 
@@ -171,5 +173,56 @@ func TestImportNewerSummary(t *testing.T) {
 	text, warnings, _ := importText(t, Inputs{Summary: in("s.json", summary)})
 	if !hasWarning(warnings, `s.json:1:71: node: unknown field "newGauge"`) || !strings.Contains(text, "memory: [{set: 1Gi}] # node working set 1Gi at (time not captured) minus the imported containers' 0") {
 		t.Errorf("warnings %q\n%s", warnings, text)
+	}
+}
+
+// Pods bound to another node (a capture without the field selector) are left out.
+func TestImportOtherNodesPods(t *testing.T) {
+	pods := `apiVersion: v1
+kind: PodList
+items:
+- metadata: {name: mine}
+  spec: {nodeName: n1, containers: [{name: a, image: "b:1"}]}
+- metadata: {name: theirs}
+  spec: {nodeName: n2, containers: [{name: a, image: "b:1"}]}
+`
+	node := "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+	_, warnings, l := importText(t, Inputs{Pods: in("p.yaml", pods), Node: in("n.yaml", node)})
+	if len(l.Pods) != 1 || l.Pods[0].Pod.Name != "mine" {
+		t.Errorf("pods %v", l.Pods)
+	}
+	if !hasWarning(warnings, "1 pods left out as bound to another node than n1 (capture with --field-selector spec.nodeName=n1): default/theirs (n2)") {
+		t.Errorf("warnings %q", warnings)
+	}
+}
+
+// kubectl get pods -o json imports as -o yaml does.
+func TestImportPodsAsJSON(t *testing.T) {
+	inputs := fixtureInputs(t)
+	js, err := yaml.YAMLToJSON(inputs.Pods.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromYAML, err := Import(inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs.Pods = &Input{Name: "pods.json", Data: js}
+	fromJSON, err := Import(inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Only the comments that name the pods' file and line differ.
+	strip := func(b []byte) string {
+		var out []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if !strings.Contains(l, "pods.yaml") && !strings.Contains(l, "pods.json") {
+				out = append(out, l)
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	if strip(fromYAML.Scenario) != strip(fromJSON.Scenario) || fromJSON.Pods != 30 {
+		t.Errorf("the JSON capture imports differently (%d pods)", fromJSON.Pods)
 	}
 }

@@ -30,10 +30,15 @@ type priorityClass struct {
 func (im *importer) buildPods(nodeName string, stats map[string]*statsv1alpha1.PodStats) (pods, classes *yaml.Node, mem, disk, vols int64) {
 	pods = sequence()
 	byClass := map[string]*priorityClass{}
-	var terminal []string
+	var terminal, elsewhere []string
 	for _, cp := range im.pods {
 		pod := cp.pod
 		key := podKey(pod.Namespace, pod.Name)
+		if nodeName != "" && pod.Spec.NodeName != "" && pod.Spec.NodeName != nodeName {
+			// Captured without --field-selector spec.nodeName=N: not this node's pod.
+			elsewhere = append(elsewhere, key+" ("+pod.Spec.NodeName+")")
+			continue
+		}
 		if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 			// A finished pod holds nothing on the node; re-creating it would run it again.
 			terminal = append(terminal, key)
@@ -68,6 +73,10 @@ func (im *importer) buildPods(nodeName string, stats map[string]*statsv1alpha1.P
 	}
 	if len(terminal) > 0 {
 		im.warn("%d pods left out as Succeeded or Failed (they hold nothing on the node): %s", len(terminal), strings.Join(terminal, ", "))
+	}
+	if len(elsewhere) > 0 {
+		im.warn("%d pods left out as bound to another node than %s (capture with --field-selector spec.nodeName=%s): %s",
+			len(elsewhere), nodeName, nodeName, strings.Join(elsewhere, ", "))
 	}
 	im.imported = len(pods.Content)
 	if len(pods.Content) == 0 {

@@ -86,6 +86,7 @@ func TestImportInvalidInputs(t *testing.T) {
 		{"nothing", []string{"import"}, "nothing to import"},
 		{"missing file", []string{"import", "--pods", filepath.Join(dir, "nope.yaml")}, "nope.yaml: no such file or directory"},
 		{"directory", []string{"import", "--node", dir}, "is a directory"},
+		{"device", []string{"import", "--summary", "/dev/zero"}, "/dev/zero: is a device, not a regular file"},
 		{"syntax", []string{"import", "--summary", write("s.json", "{\"node\": {\n  \"nodeName\": \"a\",,\n}}\n")}, "s.json:2:"},
 		{"wrong type", []string{"import", "--summary", write("t.json", "{\"node\": {\"nodeName\": \"a\", \"memory\": {\"workingSetBytes\": \"lots\"}}}\n")}, "t.json:1:"},
 		{"not configz", []string{"import", "--configz", write("c.json", "{\"kubelet\": {}}\n")}, `c.json:1:1: expected the kubelet's /configz answer`},
