@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
@@ -160,8 +161,21 @@ func (im *importer) decode(file string, root *yaml.Node, path string, out any, l
 	return d
 }
 
+// textual refuses a capture that is not text (a binary, a file named by mistake) before
+// any error could quote it.
+func (im *importer) textual(in *Input) bool {
+	if !utf8.Valid(in.Data) || bytes.IndexByte(in.Data, 0) >= 0 {
+		im.errs = append(im.errs, &strictyaml.Error{Pos: strictyaml.Pos{File: in.Name}, Msg: "not a YAML or JSON capture (binary content); its content is not shown"})
+		return false
+	}
+	return true
+}
+
 // parse parses in as one YAML or JSON document, recording a syntax error.
 func (im *importer) parse(in *Input) *yaml.Node {
+	if !im.textual(in) {
+		return nil
+	}
 	root, err := strictyaml.ParseDocument(in.Name, in.Data)
 	if err != nil {
 		im.fail(err)

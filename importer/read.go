@@ -107,6 +107,9 @@ type podList struct {
 
 // readPods decodes the pods capture: documents each a Pod, a List or a PodList.
 func (im *importer) readPods(in *Input) {
+	if !im.textual(in) {
+		return
+	}
 	roots, err := strictyaml.ParseDocuments(in.Name, in.Data)
 	if err != nil {
 		im.fail(err)

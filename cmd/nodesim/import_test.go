@@ -86,6 +86,7 @@ func TestImportInvalidInputs(t *testing.T) {
 		{"nothing", []string{"import"}, "nothing to import"},
 		{"missing file", []string{"import", "--pods", filepath.Join(dir, "nope.yaml")}, "nope.yaml: no such file or directory"},
 		{"directory", []string{"import", "--node", dir}, "is a directory"},
+		{"binary", []string{"import", "--pods", write("b.yaml", "\x00\x01secret\xff")}, "b.yaml: not a YAML or JSON capture (binary content); its content is not shown"},
 		{"device", []string{"import", "--summary", "/dev/zero"}, "/dev/zero: is a device, not a regular file"},
 		{"syntax", []string{"import", "--summary", write("s.json", "{\"node\": {\n  \"nodeName\": \"a\",,\n}}\n")}, "s.json:2:"},
 		{"wrong type", []string{"import", "--summary", write("t.json", "{\"node\": {\"nodeName\": \"a\", \"memory\": {\"workingSetBytes\": \"lots\"}}}\n")}, "t.json:1:"},
@@ -105,6 +106,9 @@ func TestImportInvalidInputs(t *testing.T) {
 			}
 			if _, err := os.Stat(out); err == nil {
 				t.Error("an output file was written")
+			}
+			if strings.Contains(errOut, "secret") {
+				t.Error("the error quotes the capture's content")
 			}
 		})
 	}
