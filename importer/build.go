@@ -9,11 +9,14 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubeletconfigv1beta1 "k8s.io/kubelet/config/v1beta1"
 	statsv1alpha1 "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 
 	api "nodesim/api/v1alpha1"
 	"nodesim/internal/upstream"
+	"nodesim/model/kubelet"
 	"nodesim/model/kubeletconfig"
 )
 
@@ -293,8 +296,7 @@ func (im *importer) capacity() entry {
 	sort.Strings(other)
 	head := "the Node's status.capacity"
 	if len(alloc) > 0 {
-		head += "; its status.allocatable was " + strings.Join(alloc, ", ") +
-			"\n(nodesim derives allocatable from capacity, systemReserved, kubeReserved and evictionHard)"
+		head += "; its status.allocatable was " + strings.Join(alloc, ", ")
 	}
 	if len(other) > 0 {
 		head += "\nnot modelled, left out: " + strings.Join(other, ", ")
@@ -482,4 +484,54 @@ func (im *importer) images() (*yaml.Node, int64) {
 		head = "the Node's status.images: present, with their sizes"
 	}
 	return mapping(entry{key: "images", value: sequence(items...), head: head}), total
+}
+
+// compareAllocatable says whether the allocatable nodesim derives for the imported node
+// (capacity minus systemReserved, kubeReserved and the hard eviction thresholds, as the
+// kubelet computes it) is the one the live Node reported. A difference means the capture's
+// kubelet reserved something its configz does not say, or the captures come from different
+// moments or nodes; admission in the simulation then differs from the node's.
+func (im *importer) compareAllocatable(cfg *kubeletconfigv1beta1.KubeletConfiguration) string {
+	if im.node == nil || len(im.node.Status.Allocatable) == 0 {
+		return ""
+	}
+	capacity := corev1.ResourceList{}
+	for _, r := range modelledCapacity {
+		if q, ok := im.node.Status.Capacity[r]; ok {
+			capacity[r] = q
+		}
+	}
+	capacity[corev1.ResourcePods] = *resource.NewQuantity(int64(cfg.MaxPods), resource.DecimalSI)
+	derived := kubelet.NodeAllocatable(capacity, cfg)
+	var same, differ []string
+	for _, r := range modelledCapacity {
+		live, ok := im.node.Status.Allocatable[r]
+		d, has := derived[r]
+		if !ok || !has {
+			continue
+		}
+		if d.Cmp(live) == 0 {
+			same = append(same, string(r))
+			continue
+		}
+		differ = append(differ, fmt.Sprintf("%s %s (the Node: %s)", r, d.String(), live.String()))
+	}
+	if len(differ) == 0 {
+		return fmt.Sprintf("nodesim derives the same allocatable (%s) from capacity, systemReserved, kubeReserved and evictionHard", strings.Join(same, ", "))
+	}
+	im.warn("the simulated node's allocatable differs from the captured Node's: %s; reserved resources its configz does not show, or captures of different moments?", strings.Join(differ, ", "))
+	return "nodesim derives a different allocatable from capacity, systemReserved, kubeReserved and evictionHard:\n" + strings.Join(differ, ", ")
+}
+
+// keyNode is the key node of key in mapping m, or nil.
+func keyNode(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i]
+		}
+	}
+	return nil
 }

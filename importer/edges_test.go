@@ -226,3 +226,17 @@ func TestImportPodsAsJSON(t *testing.T) {
 		t.Errorf("the JSON capture imports differently (%d pods)", fromJSON.Pods)
 	}
 }
+
+// A Node whose allocatable is not what its configz gives (here 1Gi more reserved than the
+// configz says) is flagged: 16Gi - 100Mi (the default evictionHard memory.available) =
+// 16284Mi derived, against the 15260Mi the Node reported.
+func TestImportAllocatableDiffers(t *testing.T) {
+	node := "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus:\n  capacity: {cpu: \"4\", memory: 16Gi, pods: \"110\"}\n  allocatable: {cpu: \"4\", memory: 15260Mi, pods: \"110\"}\n"
+	text, warnings, _ := importText(t, Inputs{Node: in("n.yaml", node), Configz: in("c.json", `{"kubeletconfig": {"maxPods": 110}}`)})
+	if !strings.Contains(text, "# memory 16284Mi (the Node: 15260Mi)") {
+		t.Errorf("no allocatable note in\n%s", text)
+	}
+	if !hasWarning(warnings, "allocatable differs from the captured Node's: memory 16284Mi (the Node: 15260Mi)") {
+		t.Errorf("warnings %q", warnings)
+	}
+}

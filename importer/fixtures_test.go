@@ -338,7 +338,10 @@ func fixture() (map[string][]byte, error) {
 	// threshold, as the kubelet computes it), its images.
 	capQ := func(s string) resource.Quantity { return resource.MustParse(s) }
 	allocMem := resource.NewQuantity(int64(fixtureMemoryKi)*1024-fixtureSysReserve-fixtureKubeReserv-fixtureEvictHard, resource.BinarySI)
-	allocDisk := resource.NewQuantity(int64(float64(int64(fixtureDiskKi)*1024)*0.9), resource.DecimalSI)
+	// nodefs.available 10% is reserved as the kubelet reserves a percentage: a float32
+	// fraction of the capacity, 103865303040 x 0.1 (as float32) = 10386530458 bytes.
+	diskBytes, pct := int64(fixtureDiskKi)*1024, float32(10)
+	allocDisk := resource.NewQuantity(diskBytes-int64(float64(diskBytes)*float64(pct/100)), resource.DecimalSI)
 	node := corev1.Node{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
 		ObjectMeta: metav1.ObjectMeta{Name: fixtureNode, UID: "node-uid-7", ResourceVersion: "998877",

@@ -125,21 +125,40 @@ func Import(in Inputs) (*Result, error) {
 		return nil, im.errs
 	}
 	doc := im.build()
+	out, l, err := render(doc)
+	if err != nil {
+		return nil, err
+	}
+	// The allocatable the simulation derives needs the kubelet configuration with its
+	// defaults, which the loader fills: say it beside the capacity, then write again.
+	if note := im.compareAllocatable(l.Kubelet); note != "" {
+		if k := keyNode(lookup(lookup(doc.Content[0], "spec"), "node"), "capacity"); k != nil {
+			k.HeadComment += "\n" + comment(note)
+			if out, _, err = render(doc); err != nil {
+				return nil, err
+			}
+		}
+	}
+	sort.Strings(im.warnings)
+	return &Result{Scenario: out, Warnings: im.warnings, Pods: im.imported}, nil
+}
+
+// render writes the scenario and loads it as `nodesim run` would.
+func render(doc *yaml.Node) ([]byte, *scenarios.Loaded, error) {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(doc); err != nil {
-		return nil, fmt.Errorf("writing the scenario: %w", err)
+		return nil, nil, fmt.Errorf("writing the scenario: %w", err)
 	}
 	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("writing the scenario: %w", err)
+		return nil, nil, fmt.Errorf("writing the scenario: %w", err)
 	}
-	out := buf.Bytes()
-	if _, err := scenarios.Parse(ScenarioName, out, nil, nil); err != nil {
-		return nil, fmt.Errorf("the imported scenario does not validate (a captured value out of nodesim's range?):\n%w", err)
+	l, err := scenarios.Parse(ScenarioName, buf.Bytes(), nil, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the imported scenario does not validate (a captured value out of nodesim's range?):\n%w", err)
 	}
-	sort.Strings(im.warnings)
-	return &Result{Scenario: out, Warnings: im.warnings, Pods: im.imported}, nil
+	return buf.Bytes(), l, nil
 }
 
 // ScenarioName is what errors about the built scenario call it.

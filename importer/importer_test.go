@@ -180,6 +180,11 @@ func TestImportedScenarioText(t *testing.T) {
 		"maxContainerRestartPeriod: 1m0s",
 		"KubeletCrashLoopBackOffMax: true",
 		"Left out, as nodesim does not model them:",
+		// The Node's allocatable is what nodesim derives from its capacity and configz:
+		// memory 32863240Ki - 512Mi - 1Gi - 100Mi = 31187976Ki; ephemeral-storage
+		// 103865303040 - 10386530458 (10% as a float32 fraction) = 93478772582; cpu 8 - 100m - 100m.
+		"status.allocatable was cpu 7800m, memory 31187976Ki, ephemeral-storage 93478772582, pods 110",
+		"nodesim derives the same allocatable (cpu, memory, ephemeral-storage, pods)",
 		// The captured time.
 		"node memory measured at 2026-11-20T10:15:00Z",
 		// The class of the batch workers, from the pods' priority and preemption policy.
