@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -25,7 +26,7 @@ func newImportCmd(stdout, stderr io.Writer) *cobra.Command {
   kubectl get node N -o yaml                                    > node.yaml
   nodesim import --pods pods.yaml --configz configz.json --summary summary.json --node node.yaml -o n.yaml
 
-Each capture is optional. The scenario holds the node's capacity, the kubelet configuration
+Each capture is optional; one may be - (standard input). The scenario holds the node's capacity, the kubelet configuration
 fields the simulation reads, every pod still running (status and server fields dropped), and
 each container's captured working set, rootfs and log usage as its usage program, with
 comments saying where each value came from and when it was measured. It is written to stdout,
@@ -34,14 +35,24 @@ stderr. Exit 2 when a capture is invalid, with its file, line and column.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var in importer.Inputs
+			stdin := ""
 			for _, f := range []struct {
-				path string
-				dst  **importer.Input
-			}{{pods, &in.Pods}, {configz, &in.Configz}, {summary, &in.Summary}, {node, &in.Node}} {
+				flag, path string
+				dst        **importer.Input
+			}{{"--pods", pods, &in.Pods}, {"--configz", configz, &in.Configz}, {"--summary", summary, &in.Summary}, {"--node", node, &in.Node}} {
 				if f.path == "" {
 					continue
 				}
-				data, err := scenarios.ReadRegular(f.path)
+				read := scenarios.ReadRegular
+				if f.path == "-" {
+					// One capture may come from a pipe: kubectl get pods ... | nodesim import --pods -
+					if stdin != "" {
+						return invalid(fmt.Errorf("%s - and %s -: only one capture can be read from standard input", stdin, f.flag))
+					}
+					stdin = f.flag
+					read = func(string) ([]byte, error) { return scenarios.ReadLimited(os.Stdin) }
+				}
+				data, err := read(f.path)
 				if err != nil {
 					return invalid(fmt.Errorf("%s: %w", f.path, err))
 				}

@@ -129,3 +129,35 @@ func TestImportToleratesNewStatusFields(t *testing.T) {
 		t.Errorf("stderr:\n%s\nstdout:\n%s", errOut, stdout)
 	}
 }
+
+// One capture may come from standard input, as from a pipe from kubectl; two may not. A
+// capture over 16 MiB is refused before it is read.
+func TestImportStdinAndSize(t *testing.T) {
+	dir := t.TempDir()
+	node := filepath.Join("..", "..", "importer", "testdata", "node30", "node.yaml")
+	f, err := os.Open(node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	saved := os.Stdin
+	os.Stdin = f
+	defer func() { os.Stdin = saved }()
+	stdout, errOut, code := nodesim(t, "import", "--node", "-")
+	if code != 0 || !strings.Contains(stdout, "name: worker-7") || !strings.Contains(stdout, "node:    - (Node worker-7, kubelet v1.37.2)") {
+		t.Errorf("exit %d\n%s\n%s", code, errOut, stdout)
+	}
+	if _, errOut, code := nodesim(t, "import", "--node", "-", "--pods", "-"); code != 2 || !strings.Contains(errOut, "only one capture can be read from standard input") {
+		t.Errorf("two from stdin: exit %d\n%s", code, errOut)
+	}
+	big := filepath.Join(dir, "big.json")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 17<<20); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := nodesim(t, "import", "--summary", big); code != 2 || !strings.Contains(errOut, "big.json: larger than the 16 MiB limit") {
+		t.Errorf("17 MiB capture: exit %d\n%s", code, errOut)
+	}
+}
