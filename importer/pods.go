@@ -268,7 +268,7 @@ func (im *importer) behavior(pod *corev1.Pod, ps *statsv1alpha1.PodStats) (*yaml
 			noStats = append(noStats, c.Name)
 		}
 		if v := volumes[c.Name]; v != nil {
-			b = append(b, entry{key: "volumes", value: v.node, line: v.line})
+			b = append(b, entry{key: "volumes", value: v.node})
 			vols += v.bytes
 		}
 		if len(b) > 0 {
@@ -291,7 +291,6 @@ func (im *importer) behavior(pod *corev1.Pod, ps *statsv1alpha1.PodStats) (*yaml
 // volumeProgram is the volumes behaviour of one container.
 type volumeProgram struct {
 	node  *yaml.Node
-	line  string
 	bytes int64
 }
 
@@ -333,9 +332,8 @@ func (im *importer) volumePrograms(pod *corev1.Pod, ps *statsv1alpha1.PodStats) 
 			out[owner] = p
 		}
 		b := int64(*st.UsedBytes)
-		p.node.Content = append(p.node.Content, mapping(entry{key: v.Name, value: program(b)}).Content...)
+		p.node.Content = append(p.node.Content, mapping(entry{key: v.Name, value: program(b), line: "emptyDir usage at " + stamp(st.Time)}).Content...)
 		p.bytes += (b + 512) / 1024 * 1024
-		p.line = "emptyDir usage at " + stamp(st.Time)
 	}
 	return out
 }

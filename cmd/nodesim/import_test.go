@@ -161,3 +161,31 @@ func TestImportStdinAndSize(t *testing.T) {
 		t.Errorf("17 MiB capture: exit %d\n%s", code, errOut)
 	}
 }
+
+// The README shows what import writes for the fixture node; its excerpts must be what
+// nodesim writes today.
+func TestREADMEImportExcerptsAreCurrent(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Skip("no README next to the module")
+	}
+	_, section, ok := strings.Cut(string(readme), "### What happens to my node?")
+	if !ok {
+		t.Fatal("README has no import walk-through")
+	}
+	section, _, _ = strings.Cut(section, "\n### ")
+	out, _, code := nodesim(t, append([]string{"import"}, captures()...)...)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	blocks := strings.Split(section, "```yaml\n")[1:]
+	if len(blocks) == 0 {
+		t.Fatal("no excerpt of an imported scenario in the walk-through")
+	}
+	for i, b := range blocks {
+		excerpt, _, _ := strings.Cut(b, "```")
+		if !strings.Contains(out, excerpt) {
+			t.Errorf("README import excerpt %d is not what `nodesim import` writes for importer/testdata/node30 now; paste the new lines", i+1)
+		}
+	}
+}
