@@ -35,8 +35,9 @@ func restartGaps(t *testing.T, res *Result, pod string) []time.Duration {
 // crashloop-max-restart-period sets crashLoopBackOff.maxContainerRestartPeriod: 30s. With
 // KubeletCrashLoopBackOffMax on (its v1.37 default) the back-off runs 0 (first restart), 10s,
 // 20s, then 30s for good; each restart comes within [back-off, back-off + half the capped
-// remainder + 3s] of the exit, as TestCrashLoopBackOffGaps bounds it. With the gate off, the
-// kubelet ignores the setting and the fifth restart waits the default's 160s.
+// remainder + 3s] of the exit, as TestCrashLoopBackOffGaps bounds it. With the gate off the
+// kubelet refuses a config that sets the cap (ValidateKubeletConfiguration), and without the
+// setting the sixth restart waits the default's 160s.
 func TestCrashLoopCapFollowsTheConfigUnderTheGate(t *testing.T) {
 	res := runBuiltin(t, "crashloop-max-restart-period", nil)
 	gaps := restartGaps(t, res, "default/crashy")
@@ -60,6 +61,12 @@ func TestCrashLoopCapFollowsTheConfigUnderTheGate(t *testing.T) {
 	}
 	off := strings.Replace(string(src.Data), "crashLoopBackOff: {maxContainerRestartPeriod: 30s}",
 		"crashLoopBackOff: {maxContainerRestartPeriod: 30s}\n    featureGates: {KubeletCrashLoopBackOffMax: false}", 1)
+	if _, err := src.Parse([]byte(off)); err == nil || !strings.Contains(err.Error(),
+		"FeatureGate KubeletCrashLoopBackOffMax not enabled, CrashLoopBackOff.MaxContainerRestartPeriod must not be set") {
+		t.Errorf("gate off with the cap set: %v; want the kubelet's refusal", err)
+	}
+	off = strings.Replace(string(src.Data), "crashLoopBackOff: {maxContainerRestartPeriod: 30s}",
+		"featureGates: {KubeletCrashLoopBackOffMax: false}", 1)
 	l, err := src.Parse([]byte(off))
 	if err != nil {
 		t.Fatal(err)

@@ -76,7 +76,7 @@ func (b *Builder) thresholdCrossed(e *trace.Event) {
 func (b *Builder) eviction(e *trace.Event) {
 	grace, _ := strconv.ParseInt(e.Attr("gracePeriod"), 10, 64)
 	ev := Eviction{Time: secs(e.At), Pod: e.Pod, Signal: e.Attr("signal"), Observed: e.Attr("observed"),
-		Threshold: e.Attr("threshold"), GracePeriod: grace, Ranking: parseRanking(e.Attr("ranking"))}
+		Threshold: e.Attr("threshold"), GracePeriod: grace, Ranking: parseRanking(e.Attr("ranking")), Message: e.Attr("message")}
 	for _, a := range e.Attrs {
 		if k, ok := strings.CutPrefix(a.Key, "annotation."); ok {
 			if ev.Annotations == nil {

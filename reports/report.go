@@ -38,8 +38,9 @@ type Report struct {
 	SystemMemoryHeld []SystemMemoryHold `json:"systemMemoryHeld,omitempty"`
 	Reproduce        string             `json:"reproduce"`
 
-	samples map[string][]float64
-	phases  map[string][]phaseAt
+	samples  map[string][]float64
+	phases   map[string][]phaseAt
+	headroom []SignalHeadroom
 }
 
 type phaseAt struct {
@@ -65,6 +66,17 @@ type PodReport struct {
 	// PodIP is the last pod IP the kubelet reported (kept once the sandbox is gone, as the
 	// status keeps it); absent for a pod that never had a sandbox.
 	PodIP string `json:"podIP,omitempty"`
+	// AllContainersRestarting lists the transitions of the pod condition of that name, which
+	// the kubelet sets only on a pod with a RestartAllContainers rule: True from the sync
+	// that starts a reset, False once every container was removed.
+	AllContainersRestarting []ConditionTransition `json:"allContainersRestarting,omitempty"`
+}
+
+// ConditionTransition is a pod condition's new status at a time.
+type ConditionTransition struct {
+	Time   float64 `json:"time"`
+	Status string  `json:"status"`
+	Reason string  `json:"reason"`
 }
 
 // PodCondition is a pod condition as the kubelet set it.
@@ -100,8 +112,11 @@ type Eviction struct {
 	Threshold   string            `json:"threshold"`
 	GracePeriod int64             `json:"gracePeriod"`
 	Ranking     []RankedCandidate `json:"ranking"`
+	// Message is the Evicted event's message, which is also the pod's status message.
+	Message string `json:"message,omitempty"`
 	// Annotations are those of the Evicted event: offending_containers,
-	// offending_containers_usage and starved_resource (absent without pod stats).
+	// offending_containers_usage, offending_pod and offending_pod_usage (a pod with
+	// pod-level resources, on memory) and starved_resource (absent without pod stats).
 	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
@@ -206,6 +221,7 @@ type podState struct {
 	oomKills   map[string]int
 	disruption *PodCondition
 	podIP      string
+	restarting []ConditionTransition
 }
 
 // Builder derives the report from trace events as they are recorded, so that a run
@@ -221,6 +237,7 @@ type Builder struct {
 	initial        map[string]NodeCondition
 	conditionOrder []string
 	pr             pressure
+	hr             headroomState
 }
 
 // NewBuilder starts a report for in (whose Trace is not used).
@@ -260,6 +277,9 @@ func Build(in Input) *Report {
 
 // Record takes one trace event.
 func (b *Builder) Record(e *trace.Event) {
+	if e.Kind == kindEvictionPass {
+		b.hr.evictionLevels(e)
+	}
 	if e.At < 0 {
 		// The kubelet's boot before the scenario: only the node's state at time zero
 		// matters.
@@ -291,6 +311,12 @@ func (b *Builder) Record(e *trace.Event) {
 		p.phase, p.reason = e.Attr("phase"), e.Attr("reason")
 		if ip := e.Attr("podIP"); ip != "" {
 			p.podIP = ip
+		}
+		if c := e.Attr("condition/AllContainersRestarting"); c != "" {
+			status, reason, _ := strings.Cut(c, ":")
+			if n := len(p.restarting); n == 0 || p.restarting[n-1].Status != status {
+				p.restarting = append(p.restarting, ConditionTransition{Time: secs(e.At), Status: status, Reason: reason})
+			}
 		}
 		if e.Attr("allRunning") == "true" && !p.hasRunning {
 			p.hasRunning, p.running = true, e.At
@@ -338,6 +364,7 @@ func (b *Builder) Record(e *trace.Event) {
 		}
 	case kindEvictionPass:
 		b.evictionPass(e)
+		b.hr.observe(e)
 	case trace.ThresholdCrossed:
 		b.thresholdCrossed(e)
 	case kindEviction:
@@ -417,7 +444,8 @@ func (b *Builder) Finish(end time.Duration) *Report {
 	for _, key := range order {
 		p := b.get(key)
 		pr := PodReport{Pod: key, UID: p.uid, QoS: b.in.QoS[key], Phase: p.phase, Reason: p.reason,
-			DeletedAt: p.deleted, TerminatedAt: p.terminated, Containers: []ContainerReport{}, DisruptionTarget: p.disruption, PodIP: p.podIP}
+			DeletedAt: p.deleted, TerminatedAt: p.terminated, Containers: []ContainerReport{}, DisruptionTarget: p.disruption, PodIP: p.podIP,
+			AllContainersRestarting: p.restarting}
 		if p.phase == "" {
 			pr.Phase = "Pending"
 		}
@@ -448,6 +476,7 @@ func (b *Builder) Finish(end time.Duration) *Report {
 	b.r.Counts["evictions"] = int64(len(b.r.Evictions))
 	b.r.Latency = b.lat.stats()
 	b.r.samples = b.lat.samples
+	b.r.headroom = b.hr.finish()
 	for _, k := range []string{"containersStarted", "podsStarted", "podsTerminated", "restarts", "plegDiscardedEvents",
 		"evictions", "admissionRejections", "oomKills", "nodeOOMKills", "cgroupOOMKills"} {
 		if _, ok := b.r.Counts[k]; !ok {

@@ -194,6 +194,8 @@ func (l *loader) checkEvents() {
 					l.d.ErrorAt(p+".pod.metadata", "the updated pod must keep the name %s", target.Key())
 				}
 				if l.checkPodSpec(e.Pod, p+".pod") {
+					l.checkRestartRules(e.Pod, p+".pod.spec", target.Source)
+					l.checkRestartRulesUnchanged(target.Pod, e.Pod, p+".pod.spec")
 					DefaultPod(e.Pod, e.At.Duration)
 					e.Pod.UID = target.Pod.UID
 					e.Pod.CreationTimestamp = target.Pod.CreationTimestamp

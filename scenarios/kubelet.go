@@ -50,7 +50,14 @@ func (l *loader) loadKubelet() {
 		}
 	}
 	cgroupV1 := l.sc.Spec.Node.CgroupVersion == api.CgroupV1
-	kubeletconfig.SetDefaults(cfg, cgroupV1)
+	// The gates come first: the kubelet's defaulting reads them (a crash-loop cap is
+	// defaulted only under KubeletCrashLoopBackOffMax) and so does its validation.
+	l.checkFeatureGates(cfg)
+	var gates kubeletconfig.Gates
+	if l.out.Gates != nil {
+		gates = l.out.Gates
+	}
+	kubeletconfig.SetDefaults(cfg, cgroupV1, gates)
 	l.checkKubelet(cfg)
 	l.out.Kubelet = cfg
 	keys := make([]string, 0, len(set))
@@ -128,26 +135,14 @@ func (l *loader) extraErr(err error) {
 	}
 }
 
-// checkKubelet checks the values the simulation reads for ranges upstream enforces.
+// checkKubelet checks the configuration as the v1.37 kubelet does before it starts
+// (kubeletconfig.Validate, each problem at its own field, in the kubelet's words), the
+// reserved and eviction maps as the kubelet parses them, and nodesim's own bounds.
 func (l *loader) checkKubelet(cfg *kubeletconfigv1beta1.KubeletConfiguration) {
 	p := "spec.kubelet"
 	if cfg.SyncFrequency.Duration <= 0 {
+		// Not a kubelet rule (its loop would spin): a bound of the simulation.
 		l.d.ErrorAt(p+".syncFrequency", "syncFrequency must be positive")
-	}
-	if cfg.MaxPods < 0 {
-		l.d.ErrorAt(p+".maxPods", "maxPods must not be negative")
-	}
-	if m := cfg.MaxParallelImagePulls; m != nil {
-		if *m < 1 {
-			l.d.ErrorAt(p+".maxParallelImagePulls", "maxParallelImagePulls must be at least 1")
-		} else if *m > 1 && cfg.SerializeImagePulls != nil && *cfg.SerializeImagePulls {
-			l.d.ErrorAt(p+".maxParallelImagePulls", "maxParallelImagePulls %d needs serializeImagePulls: false (the kubelet refuses this combination)", *m)
-		}
-	}
-	if d := cfg.CrashLoopBackOff.MaxContainerRestartPeriod; d != nil {
-		if d.Duration < 1e9 || d.Duration > 300e9 {
-			l.d.ErrorAt(p+".crashLoopBackOff.maxContainerRestartPeriod", "maxContainerRestartPeriod must be between 1s and 300s, got %s", d.Duration)
-		}
 	}
 	l.checkReserved("systemReserved", cfg.SystemReserved)
 	l.checkReserved("kubeReserved", cfg.KubeReserved)
@@ -157,48 +152,31 @@ func (l *loader) checkKubelet(cfg *kubeletconfigv1beta1.KubeletConfiguration) {
 			l.kubeletErrorAt(l.evictionField(err.Error()), "", "%v", err)
 		}
 	}
-	l.checkImageGCThresholds(cfg)
 	if cfg.EvictionMaxPodGracePeriod < 0 {
 		l.d.ErrorAt(p+".evictionMaxPodGracePeriod", "evictionMaxPodGracePeriod must not be negative (upstream kills at once for negative values; give 0 for that)")
 	}
-	if l.sc.Spec.Node.CgroupVersion == api.CgroupV1 && (cfg.FailCgroupV1 == nil || *cfg.FailCgroupV1) {
-		// failCgroupV1 defaults to true in v1.37: the kubelet refuses to start on cgroup v1.
-		path := l.kubeletPath("failCgroupV1")
-		if path == "spec.kubelet" {
-			path = "spec.node.cgroupVersion"
-		}
-		l.d.ErrorAt(path, "kubelet is configured to not run on a host using cgroup v1. cgroup v1 support is unsupported and will be removed in a future release (failCgroupV1 defaults to true in v1.37; set it to false to run on cgroup v1)")
-	}
-	if l.sc.Spec.Node.CgroupVersion == api.CgroupV1 && cfg.SingleProcessOOMKill != nil && !*cfg.SingleProcessOOMKill {
-		l.d.ErrorAt(p+".singleProcessOOMKill", "singleProcessOOMKill: false is not valid on a cgroup v1 node (the kubelet refuses it)")
-	}
-	l.checkFeatureGates(cfg)
-}
-
-// checkImageGCThresholds refuses what the kubelet's config validation refuses of the image
-// GC thresholds (after defaulting: high 85, low 80): either outside 0..100, or low not below
-// high, which kind's high 100 meets and a lone high of 80 or less does not.
-func (l *loader) checkImageGCThresholds(cfg *kubeletconfigv1beta1.KubeletConfiguration) {
-	hi, lo := cfg.ImageGCHighThresholdPercent, cfg.ImageGCLowThresholdPercent
-	if hi == nil || lo == nil {
+	if l.out.Gates == nil {
+		// The kubelet stops at its feature gates; checkFeatureGates has said why.
 		return
 	}
-	bad := false
-	for _, f := range []struct {
-		name string
-		v    int32
-	}{{"imageGCHighThresholdPercent", *hi}, {"imageGCLowThresholdPercent", *lo}} {
-		if f.v < 0 || f.v > 100 {
-			l.kubeletErrorAt(f.name, "", "%s %d must be between 0 and 100, inclusive (the kubelet refuses to start)", f.name, f.v)
-			bad = true
+	cgroupV1 := l.sc.Spec.Node.CgroupVersion == api.CgroupV1
+	for _, pr := range kubeletconfig.Validate(cfg, l.out.Gates, l.out.Gates.FeatureGate(), cgroupV1) {
+		msg := pr.Msg + " (the v1.37 kubelet refuses to start)"
+		if pr.Field == "failCgroupV1" && l.kubeletPath("failCgroupV1") == p {
+			// Defaulted to true, not written: the node's cgroup version is what to change.
+			l.d.ErrorAt("spec.node.cgroupVersion", "%s (failCgroupV1 defaults to true in v1.37; set it to false to run on cgroup v1)", msg)
+			continue
 		}
-	}
-	if !bad && *lo >= *hi {
-		field := "imageGCLowThresholdPercent"
-		if l.node("spec", "kubelet", field) == nil && (l.kubeletFileRoot == nil || lookup(l.kubeletFileRoot, field) == nil) {
-			field = "imageGCHighThresholdPercent"
+		field, key := pr.Field, pr.Key
+		if !l.kubeletSets(field) {
+			for _, r := range pr.Related {
+				if l.kubeletSets(r) {
+					field, key = r, ""
+					break
+				}
+			}
 		}
-		l.kubeletErrorAt(field, "", "imageGCLowThresholdPercent %d must be less than imageGCHighThresholdPercent %d (the kubelet refuses to start)", *lo, *hi)
+		l.kubeletErrorAt(field, key, "%s", msg)
 	}
 }
 
@@ -217,7 +195,14 @@ func (l *loader) checkFeatureGates(cfg *kubeletconfigv1beta1.KubeletConfiguratio
 		names = append(names, g.Name)
 	}
 	bad := false
-	for _, gate := range sortedKeys(cfg.FeatureGates) {
+	// When the gates start together, none is checked alone: a gate that alone would break a
+	// dependency may be mended by another (ContainerRestartRules off with
+	// RestartAllContainersOnContainerExits off).
+	alone := sortedKeys(cfg.FeatureGates)
+	if gates.CheckAll(cfg.FeatureGates) == nil {
+		alone = nil
+	}
+	for _, gate := range alone {
 		if msg := gates.Check(gate, cfg.FeatureGates[gate]); msg != "" {
 			hint := ""
 			if strings.HasPrefix(msg, "unrecognized") {
@@ -245,7 +230,7 @@ func (l *loader) kubeletErrorAt(field, key, format string, args ...any) {
 	if l.node("spec", "kubelet", field) == nil && l.kubeletFile != nil && lookup(l.kubeletFileRoot, field) != nil {
 		path := field
 		if key != "" {
-			path = strictyaml.Join(field, key)
+			path = joinKey(field, key)
 		}
 		fd := &strictyaml.Decoder{File: l.kubeletFile.File, Positions: l.kubeletFile.Positions}
 		fd.ErrorAt(path, format, args...)
@@ -264,7 +249,7 @@ func (l *loader) kubeletErrorAt(field, key, format string, args ...any) {
 func (l *loader) kubeletKeyPath(field, key string) string {
 	p := l.kubeletPath(field)
 	if p == "spec.kubelet."+field {
-		return strictyaml.Join(p, key)
+		return joinKey(p, key)
 	}
 	return p
 }
@@ -385,4 +370,13 @@ func copyField(dv, sv reflect.Value, name string) bool {
 		}
 	}
 	return false
+}
+
+// joinKey is the path of one entry of a kubelet field: a list index (registerWithTaints[0]),
+// a map key (evictionHard["memory.available"]) or a struct field (memorySwap.swapBehavior).
+func joinKey(field, key string) string {
+	if i, err := strconv.Atoi(key); err == nil && i >= 0 {
+		return strictyaml.Index(field, i)
+	}
+	return strictyaml.Join(field, key)
 }

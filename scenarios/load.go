@@ -194,7 +194,6 @@ func (l *loader) load() {
 	l.checkEvents()
 	l.checkExpectations()
 	l.checkBounds()
-	l.refuseUnsupported()
 }
 
 // node returns the value node at a path of mapping keys from the root, or nil.

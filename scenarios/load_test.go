@@ -98,8 +98,6 @@ func TestLoaderErrors(t *testing.T) {
 			[]string{`s.yaml:8:17: spec.pods[0].replicas: replicas must be between 1 and 1000, got 0`}},
 		{"exit code out of range", good + "      behavior:\n        app: {exit: {after: 1s, code: 300}}\n",
 			[]string{`s.yaml:15:39: spec.pods[0].behavior.app.exit.code: exit code must be between 0 and 255, got 300`}},
-		{"not supported yet", strings.Replace(good, "image: nginx:1.27\n", "image: nginx:1.27\n              restartPolicy: Never\n              restartPolicyRules: [{action: Restart, exitCodes: {operator: In, values: [42]}}]\n", 1),
-			[]string{`spec.pods[0].pod.spec.containers[0].restartPolicyRules: container restart rules (ContainerRestartRules, RestartAllContainers): not supported yet`}},
 		{"bad eviction threshold", strings.Replace(good, "  duration: 5m\n", "  duration: 5m\n  kubelet: {evictionHard: {memory.avail: 1Gi}}\n", 1),
 			[]string{`s.yaml:7:42: spec.kubelet.evictionHard["memory.avail"]: unsupported eviction signal memory.avail`}},
 		{"expectation with two kinds", good + "  expect:\n    - {restarts: {pod: web, min: 1}, phase: {pod: web, is: Running}}\n",

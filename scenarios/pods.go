@@ -54,15 +54,16 @@ func (l *loader) loadPods() {
 		if !l.checkPodSpec(&e.Pod, path+".pod") {
 			continue
 		}
+		source := e.Source
+		if source == "" {
+			source = api.SourceAPI
+		}
+		l.checkRestartRules(&e.Pod, path+".pod.spec", source)
 		l.checkBehavior(e, path)
 		for r := 0; r < replicas; r++ {
 			pod := e.Pod.DeepCopy()
 			if e.Replicas != nil {
 				pod.Name = fmt.Sprintf("%s-%d", e.Pod.Name, r)
-			}
-			source := e.Source
-			if source == "" {
-				source = api.SourceAPI
 			}
 			if source == api.SourceFile {
 				// The kubelet's file source names a static pod after its node.
@@ -401,10 +402,16 @@ func (l *loader) readPodFiles() []filePod {
 // creationTimestamp, deletion fields, managedFields, selfLink, and spec.nodeName (the pod is
 // bound to the simulated node).
 func (l *loader) filePod(d *strictyaml.Decoder, root *yaml.Node, pod *corev1.Pod, prefix, entry string) []filePod {
-	sub := &loader{d: d, root: root, out: &Loaded{}, pods: map[string]*Pod{}}
+	sub := &loader{d: d, root: root, out: &Loaded{Gates: l.out.Gates}, pods: map[string]*Pod{}}
 	if len(d.Errors) > 0 || !sub.checkPodSpec(pod, prefix) {
 		return nil
 	}
+	sp := "spec"
+	if prefix != "" {
+		sp = prefix + ".spec"
+	}
+	sub.checkRestartRules(pod, sp, api.SourceAPI)
+	l.out.Warnings = append(l.out.Warnings, sub.out.Warnings...)
 	pod.Status = corev1.PodStatus{}
 	pod.UID = ""
 	pod.ResourceVersion = ""
@@ -415,10 +422,6 @@ func (l *loader) filePod(d *strictyaml.Decoder, root *yaml.Node, pod *corev1.Pod
 	pod.ManagedFields = nil
 	pod.SelfLink = ""
 	pod.Spec.NodeName = ""
-	sp := "spec"
-	if prefix != "" {
-		sp = prefix + ".spec"
-	}
 	return []filePod{{pod: pod, d: d, specPath: sp, entry: entry}}
 }
 

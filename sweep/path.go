@@ -5,6 +5,7 @@ package sweep
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -122,4 +123,73 @@ func splitValues(s string) []string {
 		}
 	}
 	return append(out, strings.TrimSpace(s[start:]))
+}
+
+// commonPaths are settings a sweep often varies that a scenario may leave unwritten; a --set
+// path creates missing mapping keys, so they are valid on any scenario.
+var commonPaths = []string{
+	"spec.kubelet.evictionHard[memory.available]",
+	"spec.kubelet.evictionHard[nodefs.available]",
+	"spec.kubelet.evictionSoft[memory.available]",
+	"spec.kubelet.evictionSoftGracePeriod[memory.available]",
+	"spec.kubelet.evictionMaxPodGracePeriod",
+	"spec.kubelet.evictionPressureTransitionPeriod",
+	"spec.kubelet.maxPods",
+	"spec.kubelet.systemReserved.memory",
+	"spec.kubelet.kubeReserved.memory",
+}
+
+// Paths lists the paths --set can take in a scenario document, sorted: each scalar the
+// document holds, in the path syntax parsePath reads (a key with a dot in brackets, an index
+// in brackets), and the common kubelet settings. It is for shell completion, so a document
+// that does not parse gives only the common paths.
+func Paths(doc []byte) []string {
+	seen := map[string]bool{}
+	for _, p := range commonPaths {
+		seen[p] = true
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(doc, &root) == nil && len(root.Content) > 0 {
+		walkPaths(root.Content[0], "", 0, seen)
+	}
+	out := make([]string, 0, len(seen))
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// maxPathDepth bounds the walk: completion never needs deeper paths, and a document with
+// aliases must not make it run long.
+const maxPathDepth = 12
+
+func walkPaths(n *yaml.Node, prefix string, depth int, seen map[string]bool) {
+	if depth > maxPathDepth || len(seen) > 5000 {
+		return
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i].Value
+			var p string
+			switch {
+			case strings.ContainsAny(k, ".[]"):
+				p = prefix + "[" + k + "]"
+			case prefix == "":
+				p = k
+			default:
+				p = prefix + "." + k
+			}
+			walkPaths(n.Content[i+1], p, depth+1, seen)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			walkPaths(c, prefix+"["+strconv.Itoa(i)+"]", depth+1, seen)
+		}
+	case yaml.ScalarNode:
+		if prefix != "" {
+			seen[prefix] = true
+		}
+	}
 }

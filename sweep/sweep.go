@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"maps"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 
@@ -52,16 +50,25 @@ type RunFunc func(l *scenarios.Loaded, seed uint64) (*reports.Report, error)
 
 // Row is one point of the grid: the values, and what the runs over every seed showed.
 type Row struct {
-	Values       []string       `json:"values"`
-	Runs         int            `json:"runs"`
-	AllPassed    int            `json:"runsWithAllExpectationsPassing"`
-	Evictions    Spread         `json:"evictions"`
-	OOMKills     Spread         `json:"oomKills"`
-	Restarts     Spread         `json:"restarts"`
-	Rejections   Spread         `json:"admissionRejections"`
-	StartupP99   Spread         `json:"podStartupP99"`
-	FailedChecks map[string]int `json:"failedExpectations,omitempty"`
-	Evicted      map[string]int `json:"evictedPods,omitempty"`
+	Values     []string `json:"values"`
+	Runs       int      `json:"runs"`
+	AllPassed  int      `json:"runsWithAllExpectationsPassing"`
+	Evictions  Spread   `json:"evictions"`
+	OOMKills   Spread   `json:"oomKills"`
+	Restarts   Spread   `json:"restarts"`
+	Rejections Spread   `json:"admissionRejections"`
+	StartupP99 Spread   `json:"podStartupP99"`
+	// FirstPressure is when a node pressure condition first went True (seconds), over the
+	// runs where one did; FirstEviction likewise for the first eviction.
+	FirstPressure Timing `json:"firstPressure"`
+	FirstEviction Timing `json:"firstEviction"`
+	// PressureConditions counts, per condition, the runs whose first pressure it was.
+	PressureConditions map[string]int `json:"pressureConditions,omitempty"`
+	// Headroom is, per signal (memory.available, then nodefs.available, those with a hard
+	// threshold), the lowest headroom any seed showed.
+	Headroom     []LowestHeadroom `json:"minHeadroom,omitempty"`
+	FailedChecks map[string]int   `json:"failedExpectations,omitempty"`
+	Evicted      map[string]int   `json:"evictedPods,omitempty"`
 }
 
 // Spread is a figure's range over the seeds.
@@ -95,7 +102,14 @@ type Result struct {
 	Scenario string   `json:"scenario"`
 	Paths    []string `json:"paths"`
 	Seeds    []uint64 `json:"seeds"`
-	Rows     []Row    `json:"rows"`
+	// Runs is how many runs the rows cover, and Passed how many of them passed every
+	// expectation.
+	Runs   int   `json:"runs"`
+	Passed int   `json:"runsWithAllExpectationsPassing"`
+	Rows   []Row `json:"rows"`
+	// Outcomes are the runs' own results in grid order (row, then seed): what JUnit and a
+	// shard file are made of.
+	Outcomes []Outcome `json:"-"`
 }
 
 // DefaultMaxRuns caps a sweep's runs (variants × seeds) unless the caller raises it: a
@@ -116,8 +130,14 @@ type Options struct {
 	// the sweep ends with the rows finished so far.
 	Stop func() bool
 	// Row, when set, gets each finished row in grid order, as soon as it and every row
-	// before it are done.
+	// before it are done. It is not called for a shard, whose rows are partial.
 	Row func(i int, r *Row)
+	// RunDone, when set, is told after each run how many of the sweep's (or the shard's)
+	// runs are done, and how many there are.
+	RunDone func(done, total int)
+	// Shard, when set, runs only that slice of the grid (see Shard); the result then
+	// carries outcomes and no rows.
+	Shard *Shard
 }
 
 // Run sweeps src over the product of the axes' values and the seeds, running up to
@@ -139,8 +159,20 @@ func GridRuns(axes []Axis, seeds int, limit int) int {
 	return n
 }
 
+// rowValues decodes row i of the grid into the index of each axis's value: the last axis
+// varies fastest.
+func rowValues(axes []Axis, i int) []int {
+	idx := make([]int, len(axes))
+	for ai := len(axes) - 1; ai >= 0; ai-- {
+		idx[ai] = i % len(axes[ai].Values)
+		i /= len(axes[ai].Values)
+	}
+	return idx
+}
+
 // RunWith is Run with options. Variants are built as the runs reach them, and at most a
-// few rows per worker are in flight, so memory follows Parallel, not the grid's size.
+// few rows per worker are in flight; a finished run is kept only as its Outcome, so memory
+// follows Parallel plus a small record per run, not the grid's reports.
 func RunWith(src *scenarios.Source, axes []Axis, seeds []uint64, opts Options, run RunFunc) (*Result, error) {
 	maxRuns := opts.MaxRuns
 	if maxRuns <= 0 {
@@ -158,19 +190,15 @@ func RunWith(src *scenarios.Source, axes []Axis, seeds []uint64, opts Options, r
 	for _, a := range axes {
 		res.Paths = append(res.Paths, a.Path)
 	}
-	// values decodes row i of the grid: the last axis varies fastest.
-	values := func(i int) []int {
-		idx := make([]int, len(axes))
-		for ai := len(axes) - 1; ai >= 0; ai-- {
-			idx[ai] = i % len(axes[ai].Values)
-			i /= len(axes[ai].Values)
-		}
-		return idx
+	shard := opts.Shard
+	if shard == nil {
+		shard = &Shard{Index: 0, Count: 1}
 	}
+	total := shard.Runs(rows * len(seeds))
 	variant := func(i int) (*scenarios.Loaded, []string, error) {
 		doc := deepCopy(&root)
 		var vals []string
-		for ai, vi := range values(i) {
+		for ai, vi := range rowValues(axes, i) {
 			where := fmt.Sprintf("--set %s=%s", axes[ai].Path, axes[ai].Values[vi])
 			if err := set(doc.Content[0], axes[ai].path, deepCopy(axes[ai].nodes[vi]), where); err != nil {
 				return nil, nil, err
@@ -194,58 +222,78 @@ func RunWith(src *scenarios.Source, axes []Axis, seeds []uint64, opts Options, r
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)
 	}
+	// pending is a row under way: its variant, and per seed the outcome or the error of
+	// its run (nil for a seed outside the shard or not yet run).
 	type pending struct {
-		l    *scenarios.Loaded
-		row  Row
-		reps []*reports.Report
-		errs []error
-		left int
+		index int
+		l     *scenarios.Loaded
+		vals  []string
+		outs  []*Outcome
+		errs  []error
+		left  int
 	}
 	type job struct {
-		row  int
 		seed int
 		p    *pending
 	}
-	type done struct{ j job }
 	jobs := make(chan job)
-	results := make(chan done)
+	results := make(chan job)
 	var wg sync.WaitGroup
 	for w := 0; w < parallel; w++ {
 		wg.Add(1)
 		go func() { // runs are independent: parallelism lives only across runs
 			defer wg.Done()
 			for j := range jobs {
-				j.p.reps[j.seed], j.p.errs[j.seed] = run(j.p.l, seeds[j.seed])
-				results <- done{j}
+				rep, err := run(j.p.l, seeds[j.seed])
+				if err == nil {
+					o := OutcomeOf(rep, j.p.index, j.p.vals, seeds[j.seed])
+					j.p.outs[j.seed] = &o
+				}
+				j.p.errs[j.seed] = err
+				results <- j
 			}
 		}()
 	}
 	// The dispatcher below is the only goroutine that touches rows: it hands out jobs,
 	// collects results, and finishes rows in grid order.
-	window := 2 * parallel // rows in flight at most
-	inFlight := map[int]*pending{}
-	next, emitted, running := 0, 0, 0
+	window := 2 * parallel  // rows in flight at most
+	var inFlight []*pending // in grid order
+	next, running, done := 0, 0, 0
 	var firstErr error
 	var queue []job
 	stopped := false
+	// rowErr is the first error among a row's runs, in seed order.
+	rowErr := func(p *pending) error {
+		for s, err := range p.errs {
+			if err != nil {
+				return fmt.Errorf("%s with %s, seed %d: %w", src.Name, strings.Join(p.vals, ", "), seeds[s], err)
+			}
+		}
+		return nil
+	}
+	// take appends a row's outcomes to the result, and reports the row.
+	take := func(p *pending) {
+		var group []*Outcome
+		for _, o := range p.outs {
+			if o != nil {
+				res.Outcomes = append(res.Outcomes, *o)
+				group = append(group, o)
+			}
+		}
+		if len(group) > 0 && opts.Row != nil && shard.Count == 1 {
+			row := summarizeRow(p.vals, group)
+			opts.Row(p.index, &row)
+		}
+	}
 	finish := func() {
-		for {
-			p, ok := inFlight[emitted]
-			if !ok || p.left > 0 {
-				return
-			}
-			delete(inFlight, emitted)
-			if err := summarize(&p.row, p.reps, p.errs, seeds, src.Name, false); err != nil && firstErr == nil {
+		for len(inFlight) > 0 && inFlight[0].left == 0 && firstErr == nil {
+			p := inFlight[0]
+			inFlight = inFlight[1:]
+			if err := rowErr(p); err != nil {
 				firstErr = err
-			}
-			if firstErr != nil {
 				return
 			}
-			res.Rows = append(res.Rows, p.row)
-			if opts.Row != nil {
-				opts.Row(emitted, &res.Rows[len(res.Rows)-1])
-			}
-			emitted++
+			take(p)
 		}
 	}
 	for {
@@ -253,17 +301,27 @@ func RunWith(src *scenarios.Source, axes []Axis, seeds []uint64, opts Options, r
 			stopped = true
 		}
 		for !stopped && firstErr == nil && len(queue) == 0 && next < rows && len(inFlight) < window {
-			l, vals, err := variant(next)
+			i := next
+			next++
+			var mine []int
+			for si := range seeds {
+				if shard.Has(i*len(seeds) + si) {
+					mine = append(mine, si)
+				}
+			}
+			if len(mine) == 0 {
+				continue
+			}
+			l, vals, err := variant(i)
 			if err != nil {
 				firstErr = err
 				break
 			}
-			p := &pending{l: l, row: Row{Values: vals}, reps: make([]*reports.Report, len(seeds)), errs: make([]error, len(seeds)), left: len(seeds)}
-			inFlight[next] = p
-			for si := range seeds {
-				queue = append(queue, job{row: next, seed: si, p: p})
+			p := &pending{index: i, l: l, vals: vals, outs: make([]*Outcome, len(seeds)), errs: make([]error, len(seeds)), left: len(mine)}
+			inFlight = append(inFlight, p)
+			for _, si := range mine {
+				queue = append(queue, job{seed: si, p: p})
 			}
-			next++
 		}
 		if stopped || firstErr != nil {
 			queue = nil
@@ -280,10 +338,14 @@ func RunWith(src *scenarios.Source, axes []Axis, seeds []uint64, opts Options, r
 		case send <- head:
 			queue = queue[1:]
 			running++
-		case d := <-results:
+		case j := <-results:
 			running--
-			if d.j.p.left--; d.j.p.left == 0 {
-				d.j.p.l = nil // the variant is no longer needed
+			done++
+			if j.p.left--; j.p.left == 0 {
+				j.p.l = nil // the variant is no longer needed
+			}
+			if opts.RunDone != nil {
+				opts.RunDone(done, total)
 			}
 			finish()
 		}
@@ -293,69 +355,23 @@ func RunWith(src *scenarios.Source, axes []Axis, seeds []uint64, opts Options, r
 	if firstErr != nil {
 		return nil, firstErr
 	}
-	if stopped && emitted < rows {
+	interrupted := stopped && (len(inFlight) > 0 || next < rows)
+	if interrupted {
 		// Rows cut short keep the runs that finished: their figures cover those seeds.
-		for _, i := range slices.Sorted(maps.Keys(inFlight)) {
-			p := inFlight[i]
-			if err := summarize(&p.row, p.reps, p.errs, seeds, src.Name, true); err != nil {
+		for _, p := range inFlight {
+			if err := rowErr(p); err != nil {
 				return nil, err
 			}
-			if p.row.Runs == 0 {
-				continue
-			}
-			res.Rows = append(res.Rows, p.row)
-			if opts.Row != nil {
-				opts.Row(i, &res.Rows[len(res.Rows)-1])
-			}
+			take(p)
 		}
+	}
+	if shard.Count == 1 {
+		summarize(res, res.Outcomes)
+	}
+	if interrupted {
 		return res, ErrInterrupted
 	}
 	return res, nil
-}
-
-// summarize fills a row from its runs' reports.
-// A partial row (an interrupted sweep) skips the seeds that never ran.
-func summarize(row *Row, reps []*reports.Report, errs []error, seeds []uint64, name string, partial bool) error {
-	var ev, oom, rs, rej, p99 []float64
-	for s := range seeds {
-		if err := errs[s]; err != nil {
-			return fmt.Errorf("%s with %s, seed %d: %w", name, strings.Join(row.Values, ", "), seeds[s], err)
-		}
-		rep := reps[s]
-		if rep == nil && partial {
-			continue
-		}
-		if rep == nil {
-			return fmt.Errorf("%s with %s, seed %d: not run", name, strings.Join(row.Values, ", "), seeds[s])
-		}
-		row.Runs++
-		all := true
-		for _, e := range rep.Expectations {
-			if !e.Pass {
-				all = false
-				if row.FailedChecks == nil {
-					row.FailedChecks = map[string]int{}
-				}
-				row.FailedChecks[e.Expect]++
-			}
-		}
-		if all {
-			row.AllPassed++
-		}
-		for _, e := range rep.Evictions {
-			if row.Evicted == nil {
-				row.Evicted = map[string]int{}
-			}
-			row.Evicted[e.Pod]++
-		}
-		ev = append(ev, float64(len(rep.Evictions)))
-		oom = append(oom, float64(len(rep.OOMKills)))
-		rs = append(rs, float64(rep.Counts["restarts"]))
-		rej = append(rej, float64(len(rep.AdmissionRejections)))
-		p99 = append(p99, rep.Latency["podStartup"].P99)
-	}
-	row.Evictions, row.OOMKills, row.Restarts, row.Rejections, row.StartupP99 = spread(ev), spread(oom), spread(rs), spread(rej), spread(p99)
-	return nil
 }
 
 func deepCopy(n *yaml.Node) *yaml.Node {

@@ -154,3 +154,84 @@ func TestSweepStreamsRowsInOrderAndStops(t *testing.T) {
 		t.Fatalf("err = %v, want the cap", err)
 	}
 }
+
+// The columns on a shipped scenario, by hand. soft-eviction-grace's pod steps from 1Gi to
+// 3300Mi of a 4Gi node 2m after it starts running (at 0.45s): memory.available 4096Mi -
+// 3300Mi = 796Mi, under the 1Gi soft threshold and 696Mi above the 100Mi hard one. The
+// eviction manager passes every 10s from -1s, so its 129s pass is the first to see it: it
+// raises MemoryPressure, which the node status update posts at 129.1s (the updater runs
+// 0.1s after the pass: every 10s from its start-up burst). With a 2m grace the threshold
+// clears at 3m30s before the grace ends: no eviction. With 1m, the first pass at least 60s
+// after 129s, at 189s (3m9s), evicts the pod.
+func TestSweepColumnsOnShippedScenario(t *testing.T) {
+	src, err := scenarios.OpenBuiltin("soft-eviction-grace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	axis, err := ParseAxis("spec.kubelet.evictionSoftGracePeriod[memory.available]=2m,1m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(src, []Axis{axis}, []uint64{1}, 2, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mi = 1 << 20
+	mem := LowestHeadroom{SignalHeadroom: reports.SignalHeadroom{Signal: "memory.available", Lowest: 796 * mi, At: 129, Threshold: 100 * mi, Above: 696 * mi}, Seed: 1}
+	for i, want := range []struct {
+		passed        int
+		pressure      Timing
+		firstEviction Timing
+		evicted       map[string]int
+	}{
+		{1, Timing{Runs: 1, Spread: Spread{129.1, 129.1, 129.1}}, Timing{}, nil},
+		{0, Timing{Runs: 1, Spread: Spread{129.1, 129.1, 129.1}}, Timing{Runs: 1, Spread: Spread{189, 189, 189}}, map[string]int{"default/cache": 1}},
+	} {
+		r := res.Rows[i]
+		if r.AllPassed != want.passed || r.FirstPressure != want.pressure || r.FirstEviction != want.firstEviction || !reflect.DeepEqual(r.Evicted, want.evicted) {
+			t.Errorf("row %d (%v): passed %d, first pressure %+v, first eviction %+v, evicted %v; want %+v", i, r.Values, r.AllPassed, r.FirstPressure, r.FirstEviction, r.Evicted, want)
+		}
+		if len(r.Headroom) != 1 || r.Headroom[0] != mem {
+			t.Errorf("row %d headroom %+v, want only %+v (no nodefs.available hard threshold)", i, r.Headroom, mem)
+		}
+	}
+	if res.Runs != 2 || res.Passed != 1 {
+		t.Errorf("%d of %d runs passed, want 1 of 2", res.Passed, res.Runs)
+	}
+	var b strings.Builder
+	if err := Write(&b, res, "table"); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res.Rows {
+		if !reflect.DeepEqual(r.PressureConditions, map[string]int{"MemoryPressure": 1}) {
+			t.Errorf("row %d pressure conditions %v", i, r.PressureConditions)
+		}
+	}
+	for _, want := range []string{"796Mi at 2m9s (threshold +696Mi)", "MemoryPressure 2m9.1s", "3m9s", "1 of 2 runs passed every expectation",
+		"1m: failed in 1 of 1 runs: count evictions <= 0"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestBytesAndDurationText(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{{0, "0"}, {512, "512"}, {1024, "1Ki"}, {796 << 20, "796Mi"}, {-(42 << 20), "-42Mi"},
+		// 102380Mi = 99.98046875Gi, to four significant digits.
+		{102380 << 20, "99.98Gi"}, {3 << 30, "3Gi"}} {
+		if got := bytesText(c.n); got != c.want {
+			t.Errorf("bytesText(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		s    float64
+		want string
+	}{{129.1, "2m9.1s"}, {0.4629, "463ms"}, {8829, "2h27m9s"}} {
+		if got := durationText(c.s); got != c.want {
+			t.Errorf("durationText(%g) = %q, want %q", c.s, got, c.want)
+		}
+	}
+}

@@ -14,7 +14,9 @@ const (
 
 	// EvictionPass is one pass of the eviction manager's synchronize. Attrs: signals
 	// (signal=observed,... in bytes or counts), met (thresholds met, comma-separated), and
-	// "held" when a threshold is met but waits for its grace or transition period.
+	// "held" when a threshold is met but waits for its grace or transition period. The first
+	// pass of each eviction manager also carries "hard": every hard threshold as the level its
+	// signal is compared with (signal=bytes or count, comma-separated, percentages resolved).
 	EvictionPass Kind = "evictionPass"
 	// Eviction is one pod evicted. Attrs: signal, observed, threshold (quantities as in
 	// manifests), gracePeriod (seconds), ranking (pod;exceedsRequests;priority;usageAboveRequests

@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"nodesim/engine"
+	"nodesim/internal/progress"
 	"nodesim/model/qos"
 	"nodesim/reports"
 	"nodesim/scenarios"
@@ -27,6 +28,7 @@ type runOptions struct {
 	output  string
 	outDir  string
 	profile string
+	quiet   bool
 	signals *signals
 }
 
@@ -52,6 +54,7 @@ and prints a report. Its expectations decide the exit code: 0 when all hold, 1 w
 	c.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table, json or yaml")
 	completeOutput(c, "table", "json", "yaml")
 	c.Flags().StringVar(&o.profile, "profile", "", "write a CPU profile of the simulation to this file (read it with go tool pprof)")
+	c.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar on a terminal's stderr")
 	c.Flags().StringVar(&o.outDir, "out", "", "also write report.json, report.html, junit.xml, timeline.csv, trace.jsonl and trace.perfetto.json into this directory")
 	return c
 }
@@ -97,7 +100,10 @@ func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := runEngine(l, seed, engine.Options{Sink: sink, Interrupted: o.signals.caught})
+	bar := progress.New(stderr, isTerminal(stderr), o.quiet)
+	bar.StartSimulated("run "+l.Scenario.Metadata.Name, l.Scenario.Spec.Duration.Duration)
+	res, err := runEngine(l, seed, engine.Options{Sink: newProgressSink(sink, bar, l.Scenario.Spec.Duration.Duration), Interrupted: o.signals.caught})
+	bar.Done()
 	if perr := stopProfile(); perr != nil && err == nil {
 		err = perr
 	}

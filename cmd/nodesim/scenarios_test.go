@@ -80,8 +80,12 @@ func TestCompletion(t *testing.T) {
 		if got, dir := complete(t, cmd, "crash"); !reflect.DeepEqual(got, crash) || dir != ":0" {
 			t.Errorf("%s crash: offered %q %s, want %q :0", cmd, got, dir, crash)
 		}
-		if got, dir := complete(t, cmd, ""); !reflect.DeepEqual(got, builtinNames(t)) || dir != ":0" {
-			t.Errorf("%s with nothing typed: offered %d names %s, want all %d built-ins :0", cmd, len(got), dir, len(builtinNames(t)))
+		want := builtinNames(t)
+		if cmd == "sweep" { // and its subcommand
+			want = append([]string{"merge\tMerge the slices of a sharded sweep into the whole sweep's output"}, want...)
+		}
+		if got, dir := complete(t, cmd, ""); !reflect.DeepEqual(got, want) || dir != ":0" {
+			t.Errorf("%s with nothing typed: offered %d names %s, want %d :0", cmd, len(got), dir, len(want))
 		}
 		// One scenario per command: nothing after it.
 		if got, dir := complete(t, cmd, "crashloop", ""); len(got) != 0 || dir != ":4" {
@@ -102,7 +106,8 @@ func TestCompletion(t *testing.T) {
 	}{
 		{[]string{"run", "crashloop", "-o", ""}, []string{"table", "json", "yaml"}},
 		{[]string{"run", "crashloop", "--output", ""}, []string{"table", "json", "yaml"}},
-		{[]string{"sweep", "crashloop", "-o", ""}, []string{"table", "json"}},
+		{[]string{"sweep", "crashloop", "-o", ""}, []string{"table", "json", "yaml", "csv", "markdown"}},
+		{[]string{"sweep", "merge", "-o", ""}, []string{"table", "json", "yaml", "csv", "markdown"}},
 	} {
 		if got, dir := complete(t, tc.args...); !reflect.DeepEqual(got, tc.want) || dir != ":4" {
 			t.Errorf("%s: offered %q %s, want %q :4", strings.Join(tc.args, " "), got, dir, tc.want)
@@ -111,6 +116,26 @@ func TestCompletion(t *testing.T) {
 }
 
 // The completion command is there for every shell cobra supports.
+// sweep --set completes the scenario's own paths and the common kubelet settings, each
+// with "=" and no space after it (directive 6: NoSpace|NoFileComp); once "=" is typed, the
+// values are the user's.
+func TestCompletionOfSetPaths(t *testing.T) {
+	got, dir := complete(t, "sweep", "crashloop", "--set", "spec.kubelet.evictionH")
+	want := []string{"spec.kubelet.evictionHard[memory.available]=", "spec.kubelet.evictionHard[nodefs.available]="}
+	if !reflect.DeepEqual(got, want) || dir != ":6" {
+		t.Errorf("--set spec.kubelet.evictionH: offered %q %s, want %q :6", got, dir, want)
+	}
+	// crashloop's one container exits with code 1 after a while: its own scalars are offered.
+	got, _ = complete(t, "sweep", "crashloop", "--set", "spec.pods[0].behavior.app.exit.")
+	want = []string{"spec.pods[0].behavior.app.exit.after=", "spec.pods[0].behavior.app.exit.code="}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("--set spec.pods[0].behavior.app.exit.: offered %q, want %q", got, want)
+	}
+	if got, dir := complete(t, "sweep", "crashloop", "--set", "spec.kubelet.maxPods="); len(got) != 0 || dir != ":4" {
+		t.Errorf("--set with a value begun: offered %q %s, want nothing :4", got, dir)
+	}
+}
+
 func TestCompletionScripts(t *testing.T) {
 	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
 		out, errOut, code := nodesim(t, "completion", shell)

@@ -254,7 +254,8 @@ func TestSIGINTDuringSweepPrintsFinishedRows(t *testing.T) {
 	for i := 1; i <= 200; i++ {
 		vals = append(vals, fmt.Sprintf("%ds", i))
 	}
-	cmd := exec.Command(binary(t), "sweep", "crashloop", "--parallel", "1", "-o", "json",
+	junit := filepath.Join(t.TempDir(), "sweep.xml")
+	cmd := exec.Command(binary(t), "sweep", "crashloop", "--parallel", "1", "-o", "json", "--junit", junit,
 		"--set", "spec.pods[0].behavior.app.exit.after="+strings.Join(vals, ","))
 	var out bytes.Buffer
 	stderr, err := cmd.StderrPipe()
@@ -300,6 +301,14 @@ func TestSIGINTDuringSweepPrintsFinishedRows(t *testing.T) {
 			t.Errorf("row %d: %v with %d runs, want %s with 1", i, r.Values, r.Runs, want)
 		}
 	}
+	// The JUnit file holds the runs that finished, one case each, as the rows do.
+	data, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatalf("no JUnit file after SIGINT: %v", err)
+	}
+	if n := strings.Count(string(data), "<testcase "); n != len(res.Rows) {
+		t.Errorf("%d test cases in the JUnit file, want the %d runs printed", n, len(res.Rows))
+	}
 }
 
 // A grid above the cap is refused before anything runs; --max-runs raises the cap.
@@ -319,7 +328,9 @@ func TestSweepGridCap(t *testing.T) {
 	if code != exitInvalid || !strings.Contains(errOut, "more than 5 runs") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if _, errOut, code = nodesim(t, "sweep", "crashloop", "--set", "spec.pods[0].behavior.app.exit.after=5s,2m", "--seeds", "3", "--max-runs", "6"); code != 0 {
+	// Raised to 6, the grid runs (its 2m runs miss crashloop's expectations: --min-pass 0
+	// accepts them).
+	if _, errOut, code = nodesim(t, "sweep", "crashloop", "--set", "spec.pods[0].behavior.app.exit.after=5s,2m", "--seeds", "3", "--max-runs", "6", "--min-pass", "0"); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }

@@ -430,12 +430,11 @@ func TestDecodeAliasBomb(t *testing.T) {
 		ref := fmt.Sprintf("*a%d", i-1)
 		fmt.Fprintf(&b, "a%d: &a%d [%s%s]\n", i, i, strings.Repeat(ref+", ", 9), ref)
 	}
+	// No wall-clock bound here (it fails on a loaded machine): the decoder stops at its
+	// expansion budget, so the expansion error below is the proof; without the budget the
+	// test would never finish.
 	var out map[string]any
-	start := time.Now()
 	d := decodeYAML(t, b.String(), &out)
-	if elapsed := time.Since(start); elapsed > 10*time.Second {
-		t.Errorf("took %v", elapsed)
-	}
 	lines := errorLines(d)
 	if len(lines) != 1 || !strings.Contains(lines[0], "document too large after alias expansion") {
 		t.Errorf("errors = %q, want one expansion error", lines)

@@ -45,6 +45,15 @@ func (g *KubeletGates) Check(name string, value bool) string {
 	return ""
 }
 
+// CheckAll says what the kubelet says of the whole featureGates map, on a copy that is thrown
+// away: nil when it starts with them.
+func (g *KubeletGates) CheckAll(m map[string]bool) error {
+	if err := setFromMap(g.fg.DeepCopy(), logr.Discard(), m); err != nil {
+		return sorted(err)
+	}
+	return nil
+}
+
 // Set applies a config's featureGates as the kubelet does at start-up (SetFromMap),
 // keeping the warnings it would log. Errors that involve several gates (a gate enabled
 // whose dependency is disabled) come back sorted, so the same config gives the same words.
@@ -94,6 +103,9 @@ func (w *warnSink) Info(_ int, msg string, kv ...any) {
 func (w *warnSink) Error(error, string, ...any)    {}
 func (w *warnSink) WithValues(...any) logr.LogSink { return w }
 func (w *warnSink) WithName(string) logr.LogSink   { return w }
+
+// FeatureGate is the run's gates as upstream's own validators (logging, tracing) take them.
+func (g *KubeletGates) FeatureGate() featuregate.FeatureGate { return g.fg }
 
 // Enabled reports whether a gate is on for this run.
 func (g *KubeletGates) Enabled(name string) bool { return g.fg.Enabled(featuregate.Feature(name)) }

@@ -44,6 +44,12 @@ func IsPodLevelLimitsSet(pod *corev1.Pod, podLevelResources bool) bool {
 	return resourcehelper.IsPodLevelLimitsSet(withoutPodLevel(pod, podLevelResources))
 }
 
+// IsPodLevelResourcesSet reports whether the pod declares a pod-level request or limit of a
+// resource pod-level resources support, and the run honours them.
+func IsPodLevelResourcesSet(pod *corev1.Pod, podLevelResources bool) bool {
+	return resourcehelper.IsPodLevelResourcesSet(withoutPodLevel(pod, podLevelResources))
+}
+
 // PodRequests is upstream's effective pod request (component-helpers resource.PodRequests):
 // the sidecar-aware aggregate of the containers' requests, replaced by the pod-level request
 // for cpu and memory when set, plus pod overhead.

@@ -182,6 +182,11 @@ type Runtime struct {
 	systemMemory *usage.Program
 	systemDisk   *usage.Program
 	systemOrigin time.Duration
+	// keptLogs is the node's /var/log/pods as far as restart counts go: for each pod and
+	// container name, one more than the highest attempt of a removed container whose log
+	// files were kept (RemoveContainerKeepLogs). The kubelet reads it back
+	// (LogRestartCount) when it creates a container the runtime has no instance of.
+	keptLogs map[types.UID]map[string]int
 	// OnUsageChange is called whenever a process starts, stops or changes its usage
 	// programs (the kernel re-plans its memory limits).
 	OnUsageChange func()
@@ -200,6 +205,7 @@ func New(s *sim.Sim, cfg Config) *Runtime {
 		downUntil: -1,
 		overrides: map[string]*UsageOverride{},
 		pulledAt:  map[string]time.Duration{},
+		keptLogs:  map[types.UID]map[string]int{},
 	}
 	r.systemMemory = usage.Compile(cfg.SystemMemory, 0)
 	r.systemDisk = usage.Compile(cfg.SystemDisk, 0)
@@ -461,6 +467,24 @@ func (r *Runtime) ContainerSpec(id string) *corev1.Container {
 
 // RemoveContainer deletes an exited container.
 func (r *Runtime) RemoveContainer(id string, done func(err error)) {
+	r.removeContainer(id, false, done)
+}
+
+// RemoveContainerKeepLogs removes a container but leaves its log files on the node, as the
+// kubelet's RestartAllContainers reset does (removeContainer with keepLogs): the next
+// instance of that container then continues its restart count from them.
+func (r *Runtime) RemoveContainerKeepLogs(id string, done func(err error)) {
+	r.removeContainer(id, true, done)
+}
+
+// LogRestartCount is the restart count the kubelet gives a new instance of a container the
+// runtime holds none of (upstream calcRestartCountByLogDir): one more than the highest
+// attempt whose log file is still on the node, 0 without any.
+func (r *Runtime) LogRestartCount(uid types.UID, name string) int {
+	return r.keptLogs[uid][name]
+}
+
+func (r *Runtime) removeContainer(id string, keepLogs bool, done func(err error)) {
 	c := r.ctrs[id]
 	pod, name := r.names(c)
 	r.call("RemoveContainer", pod, name, r.cfg.Latency.RemoveContainer, func() {
@@ -473,6 +497,14 @@ func (r *Runtime) RemoveContainer(id string, done func(err error)) {
 			return
 		}
 		if c != nil {
+			if keepLogs {
+				logs := r.keptLogs[c.sandbox.uid]
+				if logs == nil {
+					logs = map[string]int{}
+					r.keptLogs[c.sandbox.uid] = logs
+				}
+				logs[c.spec.Name] = max(logs[c.spec.Name], c.attempt+1)
+			}
 			o := r.objects(c.sandbox.uid)
 			o.ctrs = removeFrom(o.ctrs, c)
 			r.touch(c.sandbox.uid)

@@ -80,6 +80,10 @@ type Manager struct {
 	lastObservations             SignalObservations
 	lastNotifierRefresh          time.Time
 	timer                        *sim.Timer
+	// hardLevelsRecorded is set once this manager's first pass has recorded its hard
+	// thresholds' levels: they follow from the configuration and the node's capacities,
+	// which do not change while the kubelet runs.
+	hardLevelsRecorded bool
 
 	// PodLevelResources is the run's PodLevelResources feature gate (v1.37 default on):
 	// pod-level requests are the pod's request when ranking.
@@ -222,6 +226,31 @@ func formatObservations(obs SignalObservations) string {
 	return strings.Join(parts, ",")
 }
 
+// hardLevels renders each hard threshold as the level its signal is compared with
+// (signal=bytes or count, percentages resolved against the observation's capacity), so that
+// a report can say how far above its hard threshold a signal stayed. With two hard
+// thresholds on one signal the higher level, the one met first, is kept.
+func hardLevels(ts []Threshold, obs SignalObservations) string {
+	levels := map[Signal]int64{}
+	for _, t := range ts {
+		o, ok := obs[t.Signal]
+		if !t.IsHard() || !ok {
+			continue
+		}
+		v := GetThresholdQuantity(t.Value, o.Capacity).Value()
+		if cur, seen := levels[t.Signal]; !seen || v > cur {
+			levels[t.Signal] = v
+		}
+	}
+	var parts []string
+	for _, s := range Signals() { // the signals' fixed order, not the map's
+		if v, ok := levels[s]; ok {
+			parts = append(parts, string(s)+"="+strconv.FormatInt(v, 10))
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
 func thresholdList(ts []Threshold) string {
 	var parts []string
 	for _, t := range ts {
@@ -280,6 +309,12 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 	if len(met) == 0 && len(conds) > 0 {
 		attrs = append(attrs, trace.Attr{Key: "held", Value: "pressure conditions kept for the transition period (" + m.cfg.PressureTransitionPeriod.String() + ")"})
 	}
+	if !m.hardLevelsRecorded {
+		m.hardLevelsRecorded = true
+		if levels := hardLevels(m.cfg.Thresholds, obs); levels != "" {
+			attrs = append(attrs, trace.Attr{Key: "hard", Value: levels})
+		}
+	}
 	m.clk.Record(&trace.Event{Kind: trace.EvictionPass, Name: "synchronize", Attrs: attrs, Reason: heldReason(len(held) > 0, len(met) == 0 && len(conds) > 0)})
 
 	if m.cfg.LocalStorageIsolation {
@@ -325,7 +360,7 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 				grace = *pod.Spec.TerminationGracePeriodSeconds
 			}
 		}
-		message, annotations := EvictionMessage(resourceToReclaim, pod, statsFn, ordered, obs)
+		message, annotations := EvictionMessage(resourceToReclaim, pod, statsFn, ordered, obs, m.PodLevelResources)
 		o := obs[threshold.Signal]
 		m.recordEviction(pod, threshold, o, grace, candidates, message, annotations)
 		m.evictPod(pod, grace, message, true, func() { done([]*corev1.Pod{pod}) })
@@ -378,7 +413,7 @@ func (m *Manager) recordEviction(pod *corev1.Pod, t Threshold, o SignalObservati
 		// The threshold path sets the DisruptionTarget condition (evictPod with condition).
 		{Key: "disruptionTarget", Value: disruptionTargetReason}}
 	// The Evicted event's annotations, in a fixed order.
-	for _, k := range []string{OffendingContainersKey, OffendingContainersUsageKey, StarvedResourceKey} {
+	for _, k := range []string{OffendingContainersKey, OffendingContainersUsageKey, OffendingPodKey, OffendingPodUsageKey, StarvedResourceKey} {
 		if v, ok := annotations[k]; ok {
 			attrs = append(attrs, trace.Attr{Key: "annotation." + k, Value: v})
 		}

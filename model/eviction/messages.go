@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"nodesim/internal/upstream"
 )
 
 // Message texts, worded as upstream's so that pod status and events read the same. Every
@@ -14,6 +16,7 @@ const (
 	nodeLowMessageFmt                   = "The node was low on resource: %v. "
 	thresholdMetMessageFmt              = "Threshold quantity: %v, available: %v. "
 	containerMessageFmt                 = "Container %s was using %s, request is %s, has larger consumption of %v. "
+	podMessageFmt                       = "Pod %s was using %s, request is %s, has larger consumption of %v. "
 	containerEphemeralStorageMessageFmt = "Container %s exceeded its local ephemeral storage limit %q. "
 	podEphemeralStorageMessageFmt       = "Pod ephemeral local storage usage exceeds the total limit of containers %s. "
 	emptyDirMessageFmt                  = "Usage of EmptyDir volume %q exceeds the limit %q. "
@@ -26,6 +29,11 @@ const (
 //   - "Threshold quantity: <q>, available: <a>. " from the first threshold (in the order
 //     given, which the manager passes sorted by ByEvictionPriority) whose signal reclaims
 //     this resource and has an observation;
+//   - for memory, when the pod sets pod-level resources and a pod-level memory request
+//     (gate PodLevelResources), "Pod <name> was using <u>, request is <r>, has larger
+//     consumption of memory. " with the pod's working set, whatever it is against the
+//     request (upstream does not compare them), and the annotations offending_pod and
+//     offending_pod_usage;
 //   - for memory and ephemeral-storage, one "Container <name> was using <u>, request is
 //     <r>, has larger consumption of <resource>. " per regular or init container whose
 //     usage (working set; writable layer plus logs) is strictly above its own request.
@@ -34,9 +42,8 @@ const (
 // annotations name the offending containers and their usage (comma-separated) and the
 // starved resource; a pod without stats gets no container lines and no annotations, as
 // upstream. Upstream walks containers in the stats' order; nodesim uses spec order
-// (regular containers, then init containers). Pod-level resources (the "Pod <name> was
-// using ..." line) are not modelled.
-func EvictionMessage(starved corev1.ResourceName, pod *corev1.Pod, stats StatsFunc, thresholds []Threshold, observations SignalObservations) (message string, annotations map[string]string) {
+// (regular containers, then init containers).
+func EvictionMessage(starved corev1.ResourceName, pod *corev1.Pod, stats StatsFunc, thresholds []Threshold, observations SignalObservations, podLevelResources bool) (message string, annotations map[string]string) {
 	annotations = map[string]string{}
 	message = fmt.Sprintf(nodeLowMessageFmt, starved)
 	for _, t := range thresholds {
@@ -54,6 +61,14 @@ func EvictionMessage(starved corev1.ResourceName, pod *corev1.Pod, stats StatsFu
 	st, ok := lookupStats(stats, pod)
 	if !ok {
 		return message, annotations
+	}
+	if starved == corev1.ResourceMemory && upstream.IsPodLevelResourcesSet(pod, podLevelResources) {
+		if request, ok := pod.Spec.Resources.Requests[corev1.ResourceMemory]; ok {
+			usage := resource.NewQuantity(st.MemoryWorkingSet, resource.BinarySI)
+			message += fmt.Sprintf(podMessageFmt, pod.Name, usage.String(), request.String(), starved)
+			annotations[OffendingPodKey] = pod.Name
+			annotations[OffendingPodUsageKey] = usage.String()
+		}
 	}
 	var offenders, usages []string
 	containers := make([]corev1.Container, 0, len(pod.Spec.Containers)+len(pod.Spec.InitContainers))

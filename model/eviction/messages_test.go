@@ -93,7 +93,7 @@ func TestEvictionMessage(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			msg, ann := EvictionMessage(tc.resource, tc.pod, tc.stats, tc.thresholds, tc.obs)
+			msg, ann := EvictionMessage(tc.resource, tc.pod, tc.stats, tc.thresholds, tc.obs, true)
 			if msg != tc.want {
 				t.Errorf("message\n got %q\nwant %q", msg, tc.want)
 			}
@@ -106,15 +106,51 @@ func TestEvictionMessage(t *testing.T) {
 	over := evStats(map[*corev1.Pod]*PodStats{pod: {Containers: map[string]ContainerStats{
 		"init": {MemoryWorkingSet: evMiB(20)}, "app": {MemoryWorkingSet: evMiB(150)},
 	}}})
-	if msg, ann := EvictionMessage(corev1.ResourceMemory, pod, over, nil, nil); msg != "The node was low on resource: memory. "+
+	if msg, ann := EvictionMessage(corev1.ResourceMemory, pod, over, nil, nil, true); msg != "The node was low on resource: memory. "+
 		"Container app was using 150Mi, request is 100Mi, has larger consumption of memory. "+
 		"Container init was using 20Mi, request is 10Mi, has larger consumption of memory. " || ann["offending_containers"] != "app,init" {
 		t.Errorf("init container: %q %v", msg, ann)
 	}
 	// Usage equal to the request is not "larger consumption".
 	equal := evStats(map[*corev1.Pod]*PodStats{pod: {Containers: map[string]ContainerStats{"app": {MemoryWorkingSet: evMiB(100)}}}})
-	if msg, _ := EvictionMessage(corev1.ResourceMemory, pod, equal, nil, nil); msg != "The node was low on resource: memory. " {
+	if msg, _ := EvictionMessage(corev1.ResourceMemory, pod, equal, nil, nil, true); msg != "The node was low on resource: memory. " {
 		t.Errorf("equal usage: %q", msg)
+	}
+}
+
+// A pod with pod-level resources: upstream prints its working set against its pod-level
+// memory request before the container lines, compared with nothing (here 300Mi against
+// 512Mi, below it, still printed), and names it in offending_pod / offending_pod_usage. The
+// line needs a pod-level memory request (a cpu-only one sets pod-level resources but prints
+// nothing), the memory resource, and the gate.
+func TestEvictionMessagePodLevelResources(t *testing.T) {
+	app := evCtr("app", evRL("memory", "100Mi"), nil)
+	pod := evPod("db", 0, app)
+	pod.Spec.Resources = &corev1.ResourceRequirements{Requests: evRL("memory", "512Mi", "cpu", "1")}
+	stats := evStats(map[*corev1.Pod]*PodStats{pod: {MemoryWorkingSet: evMiB(300), Containers: map[string]ContainerStats{
+		"app": {MemoryWorkingSet: evMiB(150)}}}})
+	th := []Threshold{{Signal: SignalMemoryAvailable, Value: evQty("1Gi")}}
+	obs := SignalObservations{SignalMemoryAvailable: {Available: evQ("500Mi"), Capacity: evQ("16Gi")}}
+	msg, ann := EvictionMessage(corev1.ResourceMemory, pod, stats, th, obs, true)
+	want := "The node was low on resource: memory. Threshold quantity: 1Gi, available: 500Mi. " +
+		"Pod db was using 300Mi, request is 512Mi, has larger consumption of memory. " +
+		"Container app was using 150Mi, request is 100Mi, has larger consumption of memory. "
+	if msg != want {
+		t.Errorf("message\n%q\nwant\n%q", msg, want)
+	}
+	wantAnn := map[string]string{"offending_pod": "db", "offending_pod_usage": "300Mi", "offending_containers": "app",
+		"offending_containers_usage": "150Mi", "starved_resource": "memory"}
+	if !reflect.DeepEqual(ann, wantAnn) {
+		t.Errorf("annotations %v, want %v", ann, wantAnn)
+	}
+	wantOff := "The node was low on resource: memory. Threshold quantity: 1Gi, available: 500Mi. " +
+		"Container app was using 150Mi, request is 100Mi, has larger consumption of memory. "
+	if msg, ann := EvictionMessage(corev1.ResourceMemory, pod, stats, th, obs, false); ann["offending_pod"] != "" || msg != wantOff {
+		t.Errorf("gate off: %q %v; want no pod line", msg, ann)
+	}
+	pod.Spec.Resources = &corev1.ResourceRequirements{Requests: evRL("cpu", "1")}
+	if _, ann := EvictionMessage(corev1.ResourceMemory, pod, stats, th, obs, true); ann["offending_pod"] != "" {
+		t.Errorf("cpu-only pod-level request: %v; want no offending_pod", ann)
 	}
 }
 

@@ -107,6 +107,10 @@ const (
 	OffendingContainersKey      = "offending_containers"
 	OffendingContainersUsageKey = "offending_containers_usage"
 	StarvedResourceKey          = "starved_resource"
+	// OffendingPodKey and OffendingPodUsageKey name a pod with pod-level resources and its
+	// memory working set, on a memory eviction.
+	OffendingPodKey      = "offending_pod"
+	OffendingPodUsageKey = "offending_pod_usage"
 )
 
 // SignalToNodeCondition is the node condition a met threshold on the signal raises, or ""

@@ -133,6 +133,11 @@ type Kubelet struct {
 	// PodLevelResources is the run's PodLevelResources feature gate (v1.37 default on):
 	// admission's resource fit counts pod-level requests.
 	PodLevelResources bool
+	// RestartGates are the run's ContainerRestartRules and
+	// RestartAllContainersOnContainerExits gates (v1.37: both on): they decide how the
+	// runtime manager, status generation and the prober read a container's restartPolicy
+	// and restartPolicyRules.
+	RestartGates kuberuntime.RestartGates
 }
 
 // ProbeManager is the prober's interface to the kubelet (upstream prober.Manager).
@@ -151,6 +156,10 @@ func New(s *sim.Sim, deps Dependencies) *Kubelet {
 		s: s, clk: s.Clock("syncLoop", sim.PrioritySyncLoop), deps: deps, cfg: cfg,
 		runtime: deps.Runtime, runtimeBackoff: runtimeErrorBackoffBase,
 		PodLevelResources: deps.Gates.Enabled("PodLevelResources"),
+		RestartGates: kuberuntime.RestartGates{
+			ContainerRestartRules:                deps.Gates.Enabled("ContainerRestartRules"),
+			RestartAllContainersOnContainerExits: deps.Gates.Enabled("RestartAllContainersOnContainerExits"),
+		},
 	}
 	kl.podConfig = podconfig.New(s, podconfig.FileSource, podconfig.ApiserverSource)
 	kl.sourcesReady = podconfig.NewSourcesReady(kl.podConfig.Sources())
@@ -169,10 +178,12 @@ func New(s *sim.Sim, deps Dependencies) *Kubelet {
 	kl.imageManager = images.NewImageManager(s, deps.Runtime, serialize, cfg.MaxParallelImagePulls)
 	kl.kubeRuntime = kuberuntime.NewManager(s, deps.Runtime, kl.imageManager, kl.livenessManager, kl.startupManager, deps.MemoryCapacity, podState{kl})
 	kl.kubeRuntime.PodLevelResources = kl.PodLevelResources
+	kl.kubeRuntime.Restart = kl.RestartGates
 	kl.podWorkers = podworkers.New(s, kl, kl.workQueue, kl.podCache, cfg.SyncFrequency.Duration)
 	kl.statusManager = status.NewManager(s, deps.API, kl.podWorkers)
 	kl.prober = prober.NewManager(s, kl.statusManager, probeRunner{deps.Runtime},
 		kl.livenessManager, kl.readinessManager, kl.startupManager, s.Now())
+	kl.prober.RestartGates = kl.RestartGates
 	kl.probeManager = kl.prober
 	kl.nodeStatus = newNodeStatus(kl)
 	kl.newEvictionManager()

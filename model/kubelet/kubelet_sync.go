@@ -33,15 +33,39 @@ func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *cor
 	if kl.probeManager != nil {
 		kl.probeManager.AddPod(pod)
 	}
-	kl.kubeRuntime.SyncPod(pod, podStatus, kl.crashLoop, func(result *kuberuntime.PodSyncResult) {
+	restartingAllContainers := false
+	if kl.RestartGates.RestartAll() {
+		for _, c := range apiStatus.Conditions {
+			if c.Type == corev1.AllContainersRestarting && c.Status == corev1.ConditionTrue {
+				restartingAllContainers = true
+			}
+		}
+	}
+	kl.kubeRuntime.SyncPod(pod, podStatus, kl.crashLoop, restartingAllContainers, func(result *kuberuntime.PodSyncResult) {
 		kl.reasonCache.Update(pod.UID, result)
 		err := result.Error()
 		if err == nil && len(result.SyncResults) > 0 {
 			// postSync: the sync acted, so ask PLEG to look at this pod at once.
 			kl.pleg.RequestRelist(pod.UID)
 		}
+		if restartingAllContainers && err == nil && removedAny(result) {
+			// The reset removed the pod's containers: sync again at once to start them,
+			// rather than wait for PLEG or the resync. That sync sees every container gone
+			// and clears AllContainersRestarting, so this does not repeat.
+			kl.podWorkers.UpdatePod(podworkers.UpdatePodOptions{Pod: pod, MirrorPod: mirrorPod, UpdateType: podworkers.SyncPodUpdate, StartTime: kl.clk.Now()})
+		}
 		done(false, err)
 	})
+}
+
+// removedAny reports whether a sync removed a container.
+func removedAny(result *kuberuntime.PodSyncResult) bool {
+	for _, r := range result.SyncResults {
+		if r.Action == kuberuntime.RemoveContainer && r.Error == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // reconcileMirrorPod makes sure a static pod has a mirror pod in the API server, so that
@@ -162,6 +186,9 @@ type probeState struct {
 	kl  *Kubelet
 	pod *corev1.Pod
 }
+
+// RestartGates gives status generation the run's restart-rule gates.
+func (p probeState) RestartGates() kuberuntime.RestartGates { return p.kl.RestartGates }
 
 func (p probeState) ChangeContainerStatusOnKubeletRestart() bool {
 	return p.kl.ChangeContainerStatusOnKubeletRestart

@@ -22,6 +22,8 @@ var modelledGates = map[string]bool{
 	"ChangeContainerStatusOnKubeletRestart": true, // a restarted kubelet resets Started/Ready
 	"PLEGOnDemandRelist":                    true, // locked on: the worker asks for a relist of its pod
 	"PodLevelResources":                     true, // spec.resources: QoS, oom_score_adj, admission, ranking, pod cgroup OOM
+	"ContainerRestartRules":                 true, // a container's restartPolicy and restartPolicyRules
+	"RestartAllContainersOnContainerExits":  true, // the RestartAllContainers rule action
 }
 
 // GateModelled reports whether the simulation reads the gate.

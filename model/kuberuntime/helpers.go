@@ -37,8 +37,11 @@ func IsRestartableInitContainer(c *corev1.Container) bool {
 	return c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
 }
 
-// ShouldContainerBeRestarted is upstream's rule for a container that is not running.
-func ShouldContainerBeRestarted(c *corev1.Container, pod *corev1.Pod, podStatus *container.PodStatus) bool {
+// ShouldContainerBeRestarted is upstream's rule for a container that is not running: never
+// once the pod is being deleted; always when it never ran, or is created or unknown; for an
+// exited container, with ContainerRestartRules its own policy and rules decide
+// (ContainerShouldRestart), else the pod's restart policy.
+func ShouldContainerBeRestarted(c *corev1.Container, pod *corev1.Pod, podStatus *container.PodStatus, g RestartGates) bool {
 	if pod.DeletionTimestamp != nil {
 		return false
 	}
@@ -52,8 +55,8 @@ func ShouldContainerBeRestarted(c *corev1.Container, pod *corev1.Pod, podStatus 
 	case container.StateUnknown, container.StateCreated:
 		return true
 	}
-	if IsRestartableInitContainer(c) {
-		return true
+	if g.ContainerRestartRules {
+		return ContainerShouldRestart(c, &pod.Spec, int32(status.ExitCode), g)
 	}
 	switch pod.Spec.RestartPolicy {
 	case corev1.RestartPolicyNever:

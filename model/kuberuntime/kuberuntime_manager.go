@@ -166,6 +166,9 @@ type Manager struct {
 	// PodLevelResources is the run's PodLevelResources feature gate (v1.37 default on):
 	// pod-level memory requests enter each container's oom_score_adj.
 	PodLevelResources bool
+	// Restart are the run's ContainerRestartRules and RestartAllContainersOnContainerExits
+	// gates (v1.37 defaults: both on).
+	Restart RestartGates
 }
 
 // PodStateProvider is the pod workers' view a sync needs (upstream podStateProvider).
@@ -182,15 +185,20 @@ var errSyncCancelled = errors.New("pod sync cancelled: pod termination requested
 // NewManager returns a runtime manager over the fake runtime; memoryCapacity is the
 // machine's memory, for oom_score_adj.
 func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageManager, liveness, startup ProbeResults, memoryCapacity int64, podState PodStateProvider) *Manager {
-	return &Manager{s: s, runtime: runtime, images: imageManager, livenessManager: liveness, startupManager: startup, memoryCapacity: memoryCapacity, podState: podState, PodLevelResources: true}
+	return &Manager{s: s, runtime: runtime, images: imageManager, livenessManager: liveness, startupManager: startup, memoryCapacity: memoryCapacity, podState: podState, PodLevelResources: true, Restart: DefaultRestartGates()}
 }
 
 // SyncPod drives the runtime towards the pod's spec (upstream kubeGenericRuntimeManager.SyncPod).
-func (m *Manager) SyncPod(pod *corev1.Pod, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, done func(*PodSyncResult)) {
+// restartAllContainers says the status the kubelet generated for this sync carries
+// AllContainersRestarting=True.
+func (m *Manager) SyncPod(pod *corev1.Pod, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, restartAllContainers bool, done func(*PodSyncResult)) {
 	result := &PodSyncResult{}
-	actions := m.computePodActions(pod, podStatus)
-	m.s.Record(&trace.Event{Kind: KindPodActions, Pod: container.Key(pod), Attrs: []trace.Attr{{Key: "actions", Value: actions.String(pod)}},
-		Reason: podActionsReason(actions.KillPod, podStatus)})
+	actions := m.computePodActions(pod, podStatus, restartAllContainers)
+	why := podActionsReason(actions.KillPod, podStatus)
+	if why == nil {
+		why = restartRulesReason(pod, podStatus, &actions, m.Restart)
+	}
+	m.s.Record(&trace.Event{Kind: KindPodActions, Pod: container.Key(pod), Attrs: []trace.Attr{{Key: "actions", Value: actions.String(pod)}}, Reason: why})
 
 	createSandbox := func() {
 		sandboxID := actions.SandboxID
@@ -241,7 +249,13 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podStatus *container.PodStatus, backO
 	var killNext func(i int)
 	killNext = func(i int) {
 		if i == len(kills) {
-			m.pruneInitContainersBeforeStart(pod, podStatus, createSandbox)
+			m.resetContainers(pod, actions.ContainersToReset, result, func(ok bool) {
+				if !ok {
+					done(result)
+					return
+				}
+				m.pruneInitContainersBeforeStart(pod, podStatus, createSandbox)
+			})
 			return
 		}
 		k := kills[i]
@@ -256,6 +270,50 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podStatus *container.PodStatus, backO
 		})
 	}
 	killNext(0)
+}
+
+// resetContainers is SyncPod's RestartAllContainers step: each instance in turn is killed
+// if it still runs, with no grace period (which killContainer raises to its 2s floor, and
+// which skips the preStop hook), then removed with its logs kept, so that its next instance
+// continues the restart count. A failed kill or removal ends the sync (ok false).
+func (m *Manager) resetContainers(pod *corev1.Pod, reset []ContainerToReset, result *PodSyncResult, done func(ok bool)) {
+	if len(reset) == 0 || !m.Restart.RestartAll() {
+		done(true)
+		return
+	}
+	var next func(i int)
+	next = func(i int) {
+		if i == len(reset) {
+			done(true)
+			return
+		}
+		r := reset[i]
+		remove := func() {
+			m.runtime.RemoveContainerKeepLogs(r.ID, func(err error) {
+				if err != nil {
+					result.add(RemoveContainer, r.Name, ErrRemoveContainer, err.Error())
+					done(false)
+					return
+				}
+				result.add(RemoveContainer, r.Name, nil, "")
+				next(i + 1)
+			})
+		}
+		if !r.Kill {
+			remove()
+			return
+		}
+		zero := int64(0)
+		m.killContainer(pod, r.ID, r.Name, r.Container, "killing", ReasonRestartAllContainers, &zero, func(err error) {
+			if err != nil {
+				result.add(RemoveContainer, r.Name, ErrKillContainer, err.Error())
+				done(false)
+				return
+			}
+			remove()
+		})
+	}
+	next(0)
 }
 
 func (m *Manager) startInitContainers(pod *corev1.Pod, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, sandboxID string, idx []int, result *PodSyncResult, done func(stop bool)) {
@@ -378,7 +436,9 @@ func (m *Manager) startContainer(pod *corev1.Pod, podStatus *container.PodStatus
 			done(errSyncCancelled.Error(), ErrCreateContainer)
 			return
 		}
-		restartCount := 0
+		// The runtime's newest instance gives the restart count; without one, the log files
+		// a RestartAllContainers reset kept do.
+		restartCount := m.runtime.LogRestartCount(pod.UID, c.Name)
 		if s := podStatus.FindContainerStatusByName(c.Name); s != nil {
 			restartCount = s.RestartCount + 1
 		}
@@ -439,6 +499,9 @@ func (m *Manager) killContainer(pod *corev1.Pod, id, name string, c *corev1.Cont
 	grace, source := terminationGracePeriod(pod, c, reason)
 	if gracePeriodOverride != nil {
 		grace, source = *gracePeriodOverride, "the pod worker"
+		if reason == ReasonRestartAllContainers {
+			source = "RestartAllContainers"
+		}
 	}
 	if message == "" {
 		message = fmt.Sprintf("Stopping container %s", name)
@@ -448,8 +511,11 @@ func (m *Manager) killContainer(pod *corev1.Pod, id, name string, c *corev1.Cont
 	if grace < minimumGracePeriodSec {
 		attrs = append(attrs, trace.Attr{Key: "graceRaisedTo", Value: fmt.Sprintf("%ds", minimumGracePeriodSec)})
 	}
-	m.s.Record(&trace.Event{Kind: KindKilling, Pod: container.Key(pod), Container: name, Attrs: attrs,
-		Reason: graceReason(grace, gracePeriodOverride != nil)})
+	why := graceReason(grace, gracePeriodOverride != nil)
+	if reason == ReasonRestartAllContainers {
+		why = resetGraceReason(grace)
+	}
+	m.s.Record(&trace.Event{Kind: KindKilling, Pod: container.Key(pod), Container: name, Attrs: attrs, Reason: why})
 	stop := func(grace int64) {
 		if grace < minimumGracePeriodSec {
 			grace = minimumGracePeriodSec
@@ -667,6 +733,16 @@ func podActionsReason(killPod bool, podStatus *container.PodStatus) *trace.Reaso
 		return nil
 	}
 	return trace.Because("killPodBeforeSandbox", "computePodActions asks for killPod whenever it must create a sandbox; a pod with no sandbox yet has nothing to stop, so the kill returns at once")
+}
+
+// resetGraceReason explains the grace of a kill by a RestartAllContainers reset.
+func resetGraceReason(grace int64) *trace.Reason {
+	text := fmt.Sprintf("grace %ds: a RestartAllContainers reset kills every running container with no grace period and no preStop hook", grace)
+	if grace < minimumGracePeriodSec {
+		text += fmt.Sprintf("; StopContainer is given at least %ds (minimumGracePeriodInSeconds)", minimumGracePeriodSec)
+	}
+	return trace.BecauseEach("gracePeriod", text, trace.Attr{Key: "grace", Value: strconv.FormatInt(grace, 10)},
+		trace.Attr{Key: "override", Value: "true"})
 }
 
 // graceReason says where a container's grace period came from and how StopContainer

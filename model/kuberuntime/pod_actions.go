@@ -22,6 +22,9 @@ const (
 	ReasonFailedPostStart KillReason = "FailedPostStartHook"
 	ReasonUnknown         KillReason = "Unknown"
 	ReasonSpecChanged     KillReason = "SpecChanged"
+	// ReasonRestartAllContainers: a container exited with a code matching one of its
+	// RestartAllContainers rules, and the pod's containers are reset.
+	ReasonRestartAllContainers KillReason = "RestartAllContainers"
 )
 
 // ContainerToKill is one container computePodActions wants stopped.
@@ -42,6 +45,10 @@ type PodActions struct {
 	InitContainersToStart []int
 	ContainersToStart     []int
 	ContainersToKill      map[string]ContainerToKill
+	// ContainersToReset are the runtime instances a RestartAllContainers reset kills (if
+	// running) and removes, in order: the regular containers, the init containers, then the
+	// instances that triggered the reset (regular, then init).
+	ContainersToReset []ContainerToReset
 }
 
 // KillList returns ContainersToKill ordered by container ID, so that runs are reproducible.
@@ -72,6 +79,13 @@ func (a *PodActions) String(pod *corev1.Pod) string {
 	for _, k := range a.KillList() {
 		parts = append(parts, "kill "+k.Name)
 	}
+	for _, r := range a.ContainersToReset {
+		if r.Kill {
+			parts = append(parts, "reset(kill, remove) "+r.Name)
+		} else {
+			parts = append(parts, "reset(remove) "+r.Name)
+		}
+	}
 	if len(parts) == 0 {
 		return "none"
 	}
@@ -84,8 +98,11 @@ type ProbeResults interface {
 }
 
 // computePodActions decides, from the spec and the cached runtime status, what to kill and
-// what to start (upstream computePodActions).
-func (m *Manager) computePodActions(pod *corev1.Pod, podStatus *container.PodStatus) PodActions {
+// what to start (upstream computePodActions). restartAllContainers says the pod's API status
+// carries AllContainersRestarting=True: then the only action is to reset every container
+// (kill what runs, remove every instance), and the sync after that starts the pod's
+// containers again from its first init container, in the same sandbox.
+func (m *Manager) computePodActions(pod *corev1.Pod, podStatus *container.PodStatus, restartAllContainers bool) PodActions {
 	createSandbox, attempt, sandboxID := PodSandboxChanged(pod, podStatus)
 	changes := PodActions{
 		KillPod:          createSandbox,
@@ -93,6 +110,16 @@ func (m *Manager) computePodActions(pod *corev1.Pod, podStatus *container.PodSta
 		SandboxID:        sandboxID,
 		Attempt:          attempt,
 		ContainersToKill: map[string]ContainerToKill{},
+	}
+
+	if m.Restart.RestartAll() && restartAllContainers {
+		sourceInit, targetInit := getContainersToReset(pod.Spec.InitContainers, podStatus)
+		source, target := getContainersToReset(pod.Spec.Containers, podStatus)
+		changes.ContainersToReset = append(changes.ContainersToReset, target...)
+		changes.ContainersToReset = append(changes.ContainersToReset, targetInit...)
+		changes.ContainersToReset = append(changes.ContainersToReset, source...)
+		changes.ContainersToReset = append(changes.ContainersToReset, sourceInit...)
+		return changes
 	}
 
 	if createSandbox {
@@ -104,7 +131,14 @@ func (m *Manager) computePodActions(pod *corev1.Pod, podStatus *container.PodSta
 		var toStart []int
 		for i := range pod.Spec.Containers {
 			c := &pod.Spec.Containers[i]
-			if pod.Spec.RestartPolicy == corev1.RestartPolicyOnFailure && containerSucceeded(c, podStatus) {
+			// A container that runs to success once (OnFailure: the container's own policy
+			// when it has one and ContainerRestartRules is on, else the pod's) is not
+			// started again in the new sandbox.
+			runOnce := pod.Spec.RestartPolicy == corev1.RestartPolicyOnFailure
+			if m.Restart.ContainerRestartRules && c.RestartPolicy != nil {
+				runOnce = *c.RestartPolicy == corev1.ContainerRestartPolicyOnFailure
+			}
+			if runOnce && containerSucceeded(c, podStatus) {
 				continue
 			}
 			toStart = append(toStart, i)
@@ -141,7 +175,7 @@ func (m *Manager) computePodActions(pod *corev1.Pod, podStatus *container.PodSta
 		c := &pod.Spec.Containers[i]
 		s := podStatus.FindContainerStatusByName(c.Name)
 		if s == nil || s.State != container.StateRunning {
-			if ShouldContainerBeRestarted(c, pod, podStatus) {
+			if ShouldContainerBeRestarted(c, pod, podStatus, m.Restart) {
 				changes.ContainersToStart = append(changes.ContainersToStart, i)
 				if s != nil && s.State == container.StateUnknown {
 					changes.ContainersToKill[s.ID] = ContainerToKill{ID: s.ID, Name: c.Name, Container: c,
@@ -151,6 +185,11 @@ func (m *Manager) computePodActions(pod *corev1.Pod, podStatus *container.PodSta
 			continue
 		}
 		restart := shouldRestartOnFailure(pod)
+		if m.Restart.ContainerRestartRules && c.RestartPolicy != nil {
+			// A probe kills a running container: there is no exit code for the rules yet,
+			// so only the container's own policy decides whether it runs again.
+			restart = *c.RestartPolicy != corev1.ContainerRestartPolicyNever
+		}
 		var message string
 		var reason KillReason
 		if containerChanged(c, s) {
@@ -264,6 +303,10 @@ func (m *Manager) computeInitContainerActions(pod *corev1.Pod, podStatus *contai
 				break
 			}
 			if isInitContainerFailed(s) {
+				restartOnFailure := restartOnFailure
+				if m.Restart.ContainerRestartRules {
+					restartOnFailure = ShouldContainerBeRestarted(c, pod, podStatus, m.Restart)
+				}
 				if !restartOnFailure {
 					changes.KillPod = true
 					changes.InitContainersToStart = nil
@@ -278,6 +321,11 @@ func (m *Manager) computeInitContainerActions(pod *corev1.Pod, podStatus *contai
 				changes.InitContainersToStart = append(changes.InitContainersToStart, i+1)
 			}
 		default: // unknown
+			restartOnFailure := restartOnFailure
+			if m.Restart.ContainerRestartRules && c.RestartPolicy != nil {
+				// No exit code to match rules against: the container's own policy decides.
+				restartOnFailure = *c.RestartPolicy != corev1.ContainerRestartPolicyNever
+			}
 			if !sidecar && !restartOnFailure {
 				changes.KillPod = true
 				changes.InitContainersToStart = nil

@@ -197,7 +197,7 @@ func runActionCases(t *testing.T, base func() (*corev1.Pod, *container.PodStatus
 				tc.status(pod, st)
 			}
 			m := &Manager{livenessManager: liveness, startupManager: startup}
-			got := m.computePodActions(pod, st)
+			got := m.computePodActions(pod, st, false)
 
 			var kills []string
 			for id, k := range got.ContainersToKill {

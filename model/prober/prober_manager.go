@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"nodesim/model/kuberuntime"
 	"nodesim/model/prober/results"
 	"nodesim/sim"
 )
@@ -59,6 +60,11 @@ type Manager struct {
 	// the container keeps the Started and Ready the previous kubelet reported, instead of
 	// going NotReady and through its startup probe again.
 	ChangeContainerStatusOnKubeletRestart bool
+	// RestartGates are the run's ContainerRestartRules and
+	// RestartAllContainersOnContainerExits gates: with the first on, a worker whose
+	// container exited keeps going only if the container's own policy and rules (or a
+	// RestartAllContainers reset) will run it again.
+	RestartGates kuberuntime.RestartGates
 }
 
 // KubeletRestartGracePeriod is how long before the kubelet's start a container must have
@@ -75,7 +81,7 @@ func (m *Manager) StartedBeforeKubeletRestart(startedAt time.Time) bool {
 // created within one period of the kubelet's start waits a random part of the period first.
 func NewManager(s *sim.Sim, status StatusProvider, runner Runner, liveness, readiness, startup *results.Manager, kubeletStartedAt time.Time) *Manager {
 	return &Manager{s: s, status: status, runner: runner, liveness: liveness, readiness: readiness, startup: startup,
-		kubeletStartedAt: kubeletStartedAt, workers: map[probeKey]*worker{}}
+		kubeletStartedAt: kubeletStartedAt, workers: map[probeKey]*worker{}, RestartGates: kuberuntime.DefaultRestartGates()}
 }
 
 // probeContainers are the containers probes run for: regular containers and sidecars.

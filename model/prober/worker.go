@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"nodesim/model/kuberuntime"
 	"nodesim/model/prober/results"
 	"nodesim/sim"
 	"nodesim/trace"
@@ -183,10 +184,15 @@ func (w *worker) doProbe() bool {
 	}
 	if c.State.Running == nil {
 		w.set(results.Failure)
-		if c.State.Terminated != nil && w.pod.Spec.RestartPolicy == corev1.RestartPolicyNever {
-			return false
+		// Stop once the container will not run again.
+		if c.State.Terminated == nil {
+			return true
 		}
-		return true
+		if g := w.m.RestartGates; g.ContainerRestartRules {
+			return kuberuntime.ContainerShouldRestart(w.container, &w.pod.Spec, c.State.Terminated.ExitCode, g) ||
+				(g.RestartAll() && kuberuntime.ShouldAllContainersRestart(w.pod, nil, &status))
+		}
+		return w.pod.Spec.RestartPolicy != corev1.RestartPolicyNever || kuberuntime.IsRestartableInitContainer(w.container)
 	}
 	if w.pod.DeletionTimestamp != nil && (w.probeType == Liveness || w.probeType == Startup) {
 		w.set(results.Success)

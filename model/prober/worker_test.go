@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"nodesim/model/kuberuntime"
 	"nodesim/model/prober/results"
 	"nodesim/sim"
 )
@@ -236,5 +237,33 @@ func TestAdoptedContainerKeepsItsResults(t *testing.T) {
 	h.probe(t)
 	if r, known := h.w.results.Get("c1"); !known || r != results.Failure {
 		t.Errorf("container started 5s before the kubelet: %s (known %v), want the initial Failure", r, known)
+	}
+}
+
+// A worker whose container has exited keeps going only while the container will run again
+// (upstream doProbe with ContainerRestartRules): in a restartPolicy Never pod, a container
+// with restartPolicy Never and Restart In [42] keeps its worker after exit 42 and loses it
+// after exit 1; with the gate off the pod's Never stops it after either.
+func TestWorkerStopsWhenTheContainerWillNotRestart(t *testing.T) {
+	for _, tc := range []struct {
+		code  int32
+		gates kuberuntime.RestartGates
+		keep  bool
+	}{
+		{42, kuberuntime.DefaultRestartGates(), true},
+		{1, kuberuntime.DefaultRestartGates(), false},
+		{42, kuberuntime.RestartGates{}, false},
+	} {
+		h := newHarness(Readiness, corev1.Probe{})
+		h.m.RestartGates = tc.gates
+		never := corev1.ContainerRestartPolicyNever
+		h.w.pod.Spec.RestartPolicy = corev1.RestartPolicyNever
+		h.w.container.RestartPolicy = &never
+		h.w.container.RestartPolicyRules = []corev1.ContainerRestartRule{{Action: corev1.ContainerRestartRuleActionRestart,
+			ExitCodes: &corev1.ContainerRestartRuleOnExitCodes{Operator: corev1.ContainerRestartRuleOnExitCodesOpIn, Values: []int32{42}}}}
+		h.status.st.ContainerStatuses[0].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: tc.code}}
+		if got := h.w.doProbe(); got != tc.keep {
+			t.Errorf("exit %d, gates %+v: worker keeps going = %v, want %v", tc.code, tc.gates, got, tc.keep)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"nodesim/internal/upstream"
 	"nodesim/model/container"
 	"nodesim/model/kuberuntime"
 )
@@ -62,6 +63,12 @@ const (
 	msgUnknownVanished    = "The container could not be located when the pod was deleted.  The container used to be Running"
 	msgUnknownState       = "The container could not be located when the pod was terminated"
 	msgInitCompletedGuess = "Unable to get init container status from container runtime and pod has been initialized, treat it as exited normally"
+	msgRestartingAll      = "The container is removed because RestartAllContainers in place"
+
+	// RestartAllContainersStarted is the reason of AllContainersRestarting=True: a container
+	// exited with a code matching one of its RestartAllContainers rules.
+	RestartAllContainersStarted = "RestartAllContainersStarted"
+	msgRestartAllStarted        = "container exited with restart policy rule"
 )
 
 // Reason is what the kubelet's reason cache holds for a container whose last start
@@ -101,6 +108,20 @@ type StartupResults interface {
 // restarted kubelet does not report it as not started again.
 type KubeletRestartGate interface {
 	ChangeContainerStatusOnKubeletRestart() bool
+}
+
+// RestartRules may be implemented by a ProbeState to give the run's ContainerRestartRules and
+// RestartAllContainersOnContainerExits gates. Without it status generation uses their v1.37
+// defaults (both on).
+type RestartRules interface {
+	RestartGates() kuberuntime.RestartGates
+}
+
+func restartGates(probes ProbeState) kuberuntime.RestartGates {
+	if r, ok := probes.(RestartRules); ok {
+		return r.RestartGates()
+	}
+	return kuberuntime.DefaultRestartGates()
 }
 
 func changesStatusOnKubeletRestart(probes ProbeState) bool {
@@ -355,7 +376,13 @@ func runtimeID(id string) string {
 
 // convertInstance turns one runtime container instance into an API status. old is the
 // container's previous API status, if any.
-func convertInstance(cs *container.Status, old *corev1.ContainerStatus, specImage string) *corev1.ContainerStatus {
+//
+// With RestartAllContainersOnContainerExits on (restartAll), the previous status carries
+// over what a reset's removal erased from the runtime: the restart count never falls, the
+// last termination comes from the previous status (its terminated state when the container
+// ID changed), and a running container whose previous status was terminated with a count
+// no lower than the runtime's counts one more restart.
+func convertInstance(cs *container.Status, old *corev1.ContainerStatus, specImage string, restartAll, podRestarting bool) *corev1.ContainerStatus {
 	cid := apiContainerID(cs.ID)
 	out := &corev1.ContainerStatus{
 		Name:         cs.Name,
@@ -366,9 +393,22 @@ func convertInstance(cs *container.Status, old *corev1.ContainerStatus, specImag
 	if out.Image == "" {
 		out.Image = specImage
 	}
+	if old != nil && restartAll {
+		if old.RestartCount > out.RestartCount {
+			out.RestartCount = old.RestartCount
+		}
+		if old.ContainerID != out.ContainerID && old.State.Terminated != nil {
+			out.LastTerminationState.Terminated = old.State.Terminated.DeepCopy()
+		} else if old.LastTerminationState.Terminated != nil {
+			out.LastTerminationState.Terminated = old.LastTerminationState.Terminated.DeepCopy()
+		}
+	}
 	switch {
 	case cs.State == container.StateRunning:
 		out.State.Running = &corev1.ContainerStateRunning{StartedAt: apiTime(cs.StartedAt)}
+		if restartAll && old != nil && old.State.Terminated != nil && old.RestartCount >= int32(cs.RestartCount) {
+			out.RestartCount = old.RestartCount + 1
+		}
 	case cs.State == container.StateCreated:
 		// Created but never started: waiting, with no reason.
 		out.State.Waiting = &corev1.ContainerStateWaiting{}
@@ -384,8 +424,12 @@ func convertInstance(cs *container.Status, old *corev1.ContainerStatus, specImag
 	case cs.State == container.StateUnknown && old != nil && old.State.Running != nil:
 		// It was running and the runtime lost track of it: it must have died. Do not let
 		// it look like a container that never ran.
+		reason := ContainerStatusUnknown
+		if restartAll && podRestarting {
+			reason = kuberuntime.RestartingAllContainers
+		}
 		out.State.Terminated = &corev1.ContainerStateTerminated{
-			Reason:   ContainerStatusUnknown,
+			Reason:   reason,
 			Message:  msgUnknownState,
 			ExitCode: 137,
 		}
@@ -408,7 +452,13 @@ func convertInstance(cs *container.Status, old *corev1.ContainerStatus, specImag
 // state, the one before it the last termination. Finally a container that will be
 // restarted and has a reason cache entry is shown Waiting with that reason (its
 // terminated state moves to the last termination).
-func ConvertToAPIContainerStatuses(pod *corev1.Pod, podStatus *container.PodStatus, previous []corev1.ContainerStatus, containers []corev1.Container, hasInitContainers, isInitContainer bool, reasons ReasonLookup) []corev1.ContainerStatus {
+//
+// podRestarting says the pod is in a RestartAllContainers reset (ShouldAllContainersRestart):
+// then, with RestartAllContainersOnContainerExits on, a container the reset removed whose
+// previous status was not waiting is Waiting with reason RestartingAllContainers, a last
+// termination of that reason (137), and one more restart.
+func ConvertToAPIContainerStatuses(pod *corev1.Pod, podStatus *container.PodStatus, previous []corev1.ContainerStatus, containers []corev1.Container, hasInitContainers, isInitContainer bool, reasons ReasonLookup, podRestarting bool, g kuberuntime.RestartGates) []corev1.ContainerStatus {
+	restartAll := g.RestartAll()
 	if podStatus == nil {
 		podStatus = &container.PodStatus{}
 	}
@@ -448,7 +498,17 @@ func ConvertToAPIContainerStatuses(pod *corev1.Pod, podStatus *container.PodStat
 			continue
 		}
 		o, ok := old[name]
-		if !ok || o.State.Terminated != nil || o.State.Running == nil {
+		if !ok {
+			continue
+		}
+		if restartAll && podRestarting && o.State.Waiting == nil {
+			st := statuses[name]
+			st.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: kuberuntime.RestartingAllContainers, Message: msgRestartingAll}}
+			st.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{Reason: kuberuntime.RestartingAllContainers, Message: msgRestartingAll, ExitCode: 137}
+			st.RestartCount = o.RestartCount + 1
+			continue
+		}
+		if o.State.Terminated != nil || o.State.Running == nil {
 			continue
 		}
 		st := statuses[name]
@@ -478,7 +538,7 @@ func ConvertToAPIContainerStatuses(pod *corev1.Pod, podStatus *container.PodStat
 		if o, ok := old[cs.Name]; ok {
 			oldPtr = &o
 		}
-		st := convertInstance(cs, oldPtr, specImage[cs.Name])
+		st := convertInstance(cs, oldPtr, specImage[cs.Name], restartAll, podRestarting)
 		if cs.State == container.StateRunning && oldPtr != nil && oldPtr.Started != nil {
 			v := *oldPtr.Started
 			st.Started = &v
@@ -510,7 +570,7 @@ func ConvertToAPIContainerStatuses(pod *corev1.Pod, podStatus *container.PodStat
 				continue
 			}
 		}
-		if !kuberuntime.ShouldContainerBeRestarted(c, pod, podStatus) || reasons == nil {
+		if !kuberuntime.ShouldContainerBeRestarted(c, pod, podStatus, g) || reasons == nil {
 			continue
 		}
 		r, ok := reasons(pod.UID, c.Name)
@@ -608,21 +668,23 @@ func GenerateAPIPodStatus(pod *corev1.Pod, podStatus *container.PodStatus, oldSt
 		s.QOSClass = pod.Status.QOSClass
 	}
 
+	g := restartGates(probes)
+	podRestarting := g.RestartAll() && kuberuntime.ShouldAllContainersRestart(pod, podStatus, old)
 	hasInit := len(pod.Spec.InitContainers) > 0
-	s.ContainerStatuses = ConvertToAPIContainerStatuses(pod, podStatus, old.ContainerStatuses, pod.Spec.Containers, hasInit, false, reasons)
+	s.ContainerStatuses = ConvertToAPIContainerStatuses(pod, podStatus, old.ContainerStatuses, pod.Spec.Containers, hasInit, false, reasons, podRestarting, g)
 	if hasInit {
-		s.InitContainerStatuses = ConvertToAPIContainerStatuses(pod, podStatus, old.InitContainerStatuses, pod.Spec.InitContainers, hasInit, true, reasons)
+		s.InitContainerStatuses = ConvertToAPIContainerStatuses(pod, podStatus, old.InitContainerStatuses, pod.Spec.InitContainers, hasInit, true, reasons, podRestarting, g)
 	}
 	if len(pod.Spec.EphemeralContainers) > 0 {
 		specs := make([]corev1.Container, 0, len(pod.Spec.EphemeralContainers))
 		for i := range pod.Spec.EphemeralContainers {
 			specs = append(specs, corev1.Container(pod.Spec.EphemeralContainers[i].EphemeralContainerCommon))
 		}
-		s.EphemeralContainerStatuses = ConvertToAPIContainerStatuses(pod, podStatus, old.EphemeralContainerStatuses, specs, hasInit, false, reasons)
+		s.EphemeralContainerStatuses = ConvertToAPIContainerStatuses(pod, podStatus, old.EphemeralContainerStatuses, specs, hasInit, false, reasons, podRestarting, g)
 	}
 
 	// Phase, made monotonic.
-	s.Phase = GetPhaseFromStatus(pod, &s, podIsTerminal, HasAnyActiveRegularContainerStarted(pod, podStatus))
+	s.Phase = GetPhaseFromStatus(pod, &s, podIsTerminal, HasAnyActiveRegularContainerStarted(pod, podStatus), g)
 	if !phaseIsTerminal(s.Phase) {
 		switch {
 		case phaseIsTerminal(old.Phase):
@@ -663,7 +725,15 @@ func GenerateAPIPodStatus(pod *corev1.Pod, podStatus *container.PodStatus, oldSt
 	all = append(all, s.InitContainerStatuses...)
 	all = append(all, s.ContainerStatuses...)
 	s.Conditions = append(s.Conditions, GeneratePodReadyToStartContainersCondition(pod, podStatus))
-	s.Conditions = append(s.Conditions, GeneratePodInitializedCondition(pod, s.ContainerStatuses, s.InitContainerStatuses, s.Phase))
+	initialized := GeneratePodInitializedCondition(pod, s.ContainerStatuses, s.InitContainerStatuses, s.Phase)
+	if g.RestartAll() && initialized.Reason == ContainersNotInitialized {
+		// Init containers that run again (a RestartAllContainers reset) do not
+		// un-initialize a pod that had initialized.
+		if prev := findCondition(old.Conditions, corev1.PodInitialized); prev != nil && prev.Status == corev1.ConditionTrue {
+			initialized.Status, initialized.Reason, initialized.Message = corev1.ConditionTrue, "", ""
+		}
+	}
+	s.Conditions = append(s.Conditions, initialized)
 	s.Conditions = append(s.Conditions, GeneratePodReadyCondition(pod, old, s.Conditions, all, s.Phase))
 	s.Conditions = append(s.Conditions, GenerateContainersReadyCondition(pod, old, all, s.Phase))
 	s.Conditions = append(s.Conditions, corev1.PodCondition{
@@ -671,6 +741,9 @@ func GenerateAPIPodStatus(pod *corev1.Pod, podStatus *container.PodStatus, oldSt
 		ObservedGeneration: ConditionObservedGeneration(pod, old),
 		Status:             corev1.ConditionTrue,
 	})
+	if g.RestartAll() && upstream.AllContainersCouldRestart(&pod.Spec) {
+		s.Conditions = append(s.Conditions, GenerateAllContainersRestartingCondition(pod, podStatus, old, s.Phase))
+	}
 	for i := range s.Conditions {
 		c := &s.Conditions[i]
 		if !kubeletOwnedConditions[c.Type] {
@@ -695,6 +768,26 @@ func GenerateAPIPodStatus(pod *corev1.Pod, podStatus *container.PodStatus, oldSt
 	normalizeContainerTimes(s.ContainerStatuses)
 	normalizeContainerTimes(s.EphemeralContainerStatuses)
 	return s
+}
+
+// GenerateAllContainersRestartingCondition computes AllContainersRestarting for a pod with a
+// RestartAllContainers rule: True (reason RestartAllContainersStarted) from the sync that
+// sees a container exit with a matching code until the sync that sees all of the pod's
+// containers removed; False otherwise (reason PodCompleted or PodFailed once the pod is
+// terminal).
+func GenerateAllContainersRestartingCondition(pod *corev1.Pod, podStatus *container.PodStatus, oldStatus *corev1.PodStatus, podPhase corev1.PodPhase) corev1.PodCondition {
+	cond := corev1.PodCondition{Type: corev1.AllContainersRestarting, Status: corev1.ConditionFalse}
+	switch {
+	case podPhase == corev1.PodSucceeded:
+		cond.Reason = PodCompleted
+	case podPhase == corev1.PodFailed:
+		cond.Reason = PodFailed
+	case !kuberuntime.ShouldAllContainersRestart(pod, podStatus, oldStatus):
+	case kuberuntime.AllContainersRestartCleanedUp(pod, podStatus):
+	default:
+		cond.Status, cond.Reason, cond.Message = corev1.ConditionTrue, RestartAllContainersStarted, msgRestartAllStarted
+	}
+	return cond
 }
 
 // applyProbes fills started and ready as the probe manager's UpdatePodStatus does.

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"nodesim/model/container"
+	"nodesim/model/kuberuntime"
 )
 
 // ---- builders for API container statuses ----
@@ -195,11 +196,11 @@ func TestGetPhase(t *testing.T) {
 				pod.Annotations = map[string]string{"kubernetes.io/config.source": "file"}
 			}
 			st := &corev1.PodStatus{InitContainerStatuses: tc.init, ContainerStatuses: tc.main}
-			if got := GetPhaseFromStatus(pod, st, tc.terminal, tc.initialized); got != tc.want {
+			if got := GetPhaseFromStatus(pod, st, tc.terminal, tc.initialized, kuberuntime.DefaultRestartGates()); got != tc.want {
 				t.Errorf("GetPhaseFromStatus = %s, want %s", got, tc.want)
 			}
 			info := append(append([]corev1.ContainerStatus(nil), tc.init...), tc.main...)
-			if got := GetPhase(pod, info, tc.terminal, tc.initialized); got != tc.want {
+			if got := GetPhase(pod, info, tc.terminal, tc.initialized, kuberuntime.DefaultRestartGates()); got != tc.want {
 				t.Errorf("GetPhase (init first) = %s, want %s", got, tc.want)
 			}
 		})
@@ -675,7 +676,7 @@ func TestConvertToAPIContainerStatuses(t *testing.T) {
 				reasons = fixedReasons(tc.reasons)
 			}
 			got := ConvertToAPIContainerStatuses(pod, &container.PodStatus{ID: pod.UID, ContainerStatuses: tc.runtime},
-				tc.previous, containers, len(pod.Spec.InitContainers) > 0, tc.init, reasons)
+				tc.previous, containers, len(pod.Spec.InitContainers) > 0, tc.init, reasons, false, kuberuntime.DefaultRestartGates())
 			if !apiequality.Semantic.DeepEqual(got, tc.want) {
 				t.Errorf("got %s\nwant %s", dump(got), dump(tc.want))
 			}

@@ -452,6 +452,9 @@ func mergePodStatus(oldStatus, newStatus *corev1.PodStatus, couldHaveRunningCont
 	owned := map[corev1.PodConditionType]bool{
 		corev1.ContainersReady: true, corev1.PodReady: true, corev1.PodInitialized: true,
 		corev1.PodReadyToStartContainers: true, corev1.PodScheduled: true, corev1.DisruptionTarget: true,
+		// Owned with RestartAllContainersOnContainerExits; without the gate the kubelet
+		// never generates it, so owning it always drops nothing another writer set.
+		corev1.AllContainersRestarting: true,
 	}
 	var conds []corev1.PodCondition
 	for _, c := range out.Conditions {
@@ -506,6 +509,10 @@ func statusAttrs(pod *corev1.Pod, st *corev1.PodStatus, version uint64) []trace.
 		for _, cs := range list {
 			attrs = append(attrs, trace.Attr{Key: "container/" + cs.Name, Value: ContainerSummary(&cs)})
 		}
+	}
+	// A pod with a RestartAllContainers rule carries the condition in every status.
+	if c := findCondition(st.Conditions, corev1.AllContainersRestarting); c != nil {
+		attrs = append(attrs, trace.Attr{Key: "condition/" + string(c.Type), Value: string(c.Status) + ":" + c.Reason})
 	}
 	return attrs
 }

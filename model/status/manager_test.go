@@ -45,3 +45,21 @@ func TestHasPodInitialized(t *testing.T) {
 		t.Errorf("initializedContainers kept %d, want at least the first", len(got))
 	}
 }
+
+// The kubelet owns AllContainersRestarting (PodConditionByKubelet with
+// RestartAllContainersOnContainerExits): its own value replaces the API's, so the condition
+// reaches the API server, and a stale True there does not survive the kubelet's False.
+func TestMergePodStatusOwnsAllContainersRestarting(t *testing.T) {
+	cond := func(s corev1.ConditionStatus) corev1.PodCondition {
+		return corev1.PodCondition{Type: corev1.AllContainersRestarting, Status: s}
+	}
+	old := &corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{cond(corev1.ConditionTrue), {Type: "example.com/Gate", Status: corev1.ConditionTrue}}}
+	merged := mergePodStatus(old, &corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{cond(corev1.ConditionFalse)}}, true)
+	var got []string
+	for _, c := range merged.Conditions {
+		got = append(got, string(c.Type)+"="+string(c.Status))
+	}
+	if len(got) != 2 || got[0] != "AllContainersRestarting=False" || got[1] != "example.com/Gate=True" {
+		t.Errorf("merged conditions %v; want the kubelet's AllContainersRestarting=False and the API's own gate", got)
+	}
+}

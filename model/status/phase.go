@@ -13,6 +13,9 @@ type phaseCounts struct {
 	// Regular (non-restartable) init containers.
 	initPending int
 	initFailed  int
+	// initFailedNotRestartable are failed init containers that will not run again
+	// (counted with ContainerRestartRules on).
+	initFailedNotRestartable int
 	// Sidecars that have not started yet (or whose state is unclear).
 	sidecarPending int
 	// Sidecars and regular containers.
@@ -21,6 +24,9 @@ type phaseCounts struct {
 	waiting   int
 	stopped   int
 	succeeded int
+	// stoppedNotRestartable are stopped regular containers that will not run again
+	// (counted with ContainerRestartRules on).
+	stoppedNotRestartable int
 }
 
 // findStatus returns the first status in list named name.
@@ -41,7 +47,14 @@ func terminatedWith(st corev1.ContainerState) (int32, bool) {
 	return st.Terminated.ExitCode, true
 }
 
-func countPhase(pod *corev1.Pod, info []corev1.ContainerStatus) phaseCounts {
+// restartable reports whether a container that ended with state t runs again: its restart
+// policy and rules say so, or a RestartAllContainers reset removed it.
+func restartable(c *corev1.Container, spec *corev1.PodSpec, t *corev1.ContainerStateTerminated, g kuberuntime.RestartGates) bool {
+	return kuberuntime.ContainerShouldRestart(c, spec, t.ExitCode, g) ||
+		(g.RestartAllContainersOnContainerExits && t.Reason == kuberuntime.RestartingAllContainers)
+}
+
+func countPhase(pod *corev1.Pod, info []corev1.ContainerStatus, g kuberuntime.RestartGates) phaseCounts {
 	var n phaseCounts
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
@@ -76,11 +89,17 @@ func countPhase(pod *corev1.Pod, info []corev1.ContainerStatus) phaseCounts {
 		case cs.State.Terminated != nil:
 			if cs.State.Terminated.ExitCode != 0 {
 				n.initFailed++
+				if g.ContainerRestartRules && !restartable(c, &pod.Spec, cs.State.Terminated, g) {
+					n.initFailedNotRestartable++
+				}
 			}
 		case cs.State.Waiting != nil:
 			if code, ok := terminatedWith(cs.LastTerminationState); ok {
 				if code != 0 {
 					n.initFailed++
+					if !restartable(c, &pod.Spec, cs.LastTerminationState.Terminated, g) {
+						n.initFailedNotRestartable++
+					}
 				}
 			} else {
 				n.initPending++
@@ -90,7 +109,8 @@ func countPhase(pod *corev1.Pod, info []corev1.ContainerStatus) phaseCounts {
 		}
 	}
 	for i := range pod.Spec.Containers {
-		cs, ok := findStatus(info, pod.Spec.Containers[i].Name)
+		c := &pod.Spec.Containers[i]
+		cs, ok := findStatus(info, c.Name)
 		switch {
 		case !ok:
 			n.unknown++
@@ -98,6 +118,9 @@ func countPhase(pod *corev1.Pod, info []corev1.ContainerStatus) phaseCounts {
 			n.running++
 		case cs.State.Terminated != nil:
 			n.stopped++
+			if g.ContainerRestartRules && !restartable(c, &pod.Spec, cs.State.Terminated, g) {
+				n.stoppedNotRestartable++
+			}
 			if cs.State.Terminated.ExitCode == 0 {
 				n.succeeded++
 			}
@@ -106,6 +129,9 @@ func countPhase(pod *corev1.Pod, info []corev1.ContainerStatus) phaseCounts {
 			// counts as stopped, not as waiting to start for the first time.
 			if cs.LastTerminationState.Terminated != nil {
 				n.stopped++
+				if g.ContainerRestartRules && !restartable(c, &pod.Spec, cs.LastTerminationState.Terminated, g) {
+					n.stoppedNotRestartable++
+				}
 			} else {
 				n.waiting++
 			}
@@ -117,20 +143,29 @@ func countPhase(pod *corev1.Pod, info []corev1.ContainerStatus) phaseCounts {
 }
 
 // GetPhase computes a pod's phase from the API statuses of its containers, as the
-// kubelet's getPhase (v1.37, without the ContainerRestartRules and
-// RestartAllContainersOnContainerExits alpha branches). info holds the statuses of both
-// the init containers and the regular containers (one list; names are unique in a pod).
+// kubelet's getPhase (v1.37). info holds the statuses of both the init containers and the
+// regular containers (one list; names are unique in a pod).
+//
+// With ContainerRestartRules on (g), whether a stopped container runs again is its own
+// business (ContainerShouldRestart, or a RestartAllContainers reset that removed it): a pod
+// fails once an init container failed for good, and a pod whose containers all stopped is
+// Running while any of them will restart, else Succeeded when all exited 0, else Failed.
+// Off, the pod's restart policy alone decides.
 //
 // podIsTerminal says the pod is being terminated for good (the pod worker is terminating
 // it): then a pod whose containers have all stopped is Succeeded or Failed whatever its
 // restart policy (static pods excepted). podHasInitialized says a regular container of
 // the current sandbox has started (see HasAnyActiveRegularContainerStarted): it keeps a
 // restarting sidecar from sending an initialized pod back to Pending.
-func GetPhase(pod *corev1.Pod, info []corev1.ContainerStatus, podIsTerminal, podHasInitialized bool) corev1.PodPhase {
-	n := countPhase(pod, info)
+func GetPhase(pod *corev1.Pod, info []corev1.ContainerStatus, podIsTerminal, podHasInitialized bool, g kuberuntime.RestartGates) corev1.PodPhase {
+	n := countPhase(pod, info, g)
 	policy := pod.Spec.RestartPolicy
 
-	if n.initFailed > 0 && policy == corev1.RestartPolicyNever {
+	if g.ContainerRestartRules {
+		if n.initFailedNotRestartable > 0 {
+			return corev1.PodFailed
+		}
+	} else if n.initFailed > 0 && policy == corev1.RestartPolicyNever {
 		return corev1.PodFailed
 	}
 	switch {
@@ -141,6 +176,16 @@ func GetPhase(pod *corev1.Pod, info []corev1.ContainerStatus, podIsTerminal, pod
 	case n.running == 0 && n.stopped > 0 && n.unknown == 0:
 		if podIsTerminal && !isStaticPod(pod) {
 			if n.stopped == n.succeeded {
+				return corev1.PodSucceeded
+			}
+			return corev1.PodFailed
+		}
+		if g.ContainerRestartRules {
+			switch {
+			case n.stopped != n.stoppedNotRestartable:
+				// At least one container is being restarted.
+				return corev1.PodRunning
+			case n.stopped == n.succeeded:
 				return corev1.PodSucceeded
 			}
 			return corev1.PodFailed
@@ -164,14 +209,14 @@ func GetPhase(pod *corev1.Pod, info []corev1.ContainerStatus, podIsTerminal, pod
 
 // GetPhaseFromStatus is GetPhase over an API pod status (its init and regular container
 // statuses).
-func GetPhaseFromStatus(pod *corev1.Pod, st *corev1.PodStatus, podIsTerminal, podHasInitialized bool) corev1.PodPhase {
+func GetPhaseFromStatus(pod *corev1.Pod, st *corev1.PodStatus, podIsTerminal, podHasInitialized bool, g kuberuntime.RestartGates) corev1.PodPhase {
 	if st == nil {
-		return GetPhase(pod, nil, podIsTerminal, podHasInitialized)
+		return GetPhase(pod, nil, podIsTerminal, podHasInitialized, g)
 	}
 	info := make([]corev1.ContainerStatus, 0, len(st.ContainerStatuses)+len(st.InitContainerStatuses))
 	info = append(info, st.ContainerStatuses...)
 	info = append(info, st.InitContainerStatuses...)
-	return GetPhase(pod, info, podIsTerminal, podHasInitialized)
+	return GetPhase(pod, info, podIsTerminal, podHasInitialized, g)
 }
 
 // HasAnyActiveRegularContainerStarted reports whether a regular container of the pod's

@@ -1,0 +1,125 @@
+package reports
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"nodesim/trace"
+)
+
+// SignalHeadroom is how close one eviction signal came to its hard threshold during a run:
+// the lowest value the eviction manager observed in its passes, when it first observed it,
+// the level of the signal's hard threshold, and the margin between the two. It is what the
+// kubelet saw, pass by pass (every evictionMonitoringPeriod), not the kernel's continuous
+// figure: a dip between two passes that no pass saw is not in it.
+type SignalHeadroom struct {
+	// Signal is the eviction signal (memory.available, nodefs.available, ...).
+	Signal string `json:"signal"`
+	// Lowest is the lowest observation: bytes, or a count for inodesFree and pid.available.
+	Lowest int64 `json:"lowest"`
+	// At is when a pass first observed Lowest, in seconds since the scenario started.
+	At float64 `json:"at"`
+	// Threshold is the hard threshold's level in the same unit, a percentage resolved
+	// against the signal's capacity as the eviction manager resolves it.
+	Threshold int64 `json:"threshold"`
+	// Above is Lowest minus Threshold: negative when the signal went below its threshold.
+	Above int64 `json:"above"`
+}
+
+// Headroom returns, for every signal with a hard threshold that an eviction pass observed
+// during the run (from time 0), its headroom, in the eviction manager's order of signals
+// (memory.available first, then nodefs.available, ...). It is empty when no hard threshold
+// is configured or no pass ran.
+func Headroom(r *Report) []SignalHeadroom {
+	return append([]SignalHeadroom(nil), r.headroom...)
+}
+
+// HeadroomOf returns the headroom of one signal, and whether it has one.
+func HeadroomOf(r *Report, signal string) (SignalHeadroom, bool) {
+	for _, h := range r.headroom {
+		if h.Signal == signal {
+			return h, true
+		}
+	}
+	return SignalHeadroom{}, false
+}
+
+// headroomState follows the eviction passes for Headroom: the hard levels the manager
+// recorded, and the lowest observation of each signal so far. Its size is bounded by the
+// number of signals.
+type headroomState struct {
+	levels map[string]int64
+	order  []string // signals in the order the manager lists its hard levels
+	lowest map[string]lowestObservation
+}
+
+type lowestObservation struct {
+	value int64
+	at    time.Duration
+}
+
+// evictionLevels notes the "hard" attr of a pass, which the manager's first pass carries;
+// it is read even before time 0, since the kubelet's eviction manager starts during boot.
+func (h *headroomState) evictionLevels(e *trace.Event) {
+	hard := e.Attr("hard")
+	if hard == "" {
+		return
+	}
+	if h.levels == nil {
+		h.levels = map[string]int64{}
+	}
+	for _, kv := range splitList(hard, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		n, err := strconv.ParseInt(v, 10, 64)
+		if !ok || err != nil {
+			continue
+		}
+		if _, seen := h.levels[k]; !seen {
+			h.order = append(h.order, k)
+		}
+		h.levels[k] = n
+	}
+}
+
+// observe keeps the lowest value of each signal a pass observed ("signals" attr, quantities
+// as the manager printed them); ties keep the earlier pass.
+func (h *headroomState) observe(e *trace.Event) {
+	sig := e.Attr("signals")
+	if sig == "" {
+		return
+	}
+	if h.lowest == nil {
+		h.lowest = map[string]lowestObservation{}
+	}
+	for _, kv := range splitList(sig, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		q, err := resource.ParseQuantity(v)
+		if err != nil {
+			continue
+		}
+		n := q.Value()
+		if cur, seen := h.lowest[k]; !seen || n < cur.value {
+			h.lowest[k] = lowestObservation{value: n, at: e.At}
+		}
+	}
+}
+
+// finish lists the signals that have both a hard level and an observation.
+func (h *headroomState) finish() []SignalHeadroom {
+	var out []SignalHeadroom
+	for _, s := range h.order {
+		low, ok := h.lowest[s]
+		if !ok {
+			continue
+		}
+		level := h.levels[s]
+		out = append(out, SignalHeadroom{Signal: s, Lowest: low.value, At: secs(low.at), Threshold: level, Above: low.value - level})
+	}
+	return out
+}
