@@ -111,3 +111,29 @@ func TestDeployJobsRunAsShipped(t *testing.T) {
 		t.Errorf("merge with slice 3 missing: exit %d\n%s", code, errOut)
 	}
 }
+
+// The object-storage variant's shard (an init container) runs as shipped and writes the file
+// its upload container sends.
+func TestDeployS3JobShardRuns(t *testing.T) {
+	var cm corev1.ConfigMap
+	var job batchv1.Job
+	readManifest(t, "scenario-configmap.yaml", &cm)
+	readManifest(t, "sweep-job-s3.yaml", &job)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "scenario.yaml"), []byte(cm.Data["scenario.yaml"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	expand := strings.NewReplacer("$(JOB_COMPLETION_INDEX)", "5", "/scenario/", dir+"/", "/slice/", dir+"/", "--seeds=25", "--seeds=1")
+	var shard []string
+	for _, a := range job.Spec.Template.Spec.InitContainers[0].Args {
+		shard = append(shard, expand.Replace(a))
+	}
+	if _, errOut, code := nodesim(t, shard...); code != 0 {
+		t.Fatalf("nodesim %s: exit %d\n%s", strings.Join(shard, " "), code, errOut)
+	}
+	upload := job.Spec.Template.Spec.Containers[0].Args
+	sent := expand.Replace(upload[2])
+	if _, err := os.Stat(sent); err != nil {
+		t.Errorf("the upload container sends %s, which the shard did not write: %v", upload[2], err)
+	}
+}
