@@ -134,7 +134,7 @@ or SIGTERM.`,
 		"let kubeletConfigFile and podFiles name files outside the scenario's directory")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRunCmd(stdout, stderr, sig), newValidateCmd(stdout, stderr), newSweepCmd(stdout, stderr, sig), newScenariosCmd(stdout), newVersionCmd(stdout), newExplainCmd(stdout, stderr))
+	root.AddCommand(newRunCmd(stdout, stderr, sig), newValidateCmd(stdout, stderr), newSweepCmd(stdout, stderr, sig), newScenariosCmd(stdout), newVersionCmd(stdout), newExplainCmd(stdout, stderr), newImportCmd(stdout, stderr))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return invalid(fmt.Errorf("%v\nRun '%s --help' for usage.", err, c.CommandPath()))
 	})

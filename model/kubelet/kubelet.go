@@ -290,8 +290,15 @@ func (kl *Kubelet) updateRuntimeUp() {
 // nodeAllocatable is capacity minus reserved resources minus the hard memory eviction
 // threshold (upstream container manager's GetNodeAllocatableAbsolute).
 func (kl *Kubelet) nodeAllocatable() corev1.ResourceList {
+	return NodeAllocatable(kl.deps.Node.Capacity, kl.cfg)
+}
+
+// NodeAllocatable is what a node of this capacity with this configuration has allocatable:
+// capacity minus systemReserved and kubeReserved minus the hard eviction thresholds on
+// memory and the node filesystem. The importer compares it with a live Node's.
+func NodeAllocatable(capacity corev1.ResourceList, cfg *kubeletconfigv1beta1.KubeletConfiguration) corev1.ResourceList {
 	out := corev1.ResourceList{}
-	for name, q := range kl.deps.Node.Capacity {
+	for name, q := range capacity {
 		out[name] = q.DeepCopy()
 	}
 	sub := func(name corev1.ResourceName, s string) {
@@ -307,7 +314,7 @@ func (kl *Kubelet) nodeAllocatable() corev1.ResourceList {
 			out[name] = cur
 		}
 	}
-	for _, m := range []map[string]string{kl.cfg.SystemReserved, kl.cfg.KubeReserved} {
+	for _, m := range []map[string]string{cfg.SystemReserved, cfg.KubeReserved} {
 		for _, k := range sortedStringKeys(m) {
 			sub(corev1.ResourceName(k), m[k])
 		}
@@ -318,14 +325,14 @@ func (kl *Kubelet) nodeAllocatable() corev1.ResourceList {
 		signal string
 		name   corev1.ResourceName
 	}{{"memory.available", corev1.ResourceMemory}, {"nodefs.available", corev1.ResourceEphemeralStorage}} {
-		v, ok := kl.cfg.EvictionHard[r.signal]
+		v, ok := cfg.EvictionHard[r.signal]
 		if !ok || v == "" {
 			continue
 		}
 		if pct, isPct := strings.CutSuffix(v, "%"); isPct {
 			// As upstream: the percentage parsed as a float32 fraction, times the capacity.
 			f, err := strconv.ParseFloat(pct, 32)
-			capQ, has := kl.deps.Node.Capacity[r.name]
+			capQ, has := capacity[r.name]
 			if err != nil || !has {
 				continue
 			}
