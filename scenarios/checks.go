@@ -193,11 +193,9 @@ func (l *loader) checkEvents() {
 				if e.Pod.Name != target.Pod.Name || e.Pod.Namespace != target.Pod.Namespace {
 					l.d.ErrorAt(p+".pod.metadata", "the updated pod must keep the name %s", target.Key())
 				}
-				if l.checkPodSpec(e.Pod, p+".pod") {
-					DefaultPod(e.Pod, e.At.Duration)
-					e.Pod.UID = target.Pod.UID
-					e.Pod.CreationTimestamp = target.Pod.CreationTimestamp
-				}
+				e.Pod.UID = target.Pod.UID
+				e.Pod.CreationTimestamp = target.Pod.CreationTimestamp
+				l.admitUpdate(e.Pod, target.Source == api.SourceFile, prefixMapper(p+".pod"))
 			}
 		case "setUsage":
 			target := l.podRef(p+".setUsage.pod", e.SetUsage.Pod)

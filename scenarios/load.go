@@ -181,6 +181,9 @@ type loader struct {
 
 	pods    map[string]*Pod           // by namespace/name
 	classes *upstream.PriorityClasses // built on first use by priorityClasses
+	// defaultGates are the v1.37 default gates, for validating pods when the config's own
+	// could not be set.
+	defaultGates *upstream.KubeletGates
 }
 
 func (l *loader) load() {
