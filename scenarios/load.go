@@ -184,6 +184,8 @@ type loader struct {
 	// defaultGates are the v1.37 default gates, for validating pods when the config's own
 	// could not be set.
 	defaultGates *upstream.KubeletGates
+	// workloadPods are the pods made from inline workloads, by namespace/name.
+	workloadPods map[string]bool
 }
 
 func (l *loader) load() {

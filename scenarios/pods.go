@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -38,8 +39,12 @@ func (l *loader) loadPods() {
 		default:
 			l.oneOf(path+".source", e.Source, api.SourceAPI, api.SourceFile)
 		}
-		if lookup(l.item(i, "spec", "pods"), "pod") == nil {
-			l.required(path, "pod", " (a v1.Pod manifest)")
+		w, ok := l.entryWorkload(i, path)
+		if !ok {
+			continue
+		}
+		if w != nil {
+			l.loadWorkload(e, w, path)
 			continue
 		}
 		replicas := 1
@@ -217,6 +222,11 @@ type filePod struct {
 	d      *strictyaml.Decoder
 	prefix string // where the pod is written in its document ("" or "items[3]")
 	entry  string
+	// A pod made from a workload: when it is delivered, and where its errors go (its
+	// workload's template, each problem once for all the workload's pods).
+	at      time.Duration
+	mapPath pathMapper
+	errorAt func(path, format string, args ...any)
 }
 
 // podList is a v1 List or PodList, as `kubectl get pods -o yaml` writes it.
@@ -267,6 +277,10 @@ func (l *loader) readPodFiles() []filePod {
 				}
 				switch kind {
 				case "List", "PodList":
+					if kind == "List" && listHasWorkloads(root) {
+						out = append(out, l.fileListItems(d, root, path)...)
+						break
+					}
 					list := &podList{}
 					d.Decode(root, "", list)
 					for j := range list.Items {
@@ -289,7 +303,11 @@ func (l *loader) readPodFiles() []filePod {
 					d.Decode(root, "", pod)
 					out = append(out, l.filePod(d, pod, "", path)...)
 				default:
-					d.ErrorAt("kind", "kind %q is not a Pod, List, PodList or PriorityClass", kind)
+					if wk, ok := workloadByKind(kind); ok {
+						out = append(out, l.fileWorkload(d, root, "", wk, path)...)
+						break
+					}
+					d.Errorf(lookup(root, "kind"), "kind", "kind %q is not a Pod, List, PodList, PriorityClass, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job or CronJob", kind)
 				}
 				l.extra = append(l.extra, d.Errors...)
 			}
@@ -324,7 +342,11 @@ func (l *loader) filePod(d *strictyaml.Decoder, pod *corev1.Pod, prefix, entry s
 func (l *loader) loadPodFiles(pods []filePod) {
 	for _, fp := range pods {
 		n := len(fp.d.Errors)
-		l.addPod(Pod{Source: api.SourceAPI, Pod: fp.pod}, fp.entry, prefixMapper(fp.prefix), fp.d.ErrorAt)
+		mapPath, errorAt := fp.mapPath, fp.errorAt
+		if mapPath == nil {
+			mapPath, errorAt = prefixMapper(fp.prefix), fp.d.ErrorAt
+		}
+		l.addPod(Pod{At: fp.at, Source: api.SourceAPI, Pod: fp.pod}, fp.entry, mapPath, errorAt)
 		l.extra = append(l.extra, fp.d.Errors[n:]...)
 	}
 }

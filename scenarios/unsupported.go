@@ -34,7 +34,8 @@ func (l *loader) refuseUnsupported() {
 		inline[e.Pod.Name] = true
 	}
 	for _, p := range l.out.Pods {
-		if inline[p.Pod.Name] || inline[strings.TrimSuffix(p.Pod.Name, replicaSuffix(p.Pod.Name))] {
+		// Inline entries and inline workloads are checked where they are written.
+		if inline[p.Pod.Name] || inline[strings.TrimSuffix(p.Pod.Name, replicaSuffix(p.Pod.Name))] || l.workloadPods[p.Key()] {
 			continue
 		}
 		for _, c := range append(append([]corev1.Container{}, p.Pod.Spec.InitContainers...), p.Pod.Spec.Containers...) {
