@@ -334,6 +334,17 @@ func (l *loader) filePod(d *strictyaml.Decoder, pod *corev1.Pod, prefix, entry s
 	pod.ManagedFields = nil
 	pod.SelfLink = ""
 	pod.Spec.NodeName = ""
+	// The same bounds as an inline pod's seconds counts (checkGraceSeconds).
+	maxSecs := int64(MaxDuration / time.Second)
+	sp := prefixMapper(prefix)("spec")
+	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil && *g > maxSecs {
+		d.ErrorAt(sp+".terminationGracePeriodSeconds", "terminationGracePeriodSeconds %d is out of range (at most %d, a year)", *g, maxSecs)
+		return nil
+	}
+	if a := pod.Spec.ActiveDeadlineSeconds; a != nil && *a > maxSecs {
+		d.ErrorAt(sp+".activeDeadlineSeconds", "activeDeadlineSeconds %d is out of range (at most %d, a year)", *a, maxSecs)
+		return nil
+	}
 	return []filePod{{pod: pod, d: d, prefix: prefix, entry: entry}}
 }
 

@@ -319,6 +319,9 @@ func (l *loader) expandWorkload(obj any, src workloadSource) ([]Pod, *corev1.Pod
 		return nil, nil
 	}
 	meta := objectMeta(obj)
+	if !checkWorkloadBounds(obj, src) {
+		return nil, nil
+	}
 	newPod := func(t *corev1.PodTemplateSpec, name, generateName string, owner metav1.OwnerReference, extra map[string]string) *corev1.Pod {
 		labels := maps.Clone(t.Labels)
 		if labels == nil && len(extra) > 0 {
@@ -686,4 +689,76 @@ func (l *loader) fileListItems(d *strictyaml.Decoder, root *yaml.Node, entry str
 		}
 	}
 	return out
+}
+
+// maxWorkloadPods bounds the pods one workload makes, as replicas bounds an entry's.
+const maxWorkloadPods = 1000
+
+// checkWorkloadBounds holds a workload to the bounds every scenario value is held to: at most
+// maxWorkloadPods replicas, and template seconds counts that stay finite as durations. It
+// refuses the Job fields only a running Job controller acts on.
+func checkWorkloadBounds(obj any, src workloadSource) bool {
+	ok := true
+	var replicas *int32
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		replicas = o.Spec.Replicas
+	case *appsv1.ReplicaSet:
+		replicas = o.Spec.Replicas
+	case *appsv1.StatefulSet:
+		replicas = o.Spec.Replicas
+	case *batchv1.Job:
+		ok = refuseJobControllerFields(&o.Spec, src, "spec.") && ok
+	case *batchv1.CronJob:
+		ok = refuseJobControllerFields(&o.Spec.JobTemplate.Spec, src, "spec.jobTemplate.spec.") && ok
+	}
+	if replicas != nil && *replicas > maxWorkloadPods {
+		src.errorAt(src.path("spec.replicas"), "replicas %d is above the %d-pod limit of a workload", *replicas, maxWorkloadPods)
+		ok = false
+	}
+	tmpl := templateOf(obj)
+	maxSecs := int64(MaxDuration / time.Second)
+	tp := src.path(templatePath(obj) + ".spec")
+	if g := tmpl.Spec.TerminationGracePeriodSeconds; g != nil && *g > maxSecs {
+		src.errorAt(tp+".terminationGracePeriodSeconds", "terminationGracePeriodSeconds %d is out of range (at most %d, a year)", *g, maxSecs)
+		ok = false
+	}
+	if a := tmpl.Spec.ActiveDeadlineSeconds; a != nil && *a > maxSecs {
+		src.errorAt(tp+".activeDeadlineSeconds", "activeDeadlineSeconds %d is out of range (at most %d, a year)", *a, maxSecs)
+		ok = false
+	}
+	return ok
+}
+
+// refuseJobControllerFields refuses the Job fields whose effect is the Job controller's
+// work after its pods exist, which nodesim does not model.
+func refuseJobControllerFields(spec *batchv1.JobSpec, src workloadSource, at string) bool {
+	ok := true
+	if spec.ActiveDeadlineSeconds != nil {
+		src.errorAt(src.path(at+"activeDeadlineSeconds"), "activeDeadlineSeconds: the Job controller terminating its pods at the deadline is not modelled")
+		ok = false
+	}
+	if spec.PodFailurePolicy != nil {
+		src.errorAt(src.path(at+"podFailurePolicy"), "podFailurePolicy: the Job controller's handling of failed pods is not modelled")
+		ok = false
+	}
+	return ok
+}
+
+func templateOf(obj any) *corev1.PodTemplateSpec {
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		return &o.Spec.Template
+	case *appsv1.ReplicaSet:
+		return &o.Spec.Template
+	case *appsv1.StatefulSet:
+		return &o.Spec.Template
+	case *appsv1.DaemonSet:
+		return &o.Spec.Template
+	case *batchv1.Job:
+		return &o.Spec.Template
+	case *batchv1.CronJob:
+		return &o.Spec.JobTemplate.Spec.Template
+	}
+	return &corev1.PodTemplateSpec{}
 }

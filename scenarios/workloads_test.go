@@ -212,3 +212,25 @@ const (
 	dbRevisionHash = "67b4f96ddc"
 	dsTemplateHash = "75c79c9fcb"
 )
+
+// Every count a workload or a pod file gives is bounded as an inline pod's is: a run can
+// neither make millions of pods nor overflow a grace period into the past.
+func TestWorkloadAndFileBounds(t *testing.T) {
+	files := map[string]string{"m/p.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  terminationGracePeriodSeconds: 9223372036854775807\n  containers: [{name: c, image: nginx}]\n"}
+	src := strings.Replace(workloadBase, "  pods:\n", "  podFiles: [m/*.yaml]\n  pods:\n", 1) +
+		"    - replicaSet:\n        metadata: {name: rs}\n        spec:\n          replicas: 2000000\n          selector: {matchLabels: {a: b}}\n          template:\n            metadata: {labels: {a: b}}\n            spec: {containers: [{name: c, image: nginx}]}\n" +
+		"    - job: {metadata: {name: j}, spec: {activeDeadlineSeconds: 60, template: {spec: {restartPolicy: Never, containers: [{name: c, image: nginx}]}}}}\n"
+	_, err := parse(t, src, files)
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, want := range []string{
+		`m/p.yaml:5:34: spec.terminationGracePeriodSeconds: terminationGracePeriodSeconds 9223372036854775807 is out of range (at most 31536000, a year)`,
+		`s.yaml:12:21: spec.pods[0].replicaSet.spec.replicas: replicas 2000000 is above the 1000-pod limit of a workload`,
+		`spec.pods[1].job.spec.activeDeadlineSeconds: activeDeadlineSeconds: the Job controller terminating its pods at the deadline is not modelled`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("errors\n%v\nlack\n%s", err, want)
+		}
+	}
+}
