@@ -146,11 +146,14 @@ func isNilPointer(obj any) bool {
 func (l *loader) loadWorkload(e *api.PodEntry, obj any, path string) {
 	key := ""
 	for _, k := range workloadKinds() {
-		if l.failed(path + "." + k.key) {
-			return
-		}
 		if kindOf(obj) == k.kind {
 			key = k.key
+		}
+	}
+	// A workload that did not decode is not expanded: its pods would only repeat the problem.
+	for _, e := range l.d.Errors {
+		if p := path + "." + key; e.Path == p || strings.HasPrefix(e.Path, p+".") || strings.HasPrefix(e.Path, p+"[") {
+			return
 		}
 	}
 	src := workloadSource{errorAt: l.d.ErrorAt, prefix: path + "." + key, at: e.At.Duration}

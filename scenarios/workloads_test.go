@@ -234,3 +234,12 @@ func TestWorkloadAndFileBounds(t *testing.T) {
 		}
 	}
 }
+
+// A workload with a decoding error is reported once, by the decoder, not expanded.
+func TestUndecodedWorkloadIsNotExpanded(t *testing.T) {
+	src := workloadBase + "    - replicaSet:\n        metadata: {name: rs}\n        spec:\n          replicaz: 2\n          selector: {matchLabels: {a: b}}\n          template:\n            metadata: {labels: {a: b}}\n            spec: {containers: [{name: c}]}\n"
+	_, err := parse(t, src, nil)
+	if err == nil || strings.Count(err.Error(), "\n") != 0 || !strings.Contains(err.Error(), `s.yaml:11:11: spec.pods[0].replicaSet.spec: unknown field "replicaz" (did you mean "replicas"?)`) {
+		t.Errorf("want one unknown-field error, got:\n%v", err)
+	}
+}
