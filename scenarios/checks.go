@@ -193,13 +193,10 @@ func (l *loader) checkEvents() {
 				if e.Pod.Name != target.Pod.Name || e.Pod.Namespace != target.Pod.Namespace {
 					l.d.ErrorAt(p+".pod.metadata", "the updated pod must keep the name %s", target.Key())
 				}
-				if l.checkPodSpec(e.Pod, p+".pod") {
-					l.checkRestartRules(e.Pod, p+".pod.spec", target.Source)
-					l.checkRestartRulesUnchanged(target.Pod, e.Pod, p+".pod.spec")
-					DefaultPod(e.Pod, e.At.Duration)
-					e.Pod.UID = target.Pod.UID
-					e.Pod.CreationTimestamp = target.Pod.CreationTimestamp
-				}
+				e.Pod.UID = target.Pod.UID
+				e.Pod.CreationTimestamp = target.Pod.CreationTimestamp
+				l.admitUpdate(e.Pod, target.Source == api.SourceFile, prefixMapper(p+".pod"))
+				l.checkRestartRulesUnchanged(target.Pod, e.Pod, p+".pod.spec")
 			}
 		case "setUsage":
 			target := l.podRef(p+".setUsage.pod", e.SetUsage.Pod)

@@ -13,7 +13,7 @@ import (
 
 // library is the built-in scenario library: the YAML files beside this source.
 //
-//go:embed *.yaml kubectl-dump
+//go:embed *.yaml kubectl-dump workloads
 var library embed.FS
 
 // Builtin is one shipped scenario.

@@ -181,6 +181,11 @@ type loader struct {
 
 	pods    map[string]*Pod           // by namespace/name
 	classes *upstream.PriorityClasses // built on first use by priorityClasses
+	// defaultGates are the v1.37 default gates, for validating pods when the config's own
+	// could not be set.
+	defaultGates *upstream.KubeletGates
+	// workloadPods are the pods made from inline workloads, by namespace/name.
+	workloadPods map[string]bool
 }
 
 func (l *loader) load() {

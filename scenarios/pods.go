@@ -1,21 +1,17 @@
 package scenarios
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	api "nodesim/api/v1alpha1"
 	"nodesim/internal/strictyaml"
-	"nodesim/sim"
 )
 
 func isDNSLabel(s string) string {
@@ -26,7 +22,8 @@ func isDNSSubdomain(s string) string {
 	return strings.Join(validation.IsDNS1123Subdomain(s), "; ")
 }
 
-// loadPods expands replicas, applies the API server's defaults and checks each pod.
+// loadPods expands replicas and workloads into pods and admits each as the API server (or,
+// for static pods, the kubelet's file source) would.
 func (l *loader) loadPods() {
 	l.pods = map[string]*Pod{}
 	l.priorityClasses()
@@ -34,13 +31,20 @@ func (l *loader) loadPods() {
 	for i := range l.sc.Spec.Pods {
 		e := &l.sc.Spec.Pods[i]
 		path := strictyaml.Index("spec.pods", i)
-		switch e.Source {
-		case "", api.SourceAPI, api.SourceFile:
+		source := e.Source
+		switch source {
+		case "":
+			source = api.SourceAPI
+		case api.SourceAPI, api.SourceFile:
 		default:
 			l.oneOf(path+".source", e.Source, api.SourceAPI, api.SourceFile)
 		}
-		if lookup(l.item(i, "spec", "pods"), "pod") == nil {
-			l.required(path, "pod", " (a v1.Pod manifest)")
+		w, ok := l.entryWorkload(i, path)
+		if !ok {
+			continue
+		}
+		if w != nil {
+			l.loadWorkload(e, w, path)
 			continue
 		}
 		replicas := 1
@@ -51,18 +55,17 @@ func (l *loader) loadPods() {
 			}
 			replicas = int(*e.Replicas)
 		}
-		if !l.checkPodSpec(&e.Pod, path+".pod") {
+		if source == api.SourceFile && e.Pod.Name == "" {
+			// The kubelet's file source refuses a static pod without a name before it
+			// defaults anything.
+			l.required(path+".pod.metadata", "name", " (invalid pod: name is needed for the pod)")
 			continue
 		}
-		source := e.Source
-		if source == "" {
-			source = api.SourceAPI
-		}
-		l.checkRestartRules(&e.Pod, path+".pod.spec", source)
-		l.checkBehavior(e, path)
+		errorAt := dedupErrors(l.d.ErrorAt)
+		admitted := true
 		for r := 0; r < replicas; r++ {
 			pod := e.Pod.DeepCopy()
-			if e.Replicas != nil {
+			if e.Replicas != nil && pod.Name != "" {
 				pod.Name = fmt.Sprintf("%s-%d", e.Pod.Name, r)
 			}
 			if source == api.SourceFile {
@@ -70,7 +73,13 @@ func (l *loader) loadPods() {
 				pod.Name += "-" + l.nodeName()
 			}
 			p := Pod{At: e.At.Duration, Source: source, Pod: pod, Behavior: e.Behavior}
-			l.addPod(p, path+".pod.metadata.name", path+".pod.spec", l.d.ErrorAt)
+			if !l.addPod(p, path+".pod.metadata.name", prefixMapper(path+".pod"), errorAt) {
+				admitted = false
+				break
+			}
+		}
+		if admitted {
+			l.checkBehavior(e, path)
 		}
 	}
 	l.loadPodFiles(filePods)
@@ -83,124 +92,21 @@ func (l *loader) nodeName() string {
 	return api.DefaultNodeName
 }
 
-// addPod defaults a pod, resolves its priority as the API server's Priority admission does,
-// and records it, refusing a duplicate name. Errors about the spec go to errorAt under
-// specPath (the pod may come from another file than the scenario).
-func (l *loader) addPod(p Pod, namePath, specPath string, errorAt func(path, format string, args ...any)) {
-	DefaultPod(p.Pod, p.At)
-	// Static pods never pass through the API server's admission; the kubelet treats them as
-	// critical on its own.
-	if p.Source == api.SourceAPI {
-		if field, err := l.priorityClasses().AdmitPod(p.Pod); err != nil {
-			errorAt(specPath+"."+field, "%v", err)
-			return
-		}
+// addPod admits a pod (admitPod) and records it, refusing a duplicate name. Errors about the
+// pod go to errorAt at the paths mapPath gives (the pod may come from another file than the
+// scenario). It reports whether the pod was admitted.
+func (l *loader) addPod(p Pod, namePath string, mapPath pathMapper, errorAt func(path, format string, args ...any)) bool {
+	if !l.admitPod(&p, mapPath, errorAt) {
+		return false
 	}
 	key := p.Key()
 	if _, dup := l.pods[key]; dup {
 		l.d.ErrorAt(namePath, "duplicate pod %s", key)
-		return
-	}
-	if len(p.Pod.Name) > 253 {
-		l.d.ErrorAt(namePath, "pod name %q is too long", p.Pod.Name)
+		return false
 	}
 	l.out.Pods = append(l.out.Pods, p)
 	l.pods[key] = &l.out.Pods[len(l.out.Pods)-1]
-}
-
-// checkPodSpec checks what the kubelet needs of a manifest; it reports whether the pod is
-// usable at all.
-func (l *loader) checkPodSpec(pod *corev1.Pod, path string) bool {
-	ok := true
-	if pod.Name == "" {
-		l.d.ErrorAt(path+".metadata", "missing required field \"name\"")
-		ok = false
-	} else if msg := isDNSSubdomain(pod.Name); msg != "" {
-		l.d.ErrorAt(path+".metadata.name", "invalid pod name %q: %s", pod.Name, msg)
-		ok = false
-	}
-	if pod.Namespace != "" {
-		if msg := isDNSLabel(pod.Namespace); msg != "" {
-			l.d.ErrorAt(path+".metadata.namespace", "invalid namespace %q: %s", pod.Namespace, msg)
-		}
-	}
-	if len(pod.Spec.Containers) == 0 {
-		l.d.ErrorAt(path+".spec", "a pod needs at least one container in spec.containers")
-		return false
-	}
-	names := map[string]bool{}
-	check := func(list []corev1.Container, field string) {
-		for i := range list {
-			c := &list[i]
-			cp := strictyaml.Index(path+".spec."+field, i)
-			if c.Name == "" {
-				l.d.ErrorAt(cp, "missing required field \"name\"")
-				ok = false
-				continue
-			}
-			if msg := isDNSLabel(c.Name); msg != "" {
-				l.d.ErrorAt(cp+".name", "invalid container name %q: %s", c.Name, msg)
-			}
-			if names[c.Name] {
-				l.d.ErrorAt(cp+".name", "duplicate container name %q", c.Name)
-			}
-			names[c.Name] = true
-			if c.Image == "" {
-				l.d.ErrorAt(cp, "missing required field \"image\"")
-			}
-			switch c.ImagePullPolicy {
-			case "", corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
-			default:
-				l.oneOf(cp+".imagePullPolicy", string(c.ImagePullPolicy), string(corev1.PullAlways), string(corev1.PullIfNotPresent), string(corev1.PullNever))
-			}
-			for name, lim := range c.Resources.Limits {
-				if req, has := c.Resources.Requests[name]; has && req.Cmp(lim) > 0 {
-					l.d.ErrorAt(cp+".resources.requests."+string(name), "request %s is above the limit %s", req.String(), lim.String())
-				}
-			}
-			for _, list := range []corev1.ResourceList{c.Resources.Limits, c.Resources.Requests} {
-				for name, q := range list {
-					if q.Sign() < 0 {
-						l.d.ErrorAt(cp+".resources", "%s must not be negative", name)
-					}
-				}
-			}
-			l.checkProbe(c.LivenessProbe, cp+".livenessProbe", true)
-			l.checkProbe(c.ReadinessProbe, cp+".readinessProbe", false)
-			l.checkProbe(c.StartupProbe, cp+".startupProbe", true)
-		}
-	}
-	check(pod.Spec.InitContainers, "initContainers")
-	check(pod.Spec.Containers, "containers")
-	switch pod.Spec.RestartPolicy {
-	case "", corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever:
-	default:
-		l.oneOf(path+".spec.restartPolicy", string(pod.Spec.RestartPolicy), string(corev1.RestartPolicyAlways), string(corev1.RestartPolicyOnFailure), string(corev1.RestartPolicyNever))
-	}
-	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil && *g < 0 {
-		l.d.ErrorAt(path+".spec.terminationGracePeriodSeconds", "must not be negative")
-	}
-	return ok
-}
-
-func (l *loader) checkProbe(p *corev1.Probe, path string, successMustBeOne bool) {
-	if p == nil {
-		return
-	}
-	for _, f := range []struct {
-		name string
-		v    int32
-		min  int32
-	}{{"initialDelaySeconds", p.InitialDelaySeconds, 0}, {"timeoutSeconds", p.TimeoutSeconds, 0},
-		{"periodSeconds", p.PeriodSeconds, 0}, {"successThreshold", p.SuccessThreshold, 0},
-		{"failureThreshold", p.FailureThreshold, 0}} {
-		if f.v < f.min {
-			l.d.ErrorAt(path+"."+f.name, "%s must not be negative", f.name)
-		}
-	}
-	if successMustBeOne && p.SuccessThreshold > 1 {
-		l.d.ErrorAt(path+".successThreshold", "successThreshold must be 1 for liveness and startup probes")
-	}
+	return true
 }
 
 // checkBehavior checks that behaviour keys name containers and volumes of the pod.
@@ -312,10 +218,15 @@ func (l *loader) checkProbeScripts(e *api.PodEntry, name string, ps *api.ProbeSc
 // filePod is a pod read from a podFiles entry, kept until every file's PriorityClass objects
 // are known.
 type filePod struct {
-	pod      *corev1.Pod
-	d        *strictyaml.Decoder
-	specPath string
-	entry    string
+	pod    *corev1.Pod
+	d      *strictyaml.Decoder
+	prefix string // where the pod is written in its document ("" or "items[3]")
+	entry  string
+	// A pod made from a workload: when it is delivered, and where its errors go (its
+	// workload's template, each problem once for all the workload's pods).
+	at      time.Duration
+	mapPath pathMapper
+	errorAt func(path, format string, args ...any)
 }
 
 // podList is a v1 List or PodList, as `kubectl get pods -o yaml` writes it.
@@ -366,6 +277,10 @@ func (l *loader) readPodFiles() []filePod {
 				}
 				switch kind {
 				case "List", "PodList":
+					if kind == "List" && listHasWorkloads(root) {
+						out = append(out, l.fileListItems(d, root, path)...)
+						break
+					}
 					list := &podList{}
 					d.Decode(root, "", list)
 					for j := range list.Items {
@@ -375,7 +290,7 @@ func (l *loader) readPodFiles() []filePod {
 							d.ErrorAt(ip+".kind", "kind %q is not a Pod", pod.Kind)
 							continue
 						}
-						out = append(out, l.filePod(d, root, pod, ip, path)...)
+						out = append(out, l.filePod(d, pod, ip, path)...)
 					}
 				case "PriorityClass":
 					pc := &schedulingv1.PriorityClass{}
@@ -386,9 +301,13 @@ func (l *loader) readPodFiles() []filePod {
 				case "", "Pod":
 					pod := &corev1.Pod{}
 					d.Decode(root, "", pod)
-					out = append(out, l.filePod(d, root, pod, "", path)...)
+					out = append(out, l.filePod(d, pod, "", path)...)
 				default:
-					d.ErrorAt("kind", "kind %q is not a Pod, List, PodList or PriorityClass", kind)
+					if wk, ok := workloadByKind(kind); ok {
+						out = append(out, l.fileWorkload(d, root, "", wk, path)...)
+						break
+					}
+					d.Errorf(lookup(root, "kind"), "kind", "kind %q is not a Pod, List, PodList, PriorityClass, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job or CronJob", kind)
 				}
 				l.extra = append(l.extra, d.Errors...)
 			}
@@ -397,21 +316,16 @@ func (l *loader) readPodFiles() []filePod {
 	return out
 }
 
-// filePod checks one pod of a file and drops what the API server sets itself, as re-creating
-// the pod from a `kubectl get -o yaml` dump does: status, uid, resourceVersion, generation,
-// creationTimestamp, deletion fields, managedFields, selfLink, and spec.nodeName (the pod is
-// bound to the simulated node).
-func (l *loader) filePod(d *strictyaml.Decoder, root *yaml.Node, pod *corev1.Pod, prefix, entry string) []filePod {
-	sub := &loader{d: d, root: root, out: &Loaded{Gates: l.out.Gates}, pods: map[string]*Pod{}}
-	if len(d.Errors) > 0 || !sub.checkPodSpec(pod, prefix) {
+// filePod keeps one pod of a file for admission, dropping what the API server sets itself,
+// as re-creating the pod from a `kubectl get -o yaml` dump does: status, uid,
+// resourceVersion, generation, creationTimestamp, deletion fields, managedFields, selfLink,
+// and spec.nodeName (the pod is bound to the simulated node).
+func (l *loader) filePod(d *strictyaml.Decoder, pod *corev1.Pod, prefix, entry string) []filePod {
+	if len(d.Errors) > 0 {
 		return nil
 	}
-	sp := "spec"
-	if prefix != "" {
-		sp = prefix + ".spec"
-	}
-	sub.checkRestartRules(pod, sp, api.SourceAPI)
-	l.out.Warnings = append(l.out.Warnings, sub.out.Warnings...)
+	// A pod file's pods come from the API server: the drop is positioned in the file.
+	l.dropRestartRules(pod, prefixMapper(prefix)("spec"), false, func(path, msg string) { l.warnAt(d, path, msg) })
 	pod.Status = corev1.PodStatus{}
 	pod.UID = ""
 	pod.ResourceVersion = ""
@@ -422,7 +336,18 @@ func (l *loader) filePod(d *strictyaml.Decoder, root *yaml.Node, pod *corev1.Pod
 	pod.ManagedFields = nil
 	pod.SelfLink = ""
 	pod.Spec.NodeName = ""
-	return []filePod{{pod: pod, d: d, specPath: sp, entry: entry}}
+	// The same bounds as an inline pod's seconds counts (checkGraceSeconds).
+	maxSecs := int64(MaxDuration / time.Second)
+	sp := prefixMapper(prefix)("spec")
+	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil && *g > maxSecs {
+		d.ErrorAt(sp+".terminationGracePeriodSeconds", "terminationGracePeriodSeconds %d is out of range (at most %d, a year)", *g, maxSecs)
+		return nil
+	}
+	if a := pod.Spec.ActiveDeadlineSeconds; a != nil && *a > maxSecs {
+		d.ErrorAt(sp+".activeDeadlineSeconds", "activeDeadlineSeconds %d is out of range (at most %d, a year)", *a, maxSecs)
+		return nil
+	}
+	return []filePod{{pod: pod, d: d, prefix: prefix, entry: entry}}
 }
 
 // loadPodFiles admits the pods read from spec.podFiles, each delivered at 0s with no
@@ -430,99 +355,11 @@ func (l *loader) filePod(d *strictyaml.Decoder, root *yaml.Node, pod *corev1.Pod
 func (l *loader) loadPodFiles(pods []filePod) {
 	for _, fp := range pods {
 		n := len(fp.d.Errors)
-		l.addPod(Pod{Source: api.SourceAPI, Pod: fp.pod}, fp.entry, fp.specPath, fp.d.ErrorAt)
+		mapPath, errorAt := fp.mapPath, fp.errorAt
+		if mapPath == nil {
+			mapPath, errorAt = prefixMapper(fp.prefix), fp.d.ErrorAt
+		}
+		l.addPod(Pod{At: fp.at, Source: api.SourceAPI, Pod: fp.pod}, fp.entry, mapPath, errorAt)
 		l.extra = append(l.extra, fp.d.Errors[n:]...)
 	}
-}
-
-// DefaultPod applies the API server's defaults that the kubelet relies on (namespace,
-// restart policy, grace period, pull policy, probe settings), a UID derived from the pod's
-// name so that runs are reproducible, and a creation time at its delivery.
-func DefaultPod(p *corev1.Pod, at time.Duration) {
-	if p.Namespace == "" {
-		p.Namespace = "default"
-	}
-	if p.UID == "" {
-		sum := sha256.Sum256([]byte(p.Namespace + "/" + p.Name))
-		h := fmt.Sprintf("%x", sum[:16])
-		p.UID = types.UID(h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32])
-	}
-	if p.CreationTimestamp.IsZero() {
-		p.CreationTimestamp = metav1.NewTime(sim.Epoch.Add(at))
-	}
-	s := &p.Spec
-	if s.RestartPolicy == "" {
-		s.RestartPolicy = corev1.RestartPolicyAlways
-	}
-	if s.TerminationGracePeriodSeconds == nil {
-		g := int64(corev1.DefaultTerminationGracePeriodSeconds)
-		s.TerminationGracePeriodSeconds = &g
-	}
-	if s.DNSPolicy == "" {
-		s.DNSPolicy = corev1.DNSClusterFirst
-	}
-	if s.SchedulerName == "" {
-		s.SchedulerName = corev1.DefaultSchedulerName
-	}
-	for _, list := range [][]corev1.Container{s.InitContainers, s.Containers} {
-		for i := range list {
-			defaultContainer(&list[i])
-		}
-	}
-}
-
-func defaultContainer(c *corev1.Container) {
-	if c.ImagePullPolicy == "" {
-		// The API server pulls :latest and untagged images always, others if not present.
-		if _, tag := SplitImage(c.Image); tag == "latest" {
-			c.ImagePullPolicy = corev1.PullAlways
-		} else {
-			c.ImagePullPolicy = corev1.PullIfNotPresent
-		}
-	}
-	if c.TerminationMessagePath == "" {
-		c.TerminationMessagePath = corev1.TerminationMessagePathDefault
-	}
-	if c.TerminationMessagePolicy == "" {
-		c.TerminationMessagePolicy = corev1.TerminationMessageReadFile
-	}
-	// Limits without requests: requests default to the limits.
-	for name, lim := range c.Resources.Limits {
-		if _, ok := c.Resources.Requests[name]; !ok {
-			if c.Resources.Requests == nil {
-				c.Resources.Requests = corev1.ResourceList{}
-			}
-			c.Resources.Requests[name] = lim.DeepCopy()
-		}
-	}
-	for _, p := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
-		if p == nil {
-			continue
-		}
-		if p.TimeoutSeconds == 0 {
-			p.TimeoutSeconds = 1
-		}
-		if p.PeriodSeconds == 0 {
-			p.PeriodSeconds = 10
-		}
-		if p.SuccessThreshold == 0 {
-			p.SuccessThreshold = 1
-		}
-		if p.FailureThreshold == 0 {
-			p.FailureThreshold = 3
-		}
-	}
-}
-
-// SplitImage splits an image reference into its repository and tag ("latest" when none; a
-// digest reference has no tag).
-func SplitImage(image string) (repo, tag string) {
-	if i := strings.Index(image, "@"); i >= 0 {
-		return image[:i], ""
-	}
-	slash := strings.LastIndex(image, "/")
-	if i := strings.LastIndex(image, ":"); i > slash {
-		return image[:i], image[i+1:]
-	}
-	return image, "latest"
 }

@@ -5,6 +5,8 @@
 package v1alpha1
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -119,12 +121,22 @@ type Failure struct {
 	Error string    `json:"error"`
 }
 
-// PodEntry brings one pod (or Replicas copies) to the kubelet.
+// PodEntry brings one pod (or Replicas copies) to the kubelet, or the pods a workload's
+// controller would create on this node: exactly one of Pod and the workload fields is set.
 type PodEntry struct {
-	At       Duration            `json:"at,omitempty"`
-	Source   string              `json:"source,omitempty"`
-	Replicas *int32              `json:"replicas,omitempty"`
-	Pod      corev1.Pod          `json:"pod"`
+	At       Duration   `json:"at,omitempty"`
+	Source   string     `json:"source,omitempty"`
+	Replicas *int32     `json:"replicas,omitempty"`
+	Pod      corev1.Pod `json:"pod"`
+	// The workloads, each a manifest of its kind, expanded into pods named and labelled as
+	// their controllers name and label them.
+	Deployment  *appsv1.Deployment  `json:"deployment,omitempty"`
+	ReplicaSet  *appsv1.ReplicaSet  `json:"replicaSet,omitempty"`
+	StatefulSet *appsv1.StatefulSet `json:"statefulSet,omitempty"`
+	DaemonSet   *appsv1.DaemonSet   `json:"daemonSet,omitempty"`
+	Job         *batchv1.Job        `json:"job,omitempty"`
+	CronJob     *batchv1.CronJob    `json:"cronJob,omitempty"`
+	// Behavior is by container name of the pod, or of the workload's pod template.
 	Behavior map[string]Behavior `json:"behavior,omitempty"`
 }
 
