@@ -250,6 +250,14 @@ func (g *generator) structSchema(t reflect.Type) map[string]any {
 		if h.exactlyOne {
 			s["minProperties"], s["maxProperties"] = 1, 1
 		}
+		if len(h.oneOf) > 0 {
+			// Exactly one of these keys is given (a pod entry's pod or one workload).
+			var alts []any
+			for _, k := range h.oneOf {
+				alts = append(alts, map[string]any{"required": []string{k}})
+			}
+			s["oneOf"] = alts
+		}
 		if h.description != "" {
 			s["description"] = h.description
 		}
@@ -295,6 +303,7 @@ type hint struct {
 	required    []string
 	enum        map[string][]any
 	exactlyOne  bool
+	oneOf       []string
 	description string
 }
 
@@ -320,7 +329,7 @@ var hints = map[string]hint{
 		"imageFs": strs(api.ImageFsShared, api.ImageFsSeparate)}},
 	apiPkg + "Image":                   {required: []string{"name"}},
 	apiPkg + "Failure":                 {required: []string{"call", "error"}, enum: map[string][]any{"call": strs(scenarios.CRICalls()...)}},
-	apiPkg + "PodEntry":                {required: []string{"pod"}, enum: map[string][]any{"source": strs(api.SourceAPI, api.SourceFile)}},
+	apiPkg + "PodEntry":                {oneOf: []string{"pod", "deployment", "replicaSet", "statefulSet", "daemonSet", "job", "cronJob"}, enum: map[string][]any{"source": strs(api.SourceAPI, api.SourceFile)}},
 	apiPkg + "Event":                   {required: []string{"at"}},
 	apiPkg + "SetUsage":                {required: []string{"pod", "container"}},
 	apiPkg + "ProbeStep":               {enum: map[string][]any{"result": strs(api.ProbeSuccess, api.ProbeFailure)}},
