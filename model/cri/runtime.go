@@ -121,7 +121,9 @@ type ctr struct {
 	podMemLimit float64
 	// tmpfs lists the pod's memory-backed emptyDir volumes with their tmpfs size (0:
 	// unbounded): what the container writes there is charged to its memory, not to disk.
-	tmpfs         map[string]float64
+	tmpfs map[string]float64
+	// tmpfsNames are tmpfs's volume names, sorted once: memory sums them in this order.
+	tmpfsNames    []string
 	memOffset     float64 // memory freed by single-process OOM kills in this run
 	frozenDisk    float64
 	frozenVolumes map[string]float64
@@ -402,6 +404,7 @@ func (r *Runtime) CreateContainer(sandboxID string, spec *corev1.Container, atte
 			attempt: attempt, state: container.StateCreated, createdAt: r.s.Now(),
 			oomScoreAdj: cfg.OOMScoreAdj, memoryLimit: float64(cfg.MemoryLimit), podMemLimit: float64(cfg.PodMemoryLimit), tmpfs: r.tmpfsSizes(sb.pod),
 		}
+		c.tmpfsNames = slices.Sorted(maps.Keys(c.tmpfs))
 		r.ctrs[c.id] = c
 		o := r.objects(sb.uid)
 		o.ctrs = append(o.ctrs, c)

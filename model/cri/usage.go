@@ -284,7 +284,7 @@ func (r *Runtime) tmpfsSizes(pod *corev1.Pod) map[string]float64 {
 // tmpfs size, reading each program with value (plain or noisy) at local time lt.
 func (c *ctr) tmpfsAt(lt time.Duration, value func(name string, p *usage.Program) float64) float64 {
 	total := 0.0
-	for _, name := range slices.Sorted(maps.Keys(c.tmpfs)) {
+	for _, name := range c.tmpfsNames {
 		p := c.proc.use.volumes[name]
 		if p == nil {
 			continue
@@ -304,7 +304,7 @@ func (c *ctr) memorySlope(t time.Duration) float64 {
 	}
 	lt := t - c.proc.use.origin
 	slope := c.proc.use.memory.Slope(lt)
-	for _, name := range slices.Sorted(maps.Keys(c.tmpfs)) {
+	for _, name := range c.tmpfsNames {
 		p := c.proc.use.volumes[name]
 		if p == nil {
 			continue
@@ -323,7 +323,7 @@ func (c *ctr) memoryBreak(t time.Duration) time.Duration {
 	}
 	lt := t - c.proc.use.origin
 	next := c.proc.use.memory.NextBreakpoint(lt)
-	for _, name := range slices.Sorted(maps.Keys(c.tmpfs)) {
+	for _, name := range c.tmpfsNames {
 		p := c.proc.use.volumes[name]
 		if p == nil {
 			continue
