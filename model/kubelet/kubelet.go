@@ -90,6 +90,7 @@ type Kubelet struct {
 	podConfig     *podconfig.PodConfig
 	sourcesReady  *podconfig.SourcesReady
 	podManager    *podManager
+	requests      map[types.UID]cachedRequests // podRequest's results, by pod
 	podWorkers    *podworkers.PodWorkers
 	podCache      *container.Cache
 	pleg          *pleg.GenericPLEG
@@ -149,7 +150,7 @@ func New(s *sim.Sim, deps Dependencies) *Kubelet {
 	cfg := deps.Config
 	kl := &Kubelet{
 		s: s, clk: s.Clock("syncLoop", sim.PrioritySyncLoop), deps: deps, cfg: cfg,
-		runtime: deps.Runtime, runtimeBackoff: runtimeErrorBackoffBase,
+		runtime: deps.Runtime, runtimeBackoff: runtimeErrorBackoffBase, requests: map[types.UID]cachedRequests{},
 		PodLevelResources: deps.Gates.Enabled("PodLevelResources"),
 	}
 	kl.podConfig = podconfig.New(s, podconfig.FileSource, podconfig.ApiserverSource)
