@@ -70,3 +70,51 @@ spec:
 		t.Errorf("the pods reached the kubelet at %d different times, want one", len(batches))
 	}
 }
+
+// Pods that arrive at different times are weighed against the active pods of that moment:
+// a (2Gi) is admitted at 0s and deleted at 5s (grace 0), so it no longer counts when b
+// (3Gi) arrives at 30s: 3Gi fits in the 3996Mi allocatable. d (1Gi) at 40s then sees b's
+// 3Gi = 3221225472 bytes in use and is rejected, 3Gi + 1Gi being over 3996Mi = 4190109696.
+func TestAdmissionAcrossBatchesForgetsDeletedPods(t *testing.T) {
+	const yaml = `apiVersion: nodesim/v1alpha1
+kind: Scenario
+metadata: {name: batches}
+spec:
+  duration: 1m
+  node: {capacity: {cpu: "8", memory: 4Gi}}
+  runtime:
+    images: [{name: "app:v1", size: 10Mi, present: true}]
+  pods:
+    - pod:
+        metadata: {name: a}
+        spec: {containers: [{name: app, image: "app:v1", resources: {requests: {memory: 2Gi}}}]}
+    - at: 30s
+      pod:
+        metadata: {name: b}
+        spec: {containers: [{name: app, image: "app:v1", resources: {requests: {memory: 3Gi}}}]}
+    - at: 40s
+      pod:
+        metadata: {name: d}
+        spec: {containers: [{name: app, image: "app:v1", resources: {requests: {memory: 1Gi}}}]}
+  events:
+    - {at: 5s, deletePod: default/a, gracePeriodSeconds: 0}
+`
+	l, err := scenarios.Parse("batches.yaml", []byte(yaml), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(l, 1, Options{KeepTrace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pod := range []string{"default/a", "default/b"} {
+		if adm := first(res.Trace.Events, func(e *trace.Event) bool { return e.Pod == pod && e.Kind == kubelet.KindAdmitted }); adm == nil {
+			t.Errorf("%s was not admitted", pod)
+		}
+	}
+	const wantMsg = "Node didn't have enough resource: memory, requested: 1073741824, used: 3221225472, capacity: 4190109696"
+	rej := first(res.Trace.Events, func(e *trace.Event) bool { return e.Pod == "default/d" && e.Kind == kubelet.KindRejected })
+	if rej == nil || rej.At != 40*time.Second || rej.Attr("message") != wantMsg {
+		t.Errorf("d: rejection %v, want at 40s with %q", rej, wantMsg)
+	}
+}

@@ -38,28 +38,49 @@ type activePods struct {
 	used  [3]resource.Quantity // the sum of req
 }
 
-func (kl *Kubelet) newActivePods(pods []*corev1.Pod) *activePods {
-	a := &activePods{index: make(map[types.UID]int, len(pods))}
-	for _, p := range pods {
-		kl.addActive(a, p)
+// refreshActivePods brings the kubelet's set of active pods up to date with
+// filterOutInactivePods(GetPods()): pods that left or stopped being active go, pods that
+// joined or became active come, and only those have their requests added or taken off.
+// The set is kept between batches, so a batch costs one pass of activity checks over the
+// pods instead of summing every pod's requests again.
+func (kl *Kubelet) refreshActivePods() *activePods {
+	a := kl.active
+	if a == nil {
+		a = &activePods{index: map[types.UID]int{}}
+		kl.active = a
+	}
+	for i := 0; i < len(a.pods); {
+		cur, ok := kl.podManager.GetPodByUID(a.pods[i].UID)
+		if !ok || !kl.isActive(cur) {
+			a.remove(a.pods[i].UID) // the last pod takes place i: look at it next
+			continue
+		}
+		kl.addActive(a, cur)
+		i++
+	}
+	for _, p := range kl.podManager.GetPods() {
+		if _, ok := a.index[p.UID]; !ok && kl.isActive(p) {
+			kl.addActive(a, p)
+		}
 	}
 	return a
 }
 
 // addActive adds p to the set, or puts it in the place of the pod with its UID.
 func (kl *Kubelet) addActive(a *activePods, p *corev1.Pod) {
+	i, ok := a.index[p.UID]
+	if ok && a.pods[i] == p {
+		return
+	}
 	var req [3]resource.Quantity
 	for r, name := range admittedResources {
 		req[r] = kl.podRequest(p, name)
 	}
-	i, ok := a.index[p.UID]
 	if !ok {
 		i = len(a.pods)
 		a.index[p.UID] = i
 		a.pods = append(a.pods, p)
 		a.req = append(a.req, [3]resource.Quantity{})
-	} else if a.pods[i] == p {
-		return
 	}
 	for r := range a.used {
 		a.used[r].Sub(a.req[i][r])

@@ -22,8 +22,8 @@ func (kl *Kubelet) HandlePodAdditions(pods []*corev1.Pod) {
 		return pods[i].CreationTimestamp.Before(&pods[j].CreationTimestamp)
 	})
 	kl.handler("HandlePodAdditions", "configCh ADD", pods)
-	// The active pods every pod of the batch is weighed against, built at the first
-	// admission and kept up to date as each pod of the batch is handled (see activePods).
+	// The active pods every pod of the batch is weighed against, brought up to date at the
+	// first admission and kept so as each pod of the batch is handled (see activePods).
 	var active *activePods
 	for _, pod := range pods {
 		kl.handlePodAddition(pod, start, &active)
@@ -50,7 +50,7 @@ func (kl *Kubelet) handlePodAddition(pod *corev1.Pod, start time.Time, active **
 	}
 	if !kl.podWorkers.IsPodTerminationRequested(pod.UID) && !isTerminal(pod.Status.Phase) {
 		if *active == nil {
-			*active = kl.newActivePods(kl.filterOutInactivePods(kl.podManager.GetPods()))
+			*active = kl.refreshActivePods()
 		}
 		if ok, reason, message := kl.canAdmitPod(*active, pod); !ok {
 			kl.rejectPod(pod, reason, message)

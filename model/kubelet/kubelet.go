@@ -91,6 +91,7 @@ type Kubelet struct {
 	sourcesReady  *podconfig.SourcesReady
 	podManager    *podManager
 	requests      map[types.UID]cachedRequests // podRequest's results, by pod
+	active        *activePods                  // admission's active pods, as of the last batch
 	podWorkers    *podworkers.PodWorkers
 	podCache      *container.Cache
 	pleg          *pleg.GenericPLEG
