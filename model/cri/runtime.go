@@ -146,6 +146,7 @@ func (r *Runtime) objects(uid types.UID) *podObjects {
 		o = &podObjects{uid: uid}
 		r.byPod[uid] = o
 		r.uids = nil
+		r.memProcs = nil
 	}
 	return o
 }
@@ -156,6 +157,7 @@ func (r *Runtime) touch(uid types.UID) {
 		o.listing = nil
 	}
 	r.listing = nil
+	r.memProcs = nil
 }
 
 // Runtime is the fake container runtime.
@@ -178,6 +180,9 @@ type Runtime struct {
 
 	downUntil time.Duration
 	downSince time.Duration
+
+	// memProcs is MemoryProcesses' answer, nil when stale.
+	memProcs []MemProc
 
 	overrides    map[string]*UsageOverride
 	pulledAt     map[string]time.Duration
@@ -507,6 +512,7 @@ func (r *Runtime) forgetIfEmpty(uid types.UID) {
 	if o := r.byPod[uid]; o != nil && len(o.sandboxes) == 0 && len(o.ctrs) == 0 {
 		delete(r.byPod, uid)
 		r.uids = nil
+		r.memProcs = nil
 	}
 }
 

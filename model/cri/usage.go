@@ -449,14 +449,19 @@ func (p MemProc) Pids(t time.Duration) float64 {
 }
 
 // MemoryProcesses lists the running containers, in pod and creation order.
+// The list is kept until a container starts or stops (touch): the kernel asks at every
+// memory change, and walking every pod of a large node each time cost the square of its
+// pods. The slice is shared: callers must not change it.
 func (r *Runtime) MemoryProcesses() []MemProc {
-	var out []MemProc
-	for _, c := range r.ctrList() {
-		if c.state == container.StateRunning && c.proc != nil {
-			out = append(out, MemProc{c})
+	if r.memProcs == nil {
+		r.memProcs = []MemProc{}
+		for _, c := range r.ctrList() {
+			if c.state == container.StateRunning && c.proc != nil {
+				r.memProcs = append(r.memProcs, MemProc{c})
+			}
 		}
 	}
-	return out
+	return r.memProcs
 }
 
 // SystemMemoryAt is the node's memory outside pods at sim time t: value, slope, next
