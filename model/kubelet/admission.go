@@ -26,11 +26,13 @@ type AdmitHandler interface {
 // admittedResources are the resources admission weighs a pod's requests against.
 var admittedResources = []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage}
 
-// activePods is the set of active pods one HandlePodAdditions weighs each new pod against,
-// with their requests summed. Upstream filters every pod the kubelet knows and sums their
-// requests again for each pod it admits; the set only changes by the pods the batch itself
-// admits, so keeping it and its sums up to date as they are admitted gives the same
-// verdicts at a cost linear in the pods instead of quadratic.
+// activePods is the set of active pods admission weighs each new pod against, with their
+// requests summed. Upstream filters every pod the kubelet knows and sums their requests
+// again for each pod it admits, a cost that grows with the square of the pods reaching a
+// node. The kubelet keeps this set instead: refreshActivePods brings it up to date at the
+// start of a batch, and HandlePodAdditions as each pod of the batch is handled, so the
+// verdicts are the same with each pod's requests summed only when it joins or leaves.
+// Admit handlers see its pods as others: they read them and keep nothing.
 type activePods struct {
 	pods  []*corev1.Pod
 	req   [][3]resource.Quantity // each pod's requests, by admittedResources
