@@ -121,7 +121,9 @@ type ctr struct {
 	podMemLimit float64
 	// tmpfs lists the pod's memory-backed emptyDir volumes with their tmpfs size (0:
 	// unbounded): what the container writes there is charged to its memory, not to disk.
-	tmpfs         map[string]float64
+	tmpfs map[string]float64
+	// tmpfsNames are tmpfs's volume names, sorted once: memory sums them in this order.
+	tmpfsNames    []string
 	memOffset     float64 // memory freed by single-process OOM kills in this run
 	frozenDisk    float64
 	frozenVolumes map[string]float64
@@ -144,6 +146,7 @@ func (r *Runtime) objects(uid types.UID) *podObjects {
 		o = &podObjects{uid: uid}
 		r.byPod[uid] = o
 		r.uids = nil
+		r.memProcs = nil
 	}
 	return o
 }
@@ -154,6 +157,7 @@ func (r *Runtime) touch(uid types.UID) {
 		o.listing = nil
 	}
 	r.listing = nil
+	r.memProcs = nil
 }
 
 // Runtime is the fake container runtime.
@@ -176,6 +180,9 @@ type Runtime struct {
 
 	downUntil time.Duration
 	downSince time.Duration
+
+	// memProcs is MemoryProcesses' answer, nil when stale.
+	memProcs []MemProc
 
 	overrides    map[string]*UsageOverride
 	pulledAt     map[string]time.Duration
@@ -408,6 +415,7 @@ func (r *Runtime) CreateContainer(sandboxID string, spec *corev1.Container, atte
 			attempt: attempt, state: container.StateCreated, createdAt: r.s.Now(),
 			oomScoreAdj: cfg.OOMScoreAdj, memoryLimit: float64(cfg.MemoryLimit), podMemLimit: float64(cfg.PodMemoryLimit), tmpfs: r.tmpfsSizes(sb.pod),
 		}
+		c.tmpfsNames = slices.Sorted(maps.Keys(c.tmpfs))
 		r.ctrs[c.id] = c
 		o := r.objects(sb.uid)
 		o.ctrs = append(o.ctrs, c)
@@ -536,6 +544,7 @@ func (r *Runtime) forgetIfEmpty(uid types.UID) {
 	if o := r.byPod[uid]; o != nil && len(o.sandboxes) == 0 && len(o.ctrs) == 0 {
 		delete(r.byPod, uid)
 		r.uids = nil
+		r.memProcs = nil
 	}
 }
 

@@ -284,7 +284,7 @@ func (r *Runtime) tmpfsSizes(pod *corev1.Pod) map[string]float64 {
 // tmpfs size, reading each program with value (plain or noisy) at local time lt.
 func (c *ctr) tmpfsAt(lt time.Duration, value func(name string, p *usage.Program) float64) float64 {
 	total := 0.0
-	for _, name := range slices.Sorted(maps.Keys(c.tmpfs)) {
+	for _, name := range c.tmpfsNames {
 		p := c.proc.use.volumes[name]
 		if p == nil {
 			continue
@@ -304,7 +304,7 @@ func (c *ctr) memorySlope(t time.Duration) float64 {
 	}
 	lt := t - c.proc.use.origin
 	slope := c.proc.use.memory.Slope(lt)
-	for _, name := range slices.Sorted(maps.Keys(c.tmpfs)) {
+	for _, name := range c.tmpfsNames {
 		p := c.proc.use.volumes[name]
 		if p == nil {
 			continue
@@ -323,7 +323,7 @@ func (c *ctr) memoryBreak(t time.Duration) time.Duration {
 	}
 	lt := t - c.proc.use.origin
 	next := c.proc.use.memory.NextBreakpoint(lt)
-	for _, name := range slices.Sorted(maps.Keys(c.tmpfs)) {
+	for _, name := range c.tmpfsNames {
 		p := c.proc.use.volumes[name]
 		if p == nil {
 			continue
@@ -449,14 +449,19 @@ func (p MemProc) Pids(t time.Duration) float64 {
 }
 
 // MemoryProcesses lists the running containers, in pod and creation order.
+// The list is kept until a container starts or stops (touch): the kernel asks at every
+// memory change, and walking every pod of a large node each time cost the square of its
+// pods. The slice is shared: callers must not change it.
 func (r *Runtime) MemoryProcesses() []MemProc {
-	var out []MemProc
-	for _, c := range r.ctrList() {
-		if c.state == container.StateRunning && c.proc != nil {
-			out = append(out, MemProc{c})
+	if r.memProcs == nil {
+		r.memProcs = []MemProc{}
+		for _, c := range r.ctrList() {
+			if c.state == container.StateRunning && c.proc != nil {
+				r.memProcs = append(r.memProcs, MemProc{c})
+			}
 		}
 	}
-	return out
+	return r.memProcs
 }
 
 // SystemMemoryAt is the node's memory outside pods at sim time t: value, slope, next

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/types"
 
 	"nodesim/internal/upstream"
 	"nodesim/model/kuberuntime"
@@ -22,10 +23,101 @@ type AdmitHandler interface {
 	Admit(pod *corev1.Pod, others []*corev1.Pod) (admit bool, reason, message string)
 }
 
+// admittedResources are the resources admission weighs a pod's requests against.
+var admittedResources = []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage}
+
+// activePods is the set of active pods admission weighs each new pod against, with their
+// requests summed. Upstream filters every pod the kubelet knows and sums their requests
+// again for each pod it admits, a cost that grows with the square of the pods reaching a
+// node. The kubelet keeps this set instead: refreshActivePods brings it up to date at the
+// start of a batch, and HandlePodAdditions as each pod of the batch is handled, so the
+// verdicts are the same with each pod's requests summed only when it joins or leaves.
+// Admit handlers see its pods as others: they read them and keep nothing.
+type activePods struct {
+	pods  []*corev1.Pod
+	req   [][3]resource.Quantity // each pod's requests, by admittedResources
+	index map[types.UID]int
+	used  [3]resource.Quantity // the sum of req
+}
+
+// refreshActivePods brings the kubelet's set of active pods up to date with
+// filterOutInactivePods(GetPods()): pods that left or stopped being active go, pods that
+// joined or became active come, and only those have their requests added or taken off.
+// The set is kept between batches, so a batch costs one pass of activity checks over the
+// pods instead of summing every pod's requests again.
+func (kl *Kubelet) refreshActivePods() *activePods {
+	a := kl.active
+	if a == nil {
+		a = &activePods{index: map[types.UID]int{}}
+		kl.active = a
+	}
+	for i := 0; i < len(a.pods); {
+		cur, ok := kl.podManager.GetPodByUID(a.pods[i].UID)
+		if !ok || !kl.isActive(cur) {
+			a.remove(a.pods[i].UID) // the last pod takes place i: look at it next
+			continue
+		}
+		kl.addActive(a, cur)
+		i++
+	}
+	for _, p := range kl.podManager.GetPods() {
+		if _, ok := a.index[p.UID]; !ok && kl.isActive(p) {
+			kl.addActive(a, p)
+		}
+	}
+	return a
+}
+
+// addActive adds p to the set, or puts it in the place of the pod with its UID.
+func (kl *Kubelet) addActive(a *activePods, p *corev1.Pod) {
+	i, ok := a.index[p.UID]
+	if ok && a.pods[i] == p {
+		return
+	}
+	var req [3]resource.Quantity
+	for r, name := range admittedResources {
+		req[r] = kl.podRequest(p, name)
+	}
+	if !ok {
+		i = len(a.pods)
+		a.index[p.UID] = i
+		a.pods = append(a.pods, p)
+		a.req = append(a.req, [3]resource.Quantity{})
+	}
+	for r := range a.used {
+		a.used[r].Sub(a.req[i][r])
+		a.used[r].Add(req[r])
+	}
+	a.pods[i], a.req[i] = p, req
+}
+
+// remove takes the pod with this UID out of the set, if it is there; the last pod takes its
+// place (the set's order means nothing: sums and counts are all admission reads).
+func (a *activePods) remove(uid types.UID) {
+	i, ok := a.index[uid]
+	if !ok {
+		return
+	}
+	for r := range a.used {
+		a.used[r].Sub(a.req[i][r])
+	}
+	last := len(a.pods) - 1
+	a.pods[i], a.req[i] = a.pods[last], a.req[last]
+	a.index[a.pods[i].UID] = i
+	a.pods, a.req = a.pods[:last], a.req[:last]
+	delete(a.index, uid)
+}
+
 // canAdmitPod runs the admission checks in upstream's order; the first rejection wins. The
 // predicate check compares the pod's requests with node allocatable minus what the other
 // active pods request, and the pod count with maxPods.
-func (kl *Kubelet) canAdmitPod(others []*corev1.Pod, pod *corev1.Pod) (bool, string, string) {
+func (kl *Kubelet) canAdmitPod(active *activePods, pod *corev1.Pod) (bool, string, string) {
+	others := active.pods
+	self, known := active.index[pod.UID]
+	if known {
+		others = make([]*corev1.Pod, 0, len(active.pods)-1)
+		others = append(append(others, active.pods[:self]...), active.pods[self+1:]...)
+	}
 	for _, h := range kl.admitHandlers {
 		if ok, reason, msg := h.Admit(pod, others); !ok {
 			return false, reason, msg
@@ -39,7 +131,7 @@ func (kl *Kubelet) canAdmitPod(others []*corev1.Pod, pod *corev1.Pod) (bool, str
 	if int64(len(others))+1 > maxPods {
 		return false, "OutOfpods", fmt.Sprintf("Node didn't have enough resource: pods, requested: 1, used: %d, capacity: %d", len(others), maxPods)
 	}
-	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage} {
+	for r, name := range admittedResources {
 		capQ, ok := alloc[name]
 		if !ok {
 			continue
@@ -48,9 +140,9 @@ func (kl *Kubelet) canAdmitPod(others []*corev1.Pod, pod *corev1.Pod) (bool, str
 		if req.IsZero() {
 			continue
 		}
-		used := resource.Quantity{}
-		for _, o := range others {
-			used.Add(kl.podRequest(o, name))
+		used := active.used[r].DeepCopy()
+		if known {
+			used.Sub(active.req[self][r])
 		}
 		total := used.DeepCopy()
 		total.Add(req)
@@ -69,9 +161,22 @@ func (kl *Kubelet) canAdmitPod(others []*corev1.Pod, pod *corev1.Pod) (bool, str
 // (component-helpers resource.PodRequests, through internal/upstream): the larger of its
 // regular containers plus sidecars and each regular init container plus the sidecars
 // started before it, the pod-level cpu and memory requests in their place when set and the
-// PodLevelResources gate is on, plus pod overhead.
+// PodLevelResources gate is on, plus pod overhead. A pod object is never changed in place
+// (an update delivers a new one), so the result is kept per pod object: admission asks
+// for the same pods' requests again at every addition.
 func (kl *Kubelet) podRequest(pod *corev1.Pod, name corev1.ResourceName) resource.Quantity {
-	return upstream.PodRequests(pod, kl.PodLevelResources)[name]
+	c, ok := kl.requests[pod.UID]
+	if !ok || c.pod != pod {
+		c = cachedRequests{pod: pod, list: upstream.PodRequests(pod, kl.PodLevelResources)}
+		kl.requests[pod.UID] = c
+	}
+	return c.list[name]
+}
+
+// cachedRequests is one pod object's effective requests.
+type cachedRequests struct {
+	pod  *corev1.Pod
+	list corev1.ResourceList
 }
 
 // rejectPod records the rejection in the pod's status; the pod never gets a worker.

@@ -22,33 +22,44 @@ func (kl *Kubelet) HandlePodAdditions(pods []*corev1.Pod) {
 		return pods[i].CreationTimestamp.Before(&pods[j].CreationTimestamp)
 	})
 	kl.handler("HandlePodAdditions", "configCh ADD", pods)
+	// The active pods every pod of the batch is weighed against, brought up to date at the
+	// first admission and kept so as each pod of the batch is handled (see activePods).
+	var active *activePods
 	for _, pod := range pods {
-		kl.podManager.AddPod(pod)
-		kl.clk.Record(&trace.Event{Kind: KindPodSeen, Pod: pod.Namespace + "/" + pod.Name,
-			Attrs: []trace.Attr{{Key: "uid", Value: string(pod.UID)}}})
-		if podconfig.IsMirrorPod(pod) {
-			if static, ok := kl.podManager.GetPodByFullName(pod.Name + "_" + pod.Namespace); ok {
-				kl.dispatchWork(static, podworkers.SyncPodUpdate, pod, start)
+		kl.handlePodAddition(pod, start, &active)
+		if active != nil && !podconfig.IsMirrorPod(pod) {
+			if kl.isActive(pod) {
+				kl.addActive(active, pod)
+			} else {
+				active.remove(pod.UID)
 			}
-			continue
 		}
-		if !kl.podWorkers.IsPodTerminationRequested(pod.UID) && !isTerminal(pod.Status.Phase) {
-			active := kl.filterOutInactivePods(kl.podManager.GetPods())
-			var others []*corev1.Pod
-			for _, p := range active {
-				if p.UID != pod.UID {
-					others = append(others, p)
-				}
-			}
-			if ok, reason, message := kl.canAdmitPod(others, pod); !ok {
-				kl.rejectPod(pod, reason, message)
-				continue
-			}
-			kl.clk.Record(&trace.Event{Kind: KindAdmitted, Pod: pod.Namespace + "/" + pod.Name})
-		}
-		mirror, _ := kl.podManager.GetMirrorPodByPod(pod)
-		kl.dispatchWork(pod, podworkers.SyncPodCreate, mirror, start)
 	}
+}
+
+// handlePodAddition is HandlePodAdditions for one pod.
+func (kl *Kubelet) handlePodAddition(pod *corev1.Pod, start time.Time, active **activePods) {
+	kl.podManager.AddPod(pod)
+	kl.clk.Record(&trace.Event{Kind: KindPodSeen, Pod: pod.Namespace + "/" + pod.Name,
+		Attrs: []trace.Attr{{Key: "uid", Value: string(pod.UID)}}})
+	if podconfig.IsMirrorPod(pod) {
+		if static, ok := kl.podManager.GetPodByFullName(pod.Name + "_" + pod.Namespace); ok {
+			kl.dispatchWork(static, podworkers.SyncPodUpdate, pod, start)
+		}
+		return
+	}
+	if !kl.podWorkers.IsPodTerminationRequested(pod.UID) && !isTerminal(pod.Status.Phase) {
+		if *active == nil {
+			*active = kl.refreshActivePods()
+		}
+		if ok, reason, message := kl.canAdmitPod(*active, pod); !ok {
+			kl.rejectPod(pod, reason, message)
+			return
+		}
+		kl.clk.Record(&trace.Event{Kind: KindAdmitted, Pod: pod.Namespace + "/" + pod.Name})
+	}
+	mirror, _ := kl.podManager.GetMirrorPodByPod(pod)
+	kl.dispatchWork(pod, podworkers.SyncPodCreate, mirror, start)
 }
 
 // HandlePodUpdates passes spec changes and graceful deletions (DELETE) to the workers.
@@ -74,6 +85,7 @@ func (kl *Kubelet) HandlePodRemoves(pods []*corev1.Pod) {
 	kl.handler("HandlePodRemoves", "configCh REMOVE", pods)
 	for _, pod := range pods {
 		kl.podManager.RemovePod(pod)
+		delete(kl.requests, pod.UID)
 		if podconfig.IsMirrorPod(pod) {
 			if static, ok := kl.podManager.GetPodByFullName(pod.Name + "_" + pod.Namespace); ok {
 				kl.dispatchWork(static, podworkers.SyncPodUpdate, nil, start)

@@ -90,6 +90,8 @@ type Kubelet struct {
 	podConfig     *podconfig.PodConfig
 	sourcesReady  *podconfig.SourcesReady
 	podManager    *podManager
+	requests      map[types.UID]cachedRequests // podRequest's results, by pod
+	active        *activePods                  // admission's active pods, as of the last batch
 	podWorkers    *podworkers.PodWorkers
 	podCache      *container.Cache
 	pleg          *pleg.GenericPLEG
@@ -155,7 +157,7 @@ func New(s *sim.Sim, deps Dependencies) *Kubelet {
 	cfg := deps.Config
 	kl := &Kubelet{
 		s: s, clk: s.Clock("syncLoop", sim.PrioritySyncLoop), deps: deps, cfg: cfg,
-		runtime: deps.Runtime, runtimeBackoff: runtimeErrorBackoffBase,
+		runtime: deps.Runtime, runtimeBackoff: runtimeErrorBackoffBase, requests: map[types.UID]cachedRequests{},
 		PodLevelResources: deps.Gates.Enabled("PodLevelResources"),
 		RestartGates: kuberuntime.RestartGates{
 			ContainerRestartRules:                deps.Gates.Enabled("ContainerRestartRules"),

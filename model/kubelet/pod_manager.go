@@ -1,7 +1,8 @@
 package kubelet
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strconv"
 	"time"
 
@@ -19,7 +20,11 @@ import (
 // mirrors). A pod entering or leaving either map is recorded (KindPodManager), so that a
 // transcript can say which map a handler's pod went to.
 type podManager struct {
-	sorted       []*corev1.Pod // GetPods' answer, nil when stale
+	// sorted is GetPods' answer, kept in UID order as pods come and go: re-sorting every
+	// pod at each addition made a node's pods, arriving one by one, cost the square of
+	// their number. Once handed out it is shared, so the next change works on a copy.
+	sorted       []*corev1.Pod
+	handedOut    bool
 	byUID        map[types.UID]*corev1.Pod
 	byFullName   map[string]*corev1.Pod
 	mirrorByName map[string]*corev1.Pod
@@ -57,9 +62,29 @@ func (m *podManager) set(op string, p *corev1.Pod) {
 	_, had := m.byUID[p.UID]
 	m.byUID[p.UID] = p
 	m.byFullName[fullName(p)] = p
-	m.sorted = nil
+	i, found := m.search(p.UID)
+	m.own(1)
+	if found {
+		m.sorted[i] = p
+	} else {
+		m.sorted = slices.Insert(m.sorted, i, p)
+	}
 	if !had {
 		m.changed(op, p)
+	}
+}
+
+// search finds where the pod with this UID is, or would go, in sorted.
+func (m *podManager) search(uid types.UID) (int, bool) {
+	return slices.BinarySearchFunc(m.sorted, uid, func(p *corev1.Pod, uid types.UID) int { return cmp.Compare(p.UID, uid) })
+}
+
+// own makes sorted safe to change, with room for grow more pods, copying it if it was
+// handed out.
+func (m *podManager) own(grow int) {
+	if m.handedOut {
+		m.sorted = append(make([]*corev1.Pod, 0, len(m.sorted)+grow), m.sorted...)
+		m.handedOut = false
 	}
 }
 
@@ -74,7 +99,10 @@ func (m *podManager) RemovePod(p *corev1.Pod) {
 	}
 	_, had := m.byUID[p.UID]
 	delete(m.byUID, p.UID)
-	m.sorted = nil
+	if i, found := m.search(p.UID); found {
+		m.own(0)
+		m.sorted = slices.Delete(m.sorted, i, i+1)
+	}
 	if cur, ok := m.byFullName[fullName(p)]; ok && cur.UID == p.UID {
 		delete(m.byFullName, fullName(p))
 	}
@@ -121,13 +149,7 @@ func (m *podManager) GetMirrorPodByPod(p *corev1.Pod) (*corev1.Pod, bool) {
 // GetPods returns the desired pods (not mirror pods), ordered by UID. The slice is shared:
 // callers must not modify it.
 func (m *podManager) GetPods() []*corev1.Pod {
-	if m.sorted == nil {
-		m.sorted = make([]*corev1.Pod, 0, len(m.byUID))
-		for _, p := range m.byUID {
-			m.sorted = append(m.sorted, p)
-		}
-		sort.Slice(m.sorted, func(i, j int) bool { return m.sorted[i].UID < m.sorted[j].UID })
-	}
+	m.handedOut = true
 	return m.sorted
 }
 

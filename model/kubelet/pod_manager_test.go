@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"nodesim/model/podconfig"
 	"nodesim/trace"
@@ -37,5 +38,48 @@ func TestPodManagerRecordsItsMaps(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("recorded\n got  %q\n want %q", got, want)
+	}
+}
+
+func testPod(uid string, annotations map[string]string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: types.UID(uid), Name: "p-" + uid, Namespace: "ns", Annotations: annotations}}
+}
+
+func uidsOf(pods []*corev1.Pod) string {
+	out := ""
+	for _, p := range pods {
+		out += string(p.UID) + ","
+	}
+	return out
+}
+
+// GetPods keeps the desired pods in UID order as they come and go (mirror pods aside), and
+// a slice it handed out never changes afterwards.
+func TestPodManagerKeepsPodsSortedAndHandedOutSlicesStable(t *testing.T) {
+	m := newPodManager(func(*trace.Event) {})
+	for _, uid := range []string{"c", "a", "b"} {
+		m.AddPod(testPod(uid, nil))
+	}
+	m.AddPod(testPod("m", map[string]string{"kubernetes.io/config.mirror": "x"}))
+	held := m.GetPods()
+	if got := uidsOf(held); got != "a,b,c," {
+		t.Fatalf("GetPods = %s, want a,b,c,", got)
+	}
+	newA := testPod("a", nil)
+	m.AddPod(testPod("0", nil))
+	m.RemovePod(testPod("b", nil))
+	m.UpdatePod(newA)
+	m.RemovePod(testPod("zz", nil)) // not known: nothing changes
+	got := m.GetPods()
+	if uidsOf(got) != "0,a,c," || got[1] != newA {
+		t.Fatalf("GetPods = %s (a updated: %v), want 0,a,c, with the updated a", uidsOf(got), got[1] == newA)
+	}
+	if uidsOf(held) != "a,b,c," || held[0] == newA {
+		t.Fatalf("the slice handed out earlier changed: %s", uidsOf(held))
+	}
+	// No GetPods since: changes work in place and show at the next call.
+	m.AddPod(testPod("b2", nil))
+	if got := uidsOf(m.GetPods()); got != "0,a,b2,c," {
+		t.Fatalf("GetPods = %s, want 0,a,b2,c,", got)
 	}
 }

@@ -3,6 +3,7 @@ package oom
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -308,6 +309,7 @@ func (k *Kernel) kill(victim cri.MemProc, kind string, candidates []cri.MemProc,
 	now := k.clk.Elapsed()
 	total := pages(limit)
 	scored := make([]string, 0, len(candidates))
+	candidates = slices.Clone(candidates) // the runtime's list is shared: sort a copy
 	sort.SliceStable(candidates, func(i, j int) bool {
 		return badness(candidates[i].Memory(now), candidates[i].OOMScoreAdj(), total) > badness(candidates[j].Memory(now), candidates[j].OOMScoreAdj(), total)
 	})

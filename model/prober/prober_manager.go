@@ -5,6 +5,7 @@
 package prober
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -53,6 +54,9 @@ type Manager struct {
 	startup          *results.Manager
 	kubeletStartedAt time.Time
 	workers          map[probeKey]*worker
+	// byPod lists each pod's worker keys, so that the per-pod calls (one at every status
+	// generation) look at the pod's own workers, not at every worker of the node.
+	byPod map[types.UID][]probeKey
 
 	// ChangeContainerStatusOnKubeletRestart is the feature gate of that name (deprecated and
 	// off by default since v1.35). Off, a worker that finds a container which was already
@@ -81,7 +85,7 @@ func (m *Manager) StartedBeforeKubeletRestart(startedAt time.Time) bool {
 // created within one period of the kubelet's start waits a random part of the period first.
 func NewManager(s *sim.Sim, status StatusProvider, runner Runner, liveness, readiness, startup *results.Manager, kubeletStartedAt time.Time) *Manager {
 	return &Manager{s: s, status: status, runner: runner, liveness: liveness, readiness: readiness, startup: startup,
-		kubeletStartedAt: kubeletStartedAt, workers: map[probeKey]*worker{}, RestartGates: kuberuntime.DefaultRestartGates()}
+		kubeletStartedAt: kubeletStartedAt, workers: map[probeKey]*worker{}, byPod: map[types.UID][]probeKey{}, RestartGates: kuberuntime.DefaultRestartGates()}
 }
 
 // probeContainers are the containers probes run for: regular containers and sidecars.
@@ -113,6 +117,9 @@ func (m *Manager) AddPod(pod *corev1.Pod) {
 			}
 			w := newWorker(m, pod, c, pt, probe)
 			m.workers[key] = w
+			if !slices.Contains(m.byPod[pod.UID], key) {
+				m.byPod[pod.UID] = append(m.byPod[pod.UID], key)
+			}
 			w.start()
 		}
 	}
@@ -130,12 +137,7 @@ func probeOf(c *corev1.Container, pt ProbeType) *corev1.Probe {
 }
 
 func (m *Manager) sortedKeys(uid types.UID) []probeKey {
-	var keys []probeKey
-	for k := range m.workers {
-		if k.uid == uid {
-			keys = append(keys, k)
-		}
-	}
+	keys := slices.Clone(m.byPod[uid])
 	sort.Slice(keys, func(i, j int) bool {
 		if keys[i].container != keys[j].container {
 			return keys[i].container < keys[j].container
@@ -198,6 +200,12 @@ func (m *Manager) remove(w *worker) {
 	key := probeKey{w.pod.UID, w.container.Name, w.probeType}
 	if m.workers[key] == w {
 		delete(m.workers, key)
+		keys := slices.DeleteFunc(m.byPod[key.uid], func(k probeKey) bool { return k == key })
+		if len(keys) == 0 {
+			delete(m.byPod, key.uid)
+		} else {
+			m.byPod[key.uid] = keys
+		}
 	}
 }
 

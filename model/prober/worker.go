@@ -19,6 +19,7 @@ type worker struct {
 	m         *Manager
 	clk       *sim.Clock
 	pod       *corev1.Pod
+	podKey    string // namespace/name, as the trace names the pod
 	container *corev1.Container
 	probeType ProbeType
 	spec      *corev1.Probe
@@ -40,7 +41,7 @@ type worker struct {
 func newWorker(m *Manager, pod *corev1.Pod, c *corev1.Container, pt ProbeType, spec *corev1.Probe) *worker {
 	key := pod.Namespace + "/" + pod.Name + "/" + c.Name + "/" + string(pt)
 	w := &worker{
-		m: m, pod: pod, container: c, probeType: pt, spec: spec, results: m.resultsFor(pt),
+		m: m, pod: pod, podKey: pod.Namespace + "/" + pod.Name, container: c, probeType: pt, spec: spec, results: m.resultsFor(pt),
 		clk: m.s.Clock("prober "+key, sim.PriorityDefault), rng: m.s.RNG("prober/" + key),
 		lastResult: results.Unknown,
 	}
@@ -124,9 +125,12 @@ func (w *worker) record(result string, attrs ...trace.Attr) {
 }
 
 // recordBecause records a probe result with the reason the worker kept or published it.
+// It runs for every probe, so it allocates the attributes once, at their final size.
 func (w *worker) recordBecause(why *trace.Reason, result string, attrs ...trace.Attr) {
-	e := &trace.Event{Kind: trace.ProbeResult, Name: string(w.probeType), Pod: w.pod.Namespace + "/" + w.pod.Name,
-		Container: w.container.Name, Attrs: append([]trace.Attr{{Key: "result", Value: result}}, attrs...), Reason: why}
+	all := make([]trace.Attr, 0, 1+len(attrs))
+	all = append(append(all, trace.Attr{Key: "result", Value: result}), attrs...)
+	e := &trace.Event{Kind: trace.ProbeResult, Name: string(w.probeType), Pod: w.podKey,
+		Container: w.container.Name, Attrs: all, Reason: why}
 	w.clk.Record(e)
 }
 
@@ -221,7 +225,8 @@ func (w *worker) doProbe() bool {
 		w.lastResult, w.resultRun = result, 1
 	}
 	label := strings.ToLower(result.String())
-	attrs := []trace.Attr{{Key: "counted", Value: strconv.Itoa(w.resultRun)}}
+	attrs := make([]trace.Attr, 1, 3) // counted, then timeout and held or changed
+	attrs[0] = trace.Attr{Key: "counted", Value: strconv.Itoa(w.resultRun)}
 	if timedOut {
 		attrs = append(attrs, trace.Attr{Key: "timeout", Value: took.String()})
 	}

@@ -90,10 +90,13 @@ func (m *Manager) Stop() {
 	}
 }
 
-// GetPodStatus returns the cached status.
+// GetPodStatus returns the cached status, shared as upstream's is: its slices and pointers
+// belong to the cache, and the caller only reads them. That is safe because a cached status
+// is never changed in place (every update stores a new value built from a copy), and it
+// spares every probe and pod sync a deep copy of the pod's status.
 func (m *Manager) GetPodStatus(uid types.UID) (corev1.PodStatus, bool) {
 	if st, ok := m.podStatuses[uid]; ok {
-		return *st.status.DeepCopy(), true
+		return st.status, true
 	}
 	return corev1.PodStatus{}, false
 }
