@@ -13,6 +13,7 @@ import (
 	statsv1alpha1 "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 
 	api "nodesim/api/v1alpha1"
+	"nodesim/scenarios"
 )
 
 // priorityClass is a PriorityClass the captured pods resolved to, as the API server's
@@ -92,16 +93,7 @@ func (im *importer) buildPods(nodeName string, stats map[string]*statsv1alpha1.P
 // loader to resolve from its class again (recorded in byClass).
 func (im *importer) cleanPod(in *corev1.Pod, nodeName string, byClass map[string]*priorityClass, key string) (*corev1.Pod, bool) {
 	pod := in.DeepCopy()
-	pod.Status = corev1.PodStatus{}
-	pod.UID = ""
-	pod.ResourceVersion = ""
-	pod.Generation = 0
-	pod.CreationTimestamp = metav1.Time{}
-	pod.DeletionTimestamp = nil
-	pod.DeletionGracePeriodSeconds = nil
-	pod.ManagedFields = nil
-	pod.SelfLink = ""
-	pod.Spec.NodeName = ""
+	scenarios.DropServerFields(pod)
 	pod.APIVersion, pod.Kind = "", ""
 	if n := len(pod.Spec.EphemeralContainers); n > 0 {
 		im.warn("pod %s: %d ephemeral containers (kubectl debug) left out: nodesim does not model them", key, n)

@@ -326,16 +326,7 @@ func (l *loader) filePod(d *strictyaml.Decoder, pod *corev1.Pod, prefix, entry s
 	}
 	// A pod file's pods come from the API server: the drop is positioned in the file.
 	l.dropRestartRules(pod, prefixMapper(prefix)("spec"), false, func(path, msg string) { l.warnAt(d, path, msg) })
-	pod.Status = corev1.PodStatus{}
-	pod.UID = ""
-	pod.ResourceVersion = ""
-	pod.Generation = 0
-	pod.CreationTimestamp = metav1.Time{}
-	pod.DeletionTimestamp = nil
-	pod.DeletionGracePeriodSeconds = nil
-	pod.ManagedFields = nil
-	pod.SelfLink = ""
-	pod.Spec.NodeName = ""
+	DropServerFields(pod)
 	// The same bounds as an inline pod's seconds counts (checkGraceSeconds).
 	maxSecs := int64(MaxDuration / time.Second)
 	sp := prefixMapper(prefix)("spec")
@@ -362,4 +353,21 @@ func (l *loader) loadPodFiles(pods []filePod) {
 		l.addPod(Pod{At: fp.at, Source: api.SourceAPI, Pod: fp.pod}, fp.entry, mapPath, errorAt)
 		l.extra = append(l.extra, fp.d.Errors[n:]...)
 	}
+}
+
+// DropServerFields clears what the API server sets on a pod itself, so that a pod as the API
+// server returned it (a `kubectl get -o yaml` dump, a live node's capture) can be created
+// again: status, uid, resourceVersion, generation, creationTimestamp, the deletion fields,
+// managedFields, selfLink, and spec.nodeName (the pod is bound to the simulated node).
+func DropServerFields(pod *corev1.Pod) {
+	pod.Status = corev1.PodStatus{}
+	pod.UID = ""
+	pod.ResourceVersion = ""
+	pod.Generation = 0
+	pod.CreationTimestamp = metav1.Time{}
+	pod.DeletionTimestamp = nil
+	pod.DeletionGracePeriodSeconds = nil
+	pod.ManagedFields = nil
+	pod.SelfLink = ""
+	pod.Spec.NodeName = ""
 }
