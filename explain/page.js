@@ -243,7 +243,22 @@
   var notes = document.getElementById("notes");
   D.notes.forEach(function (n) { var li = document.createElement("li"); li.textContent = n; notes.appendChild(li); });
 
-  function fmtTime(t) { return t.toFixed(3) + "s"; }
+  // fmtTime prints seconds as the transcript prints times (Go's Duration, rounded to the
+  // millisecond, to 100µs under a second): 1m8.149s, 454.8ms, 2h.
+  function fmtTime(t) {
+    var ns = Math.round(t * 1e9), a = Math.abs(ns);
+    var unit = a < 1e6 ? 1e3 : a < 1e9 ? 1e5 : 1e6;
+    ns = Math.round(ns / unit) * unit;
+    a = Math.abs(ns);
+    var sign = ns < 0 ? "-" : "";
+    var num = function (v) { return String(parseFloat(v.toFixed(6))); };
+    if (a === 0) return "0s";
+    if (a < 1e6) return sign + num(a / 1e3) + "µs";
+    if (a < 1e9) return sign + num(a / 1e6) + "ms";
+    var h = Math.floor(a / 3.6e12), m = Math.floor((a % 3.6e12) / 6e10);
+    var out = sign + (h ? h + "h" : "") + (h || m ? m + "m" : "") + num((a % 6e10) / 1e9) + "s";
+    return out.replace(/m0s$/, "m").replace(/h0m$/, "h");
+  }
 
   // --- the current step ---
   var cur = steps.length ? 0 : -1;

@@ -28,6 +28,12 @@ func upstreamLine(file, fn string) int {
 		return 651
 	case "pkg/kubelet/pod_workers.go#UpdatePod":
 		return 761
+	case "pkg/kubelet/pod_workers.go#calculateEffectiveGracePeriod":
+		return 1009
+	case "pkg/kubelet/kubelet.go#tryReconcileMirrorPods":
+		return 3552
+	case "pkg/kubelet/kubelet.go#RequestPodRelist":
+		return 3612
 	case "pkg/kubelet/pod_workers.go#podWorkerLoop":
 		return 1245
 	case "pkg/kubelet/pod_workers.go#completeWork":

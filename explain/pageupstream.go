@@ -23,6 +23,9 @@ func upstreamFuncs() [][2]string {
 		{kubeletPodsGo, "HandlePodCleanups"},
 		{allocationGo, "canAdmitPod"},
 		{podWorkersGo, "UpdatePod"},
+		{podWorkersGo, "calculateEffectiveGracePeriod"},
+		{kubeletGo, "tryReconcileMirrorPods"},
+		{kubeletGo, "RequestPodRelist"},
 		{podWorkersGo, "podWorkerLoop"},
 		{podWorkersGo, "completeWork"},
 		{podWorkersGo, "removeTerminatedWorker"},
@@ -97,8 +100,14 @@ func upstreamFunc(e *trace.Event) (file, fn string) {
 		case chanLiveness, "readinessCh", "startupCh":
 			return proberWorkerGo, "doProbe"
 		}
-	case kindSkipSync, kindIterationWait:
+	case kindSkipSync, kindIterationWait, kindSelectCases:
 		return kubeletGo, "syncLoop"
+	case kindGracePeriod:
+		return podWorkersGo, "calculateEffectiveGracePeriod"
+	case kindMirrorPod:
+		return kubeletGo, "tryReconcileMirrorPods"
+	case kindRelistRequest:
+		return kubeletGo, "RequestPodRelist"
 	case kindHandler:
 		switch e.Name {
 		case "HandlePodAdditions", "HandlePodUpdates", "HandlePodRemoves", "HandlePodReconcile", "HandlePodSyncs":
