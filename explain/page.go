@@ -523,15 +523,7 @@ func quietEvent(e *trace.Event) bool {
 		return true
 	case kindHousekeeping:
 		// A pass that killed, restarted or skipped nothing.
-		if e.Attr("skipped") != "" {
-			return false
-		}
-		for _, k := range []string{"killed", "orphans", "restarted"} {
-			if v := e.Attr(k); v != "" && v != "0" {
-				return false
-			}
-		}
-		return true
+		return idleCleanup(e)
 	case trace.Select:
 		return e.Name == chanSync || e.Name == chanHousekeeping
 	case kindRelist:

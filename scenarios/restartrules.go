@@ -15,10 +15,6 @@ import (
 // validated, by the kubelet's file source. nodesim has one set of feature gates, the
 // kubelet's, and runs its API server with them.
 
-func (l *loader) gateOn(name string) bool {
-	return l.out.Gates == nil || l.out.Gates.Enabled(name)
-}
-
 // dropRestartRules does what happens to a pod's container-level restartPolicy and
 // restartPolicyRules before pod validation sees them, with the ContainerRestartRules gate
 // off: the API server drops them from a new pod (dropDisabledPodFields); a static pod keeps
@@ -26,7 +22,7 @@ func (l *loader) gateOn(name string) bool {
 // ValidatePodCreate, whose options carry the run's gates (admitPod). warn reports a warning
 // at a path of the pod's own file.
 func (l *loader) dropRestartRules(pod *corev1.Pod, specPath string, static bool, warn func(path, msg string)) {
-	if l.gateOn("ContainerRestartRules") {
+	if l.gates().Enabled("ContainerRestartRules") {
 		return
 	}
 	if !static {

@@ -510,7 +510,7 @@ func validateReservedMemory(list []kubeletconfigv1beta1.MemoryReservation) []Pro
 		for n := range r.Limits {
 			names = append(names, string(n))
 		}
-		sortStrings(names)
+		sort.Strings(names)
 		for _, s := range names {
 			name := v1.ResourceName(s)
 			q := r.Limits[name]
@@ -585,5 +585,3 @@ func sortedMapKeys(m map[string]string) []string {
 	sort.Strings(keys)
 	return keys
 }
-
-func sortStrings(s []string) { sort.Strings(s) }
