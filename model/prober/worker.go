@@ -31,7 +31,13 @@ type worker struct {
 	resultRun    int
 	onHold       bool
 
-	ticker  *sim.Timer
+	// ticker fires every period and triggered once for a manual trigger; each worker keeps
+	// its two timers for its whole life and re-arms them (Reset) instead of scheduling a new
+	// function every round, so a round allocates no timer or closure.
+	ticker    *sim.Timer
+	triggered *sim.Timer
+	// unblock is the continuation of a blocking result send, made once per worker.
+	unblock func()
 	stopped bool
 	blocked bool // waiting for the syncLoop to take a result off the full channel
 	pending bool // a manual trigger is scheduled
@@ -45,6 +51,7 @@ func newWorker(m *Manager, pod *corev1.Pod, c *corev1.Container, pt ProbeType, s
 		clk: m.s.Clock("prober "+key, sim.PriorityDefault), rng: m.s.RNG("prober/" + key),
 		lastResult: results.Unknown,
 	}
+	w.unblock = func() { w.blocked = false }
 	switch pt {
 	case Readiness:
 		w.initialValue = results.Failure
@@ -73,7 +80,7 @@ func (w *worker) tick() {
 	if w.stopped {
 		return
 	}
-	w.ticker = w.clk.Schedule(w.period(), w.tick)
+	w.ticker.Reset(w.period())
 	if w.blocked {
 		return // the tick is lost, as a ticker's would be while the worker is stuck
 	}
@@ -86,12 +93,19 @@ func (w *worker) trigger() {
 		return
 	}
 	w.pending = true
-	w.clk.Schedule(0, func() {
-		w.pending = false
-		if !w.stopped && !w.blocked {
-			w.run()
-		}
-	})
+	if w.triggered == nil {
+		w.triggered = w.clk.Schedule(0, w.runTriggered)
+	} else {
+		w.triggered.Reset(0)
+	}
+}
+
+// runTriggered is the probe a manual trigger asked for.
+func (w *worker) runTriggered() {
+	w.pending = false
+	if !w.stopped && !w.blocked {
+		w.run()
+	}
 }
 
 func (w *worker) stop() {
@@ -117,7 +131,7 @@ func (w *worker) run() {
 // set publishes a result; the send blocks while the syncLoop's channel is full.
 func (w *worker) set(r results.Result) {
 	w.blocked = true
-	w.results.Set(w.containerID, r, w.pod.UID, func() { w.blocked = false })
+	w.results.Set(w.containerID, r, w.pod.UID, w.unblock)
 }
 
 func (w *worker) record(result string, attrs ...trace.Attr) {
