@@ -7,6 +7,7 @@ package prober
 import (
 	"slices"
 	"sort"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -28,8 +29,9 @@ const (
 )
 
 // StatusProvider is the status manager, from which workers read the pod's latest status.
+// PeekPodStatus returns the cached status itself, which the worker only reads.
 type StatusProvider interface {
-	GetPodStatus(uid types.UID) (corev1.PodStatus, bool)
+	PeekPodStatus(uid types.UID) (*corev1.PodStatus, bool)
 }
 
 // Runner runs one probe against a container: the fake runtime answers from the container's
@@ -57,6 +59,10 @@ type Manager struct {
 	// byPod lists each pod's worker keys, so that the per-pod calls (one at every status
 	// generation) look at the pod's own workers, not at every worker of the node.
 	byPod map[types.UID][]probeKey
+	// counts are the decimal strings of 0, 1, 2, ... that probe results record as their
+	// "counted" attribute, grown on demand up to maxCounted; strings never change, so every
+	// event shares them.
+	counts []string
 
 	// ChangeContainerStatusOnKubeletRestart is the feature gate of that name (deprecated and
 	// off by default since v1.35). Off, a worker that finds a container which was already
@@ -207,6 +213,21 @@ func (m *Manager) remove(w *worker) {
 			m.byPod[key.uid] = keys
 		}
 	}
+}
+
+// maxCounted bounds the counts table (a day of probes every 10 seconds fits in it); longer
+// runs of one result are formatted each time.
+const maxCounted = 1 << 14
+
+// counted formats n, a count of results in a row.
+func (m *Manager) counted(n int) string {
+	if n < 0 || n >= maxCounted {
+		return strconv.Itoa(n)
+	}
+	for len(m.counts) <= n {
+		m.counts = append(m.counts, strconv.Itoa(len(m.counts)))
+	}
+	return m.counts[n]
 }
 
 func (m *Manager) resultsFor(pt ProbeType) *results.Manager {

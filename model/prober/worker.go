@@ -31,6 +31,14 @@ type worker struct {
 	resultRun    int
 	onHold       bool
 
+	// statusID is the last ContainerID read from the pod's status ("containerd://abc"), and
+	// runtimeID the same without its scheme ("abc"): a probe parses the ID only when the
+	// status names another container.
+	statusID, runtimeID string
+	// held are the reasons a probe below failureThreshold (0) or successThreshold (1)
+	// records, built on first use (see heldReason).
+	held [2]*trace.Reason
+
 	// ticker fires every period and triggered once for a manual trigger; each worker keeps
 	// its two timers for its whole life and re-arms them (Reset) instead of scheduling a new
 	// function every round, so a round allocates no timer or closure.
@@ -134,26 +142,69 @@ func (w *worker) set(r results.Result) {
 	w.results.Set(w.containerID, r, w.pod.UID, w.unblock)
 }
 
-func (w *worker) record(result string, attrs ...trace.Attr) {
-	w.recordBecause(nil, result, attrs...)
+// resultEvent is a probeResult event with room for the two attributes every probe records
+// (result and counted), so that recording the usual probe, which every worker does every
+// period, takes a single allocation; the rarer third and fourth (timeout, held or changed)
+// move the attributes to a slice of their own. Each event owns its attributes: a sink may
+// keep them.
+type resultEvent struct {
+	trace.Event
+	attrs [2]trace.Attr
 }
 
-// recordBecause records a probe result with the reason the worker kept or published it.
-// It runs for every probe, so it allocates the attributes once, at their final size.
-func (w *worker) recordBecause(why *trace.Reason, result string, attrs ...trace.Attr) {
-	all := make([]trace.Attr, 0, 1+len(attrs))
-	all = append(append(all, trace.Attr{Key: "result", Value: result}), attrs...)
-	e := &trace.Event{Kind: trace.ProbeResult, Name: string(w.probeType), Pod: w.podKey,
-		Container: w.container.Name, Attrs: all, Reason: why}
-	w.clk.Record(e)
+// newResultEvent starts the event of a probe whose result is label, the worker's resultRun-th
+// such result in a row.
+func (w *worker) newResultEvent(label string) *resultEvent {
+	e := &resultEvent{}
+	e.attrs = [2]trace.Attr{{Key: "result", Value: label}, {Key: "counted", Value: w.m.counted(w.resultRun)}}
+	e.Event = trace.Event{Kind: trace.ProbeResult, Name: string(w.probeType), Pod: w.podKey,
+		Container: w.container.Name, Attrs: e.attrs[:]}
+	return e
 }
 
+// resultLabel is how the trace names a result: "success" or "failure".
+func resultLabel(r results.Result) string {
+	switch r {
+	case results.Success:
+		return "success"
+	case results.Failure:
+		return "failure"
+	default:
+		return strings.ToLower(r.String())
+	}
+}
+
+// heldReason is why a probe below its threshold keeps the previous result. Its text depends
+// only on the worker's probe and the result, so each worker builds it once per result and
+// every held probe of the worker shares it; that is safe because nothing that reads a
+// recorded event changes its Reason.
+func (w *worker) heldReason(result results.Result) *trace.Reason {
+	i := 0
+	if result == results.Success {
+		i = 1
+	}
+	if w.held[i] == nil {
+		threshold, field := w.spec.FailureThreshold, "failureThreshold"
+		if result == results.Success {
+			threshold, field = w.spec.SuccessThreshold, "successThreshold"
+		}
+		w.held[i] = trace.Because("probeThreshold/"+field,
+			fmt.Sprintf("the %s probe needs %d %s results in a row (%s) before its result changes", w.probeType, threshold, resultLabel(result), field),
+			trace.Attr{Key: field, Value: strconv.Itoa(int(threshold))})
+	}
+	return w.held[i]
+}
+
+// findStatus finds the named container's status, regular containers first.
 func findStatus(st *corev1.PodStatus, name string) *corev1.ContainerStatus {
-	for _, list := range [][]corev1.ContainerStatus{st.ContainerStatuses, st.InitContainerStatuses} {
-		for i := range list {
-			if list[i].Name == name {
-				return &list[i]
-			}
+	for i := range st.ContainerStatuses {
+		if st.ContainerStatuses[i].Name == name {
+			return &st.ContainerStatuses[i]
+		}
+	}
+	for i := range st.InitContainerStatuses {
+		if st.InitContainerStatuses[i].Name == name {
+			return &st.InitContainerStatuses[i]
 		}
 	}
 	return nil
@@ -161,21 +212,24 @@ func findStatus(st *corev1.PodStatus, name string) *corev1.ContainerStatus {
 
 // doProbe is one round (upstream worker.doProbe); it reports whether to keep going.
 func (w *worker) doProbe() bool {
-	status, ok := w.m.status.GetPodStatus(w.pod.UID)
+	status, ok := w.m.status.PeekPodStatus(w.pod.UID)
 	if !ok {
 		return true // no status yet: try again next tick
 	}
 	if status.Phase == corev1.PodFailed || status.Phase == corev1.PodSucceeded {
 		return false
 	}
-	c := findStatus(&status, w.container.Name)
+	c := findStatus(status, w.container.Name)
 	if c == nil || c.ContainerID == "" {
 		return true // the container has not been created yet
 	}
-	id := c.ContainerID
-	if i := strings.Index(id, "://"); i >= 0 {
-		id = id[i+3:]
+	if c.ContainerID != w.statusID {
+		w.statusID, w.runtimeID = c.ContainerID, c.ContainerID
+		if i := strings.Index(w.runtimeID, "://"); i >= 0 {
+			w.runtimeID = w.runtimeID[i+3:]
+		}
 	}
+	id := w.runtimeID
 	if w.containerID != id {
 		if w.containerID != "" {
 			w.results.Remove(w.containerID)
@@ -208,7 +262,7 @@ func (w *worker) doProbe() bool {
 		}
 		if g := w.m.RestartGates; g.ContainerRestartRules {
 			return kuberuntime.ContainerShouldRestart(w.container, &w.pod.Spec, c.State.Terminated.ExitCode, g) ||
-				(g.RestartAll() && kuberuntime.ShouldAllContainersRestart(w.pod, nil, &status))
+				(g.RestartAll() && kuberuntime.ShouldAllContainersRestart(w.pod, nil, status))
 		}
 		return w.pod.Spec.RestartPolicy != corev1.RestartPolicyNever || kuberuntime.IsRestartableInitContainer(w.container)
 	}
@@ -238,29 +292,28 @@ func (w *worker) doProbe() bool {
 	} else {
 		w.lastResult, w.resultRun = result, 1
 	}
-	label := strings.ToLower(result.String())
-	attrs := make([]trace.Attr, 1, 3) // counted, then timeout and held or changed
-	attrs[0] = trace.Attr{Key: "counted", Value: strconv.Itoa(w.resultRun)}
+	e := w.newResultEvent(resultLabel(result))
 	if timedOut {
-		attrs = append(attrs, trace.Attr{Key: "timeout", Value: took.String()})
+		e.Attrs = append(e.Attrs, trace.Attr{Key: "timeout", Value: took.String()})
 	}
 	if (result == results.Failure && w.resultRun < int(w.spec.FailureThreshold)) ||
 		(result == results.Success && w.resultRun < int(w.spec.SuccessThreshold)) {
-		threshold, field := w.spec.FailureThreshold, "failureThreshold"
-		if result == results.Success {
-			threshold, field = w.spec.SuccessThreshold, "successThreshold"
-		}
-		w.recordBecause(trace.Because("probeThreshold/"+field,
-			fmt.Sprintf("the %s probe needs %d %s results in a row (%s) before its result changes", w.probeType, threshold, label, field),
-			trace.Attr{Key: field, Value: strconv.Itoa(int(threshold))}), label, append(attrs, trace.Attr{Key: "held", Value: "true"})...)
+		e.Attrs = append(e.Attrs, trace.Attr{Key: "held", Value: "true"})
+		e.Reason = w.heldReason(result)
+		w.clk.Record(&e.Event)
 		return true // below the threshold: keep the previous result
 	}
+	// An unchanged result is not published: Set would find it in the cache and return at
+	// once, without a send.
 	prev, known := w.results.Get(w.containerID)
-	if !known || prev != result {
-		attrs = append(attrs, trace.Attr{Key: "changed", Value: "true"})
+	changed := !known || prev != result
+	if changed {
+		e.Attrs = append(e.Attrs, trace.Attr{Key: "changed", Value: "true"})
 	}
-	w.record(label, attrs...)
-	w.set(result)
+	w.clk.Record(&e.Event)
+	if changed {
+		w.set(result)
+	}
 	if (w.probeType == Liveness || w.probeType == Startup) && result == results.Failure {
 		// The container will be restarted: hold until a new container ID shows up.
 		w.onHold = true

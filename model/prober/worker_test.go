@@ -15,11 +15,8 @@ import (
 
 type fakeStatus struct{ st *corev1.PodStatus }
 
-func (f *fakeStatus) GetPodStatus(types.UID) (corev1.PodStatus, bool) {
-	if f.st == nil {
-		return corev1.PodStatus{}, false
-	}
-	return *f.st, true
+func (f *fakeStatus) PeekPodStatus(types.UID) (*corev1.PodStatus, bool) {
+	return f.st, f.st != nil
 }
 
 type fakeRunner struct {

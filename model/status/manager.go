@@ -101,6 +101,16 @@ func (m *Manager) GetPodStatus(uid types.UID) (corev1.PodStatus, bool) {
 	return corev1.PodStatus{}, false
 }
 
+// PeekPodStatus returns the cached status itself, shared on GetPodStatus's terms: the
+// caller only reads it, and no update changes it in place. It spares a reader that runs on
+// every probe of every container (the probe workers) a copy of the whole PodStatus.
+func (m *Manager) PeekPodStatus(uid types.UID) (*corev1.PodStatus, bool) {
+	if st, ok := m.podStatuses[uid]; ok {
+		return &st.status, true
+	}
+	return nil, false
+}
+
 // GetPodPhase returns the cached phase without copying the status.
 func (m *Manager) GetPodPhase(uid types.UID) (corev1.PodPhase, bool) {
 	if st, ok := m.podStatuses[uid]; ok {
