@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -56,8 +57,9 @@ type Manager struct {
 	startup          *results.Manager
 	kubeletStartedAt time.Time
 	workers          map[probeKey]*worker
-	// byPod lists each pod's worker keys, so that the per-pod calls (one at every status
-	// generation) look at the pod's own workers, not at every worker of the node.
+	// byPod lists each pod's worker keys in keyOrder, so that the per-pod calls (one at
+	// every status generation) look at the pod's own workers, not at every worker of the
+	// node, and need not sort them.
 	byPod map[types.UID][]probeKey
 	// counts are the decimal strings of 0, 1, 2, ... that probe results record as their
 	// "counted" attribute, grown on demand up to maxCounted; strings never change, so every
@@ -123,8 +125,9 @@ func (m *Manager) AddPod(pod *corev1.Pod) {
 			}
 			w := newWorker(m, pod, c, pt, probe)
 			m.workers[key] = w
-			if !slices.Contains(m.byPod[pod.UID], key) {
-				m.byPod[pod.UID] = append(m.byPod[pod.UID], key)
+			if keys := m.byPod[pod.UID]; !slices.Contains(keys, key) {
+				i, _ := slices.BinarySearchFunc(keys, key, keyOrder)
+				m.byPod[pod.UID] = slices.Insert(keys, i, key)
 			}
 			w.start()
 		}
@@ -142,15 +145,18 @@ func probeOf(c *corev1.Container, pt ProbeType) *corev1.Probe {
 	}
 }
 
+// keyOrder orders one pod's worker keys: by container name, then probe type.
+func keyOrder(a, b probeKey) int {
+	if c := strings.Compare(a.container, b.container); c != 0 {
+		return c
+	}
+	return strings.Compare(string(a.probe), string(b.probe))
+}
+
+// sortedKeys is a copy of the pod's worker keys in keyOrder, for callers that stop workers
+// (stopping one removes its key from byPod).
 func (m *Manager) sortedKeys(uid types.UID) []probeKey {
-	keys := slices.Clone(m.byPod[uid])
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].container != keys[j].container {
-			return keys[i].container < keys[j].container
-		}
-		return keys[i].probe < keys[j].probe
-	})
-	return keys
+	return slices.Clone(m.byPod[uid])
 }
 
 // StopLivenessAndStartup stops the pod's liveness and startup workers (termination begins;
@@ -170,13 +176,17 @@ func (m *Manager) RemovePod(pod *corev1.Pod) {
 	}
 }
 
-// CleanupPods stops the workers of pods not in desired (housekeeping).
+// CleanupPods stops the workers of pods not in desired (housekeeping). It looks at each pod
+// once, through byPod, rather than at every worker.
 func (m *Manager) CleanupPods(desired map[types.UID]bool) {
 	var stale []probeKey
-	for k := range m.workers {
-		if !desired[k.uid] {
-			stale = append(stale, k)
+	for uid, keys := range m.byPod {
+		if !desired[uid] {
+			stale = append(stale, keys...)
 		}
+	}
+	if len(stale) == 0 {
+		return
 	}
 	sort.Slice(stale, func(i, j int) bool {
 		return stale[i].uid < stale[j].uid || stale[i].uid == stale[j].uid && stale[i].container+string(stale[i].probe) < stale[j].container+string(stale[j].probe)
@@ -190,7 +200,8 @@ func (m *Manager) CleanupPods(desired map[types.UID]bool) {
 // not Success is triggered at once, so readiness is usually probed right after a container
 // starts instead of a full period later.
 func (m *Manager) UpdatePodStatus(pod *corev1.Pod, _ *corev1.PodStatus) {
-	for _, k := range m.sortedKeys(pod.UID) {
+	// Triggering stops no worker, so the pod's keys can be read in place.
+	for _, k := range m.byPod[pod.UID] {
 		w := m.workers[k]
 		if k.probe != Readiness || w.stopped {
 			continue
