@@ -1,6 +1,9 @@
 package prober
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +14,7 @@ import (
 	"nodesim/model/kuberuntime"
 	"nodesim/model/prober/results"
 	"nodesim/sim"
+	"nodesim/trace"
 )
 
 type fakeStatus struct{ st *corev1.PodStatus }
@@ -28,6 +32,7 @@ func (f *fakeRunner) RunProbe(string, ProbeType) (bool, time.Duration) { return 
 
 type harness struct {
 	s      *sim.Sim
+	log    *trace.Log
 	status *fakeStatus
 	runner *fakeRunner
 	m      *Manager
@@ -39,8 +44,9 @@ func boolPtr(b bool) *bool { return &b }
 // newHarness builds one worker of probe type pt for a running container started at time
 // zero, with the given probe settings.
 func newHarness(pt ProbeType, probe corev1.Probe) *harness {
-	s := sim.New(1, nil)
-	h := &harness{s: s, runner: &fakeRunner{ok: true}}
+	log := &trace.Log{}
+	s := sim.New(1, log)
+	h := &harness{s: s, log: log, runner: &fakeRunner{ok: true}}
 	started := metav1.NewTime(s.Now())
 	h.status = &fakeStatus{st: &corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{
 		Name: "c", ContainerID: "containerd://c1", Started: boolPtr(true),
@@ -262,5 +268,75 @@ func TestWorkerStopsWhenTheContainerWillNotRestart(t *testing.T) {
 		if got := h.w.doProbe(); got != tc.keep {
 			t.Errorf("exit %d, gates %+v: worker keeps going = %v, want %v", tc.code, tc.gates, got, tc.keep)
 		}
+	}
+}
+
+// A worker keeps one period timer and one trigger timer for its life: the ticker probes on
+// every period, a manual trigger probes at once, and triggers asked for while one is
+// pending make a single probe.
+func TestWorkerTimersReArm(t *testing.T) {
+	h := newHarness(Readiness, corev1.Probe{PeriodSeconds: 10})
+	h.w.start() // the kubelet started an hour ago: no start-up jitter
+	h.s.Step(0)
+	if h.w.resultRun != 1 {
+		t.Fatalf("after start: %d probes, want 1", h.w.resultRun)
+	}
+	h.s.Step(35 * time.Second) // probes at 10s, 20s and 30s
+	if h.w.resultRun != 4 {
+		t.Fatalf("after 35s: %d probes, want 4", h.w.resultRun)
+	}
+	for round := 1; round <= 2; round++ {
+		h.w.trigger()
+		h.w.trigger()
+		h.s.Step(0)
+		if want := 4 + round; h.w.resultRun != want {
+			t.Fatalf("trigger round %d: %d probes, want %d", round, h.w.resultRun, want)
+		}
+	}
+	h.w.stop()
+	h.w.trigger()
+	h.s.Step(time.Minute)
+	if h.w.resultRun != 6 {
+		t.Fatalf("a stopped worker probed: %d probes, want 6", h.w.resultRun)
+	}
+}
+
+// The counted attribute's table gives what strconv gives, inside it and past its end.
+func TestCounted(t *testing.T) {
+	h := newHarness(Readiness, corev1.Probe{})
+	for _, n := range []int{0, 1, 99, 100, 12345, maxCounted - 1, maxCounted, maxCounted + 1, 1 << 20} {
+		if got, want := h.m.counted(n), strconv.Itoa(n); got != want {
+			t.Errorf("counted(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// A probe below its threshold records that it was held, and why, in the words of the
+// threshold that held it; the other probes record whether they changed the result.
+func TestResultEvents(t *testing.T) {
+	h := newHarness(Readiness, corev1.Probe{FailureThreshold: 2, SuccessThreshold: 2})
+	for _, ok := range []bool{true, true, true, false, false, false, true} {
+		h.runner.ok = ok
+		h.probe(t)
+	}
+	var got []string
+	for _, e := range h.log.Filter(func(e *trace.Event) bool { return e.Kind == trace.ProbeResult }) {
+		line := fmt.Sprint(e.Name, " ", e.Pod, " ", e.Container, " ", e.Attrs)
+		if e.Reason != nil {
+			line += fmt.Sprint(" ", e.Reason.Rule, ": ", e.Reason.Text, " ", e.Reason.Values)
+		}
+		got = append(got, line)
+	}
+	want := []string{
+		"readiness ns/p c [{result success} {counted 1} {held true}] probeThreshold/successThreshold: the readiness probe needs 2 success results in a row (successThreshold) before its result changes [{successThreshold 2}]",
+		"readiness ns/p c [{result success} {counted 2} {changed true}]",
+		"readiness ns/p c [{result success} {counted 3}]",
+		"readiness ns/p c [{result failure} {counted 1} {held true}] probeThreshold/failureThreshold: the readiness probe needs 2 failure results in a row (failureThreshold) before its result changes [{failureThreshold 2}]",
+		"readiness ns/p c [{result failure} {counted 2} {changed true}]",
+		"readiness ns/p c [{result failure} {counted 3}]",
+		"readiness ns/p c [{result success} {counted 1} {held true}] probeThreshold/successThreshold: the readiness probe needs 2 success results in a row (successThreshold) before its result changes [{successThreshold 2}]",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("probe results:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
