@@ -29,7 +29,13 @@ func TestManagerIndexesWorkersByPod(t *testing.T) {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: types.UID(uid), Name: uid, Namespace: "ns"}, Spec: corev1.PodSpec{Containers: cs}}
 	}
 	p1, p2 := newPod("u1"), newPod("u2")
-	keys := func(uid string) string { return fmt.Sprint(m.sortedKeys(types.UID(uid))) }
+	keys := func(uid string) string {
+		var ks []probeKey
+		for _, w := range m.byPod[types.UID(uid)] {
+			ks = append(ks, w.key())
+		}
+		return fmt.Sprint(ks)
+	}
 	m.AddPod(p1)
 	m.AddPod(p2)
 	m.AddPod(p1) // idempotent
@@ -49,7 +55,7 @@ func TestManagerIndexesWorkersByPod(t *testing.T) {
 		t.Fatalf("after AddPod again: %s, want %s", got, all)
 	}
 	m.RemovePod(p1)
-	if _, ok := m.byPod["u1"]; ok || len(m.workers) != 4 || keys("u1") != "[]" {
-		t.Fatalf("after RemovePod: index %v, %d workers", m.byPod, len(m.workers))
+	if _, ok := m.byPod["u1"]; ok || len(m.byPod["u2"]) != 4 || keys("u1") != "[]" {
+		t.Fatalf("after RemovePod: index %v", m.byPod)
 	}
 }

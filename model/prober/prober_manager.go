@@ -56,11 +56,11 @@ type Manager struct {
 	readiness        *results.Manager
 	startup          *results.Manager
 	kubeletStartedAt time.Time
-	workers          map[probeKey]*worker
-	// byPod lists each pod's worker keys in keyOrder, so that the per-pod calls (one at
-	// every status generation) look at the pod's own workers, not at every worker of the
-	// node, and need not sort them.
-	byPod map[types.UID][]probeKey
+	// byPod holds the workers, each pod's in keyOrder (upstream keys one map by pod,
+	// container and probe type): the per-pod calls (AddPod at every pod sync,
+	// UpdatePodStatus at every status generation) look up the pod once and find its
+	// workers in a short sorted list, and need neither sort nor hash a key per worker.
+	byPod map[types.UID][]*worker
 	// counts are the decimal strings of 0, 1, 2, ... that probe results record as their
 	// "counted" attribute, grown on demand up to maxCounted; strings never change, so every
 	// event shares them.
@@ -93,44 +93,40 @@ func (m *Manager) StartedBeforeKubeletRestart(startedAt time.Time) bool {
 // created within one period of the kubelet's start waits a random part of the period first.
 func NewManager(s *sim.Sim, status StatusProvider, runner Runner, liveness, readiness, startup *results.Manager, kubeletStartedAt time.Time) *Manager {
 	return &Manager{s: s, status: status, runner: runner, liveness: liveness, readiness: readiness, startup: startup,
-		kubeletStartedAt: kubeletStartedAt, workers: map[probeKey]*worker{}, byPod: map[types.UID][]probeKey{}, RestartGates: kuberuntime.DefaultRestartGates()}
+		kubeletStartedAt: kubeletStartedAt, byPod: map[types.UID][]*worker{}, RestartGates: kuberuntime.DefaultRestartGates()}
 }
 
-// probeContainers are the containers probes run for: regular containers and sidecars.
-func probeContainers(pod *corev1.Pod) []*corev1.Container {
-	var out []*corev1.Container
+// AddPod creates the workers the pod's probes need (idempotent: called on every SyncPod),
+// for its regular containers and its sidecars.
+func (m *Manager) AddPod(pod *corev1.Pod) {
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
 		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			out = append(out, c)
+			m.addWorkers(pod, c)
 		}
 	}
 	for i := range pod.Spec.Containers {
-		out = append(out, &pod.Spec.Containers[i])
+		m.addWorkers(pod, &pod.Spec.Containers[i])
 	}
-	return out
 }
 
-// AddPod creates the workers the pod's probes need (idempotent: called on every SyncPod).
-func (m *Manager) AddPod(pod *corev1.Pod) {
-	for _, c := range probeContainers(pod) {
-		for _, pt := range []ProbeType{Startup, Readiness, Liveness} {
-			probe := probeOf(c, pt)
-			if probe == nil {
-				continue
-			}
-			key := probeKey{pod.UID, c.Name, pt}
-			if _, ok := m.workers[key]; ok {
-				continue
-			}
-			w := newWorker(m, pod, c, pt, probe)
-			m.workers[key] = w
-			if keys := m.byPod[pod.UID]; !slices.Contains(keys, key) {
-				i, _ := slices.BinarySearchFunc(keys, key, keyOrder)
-				m.byPod[pod.UID] = slices.Insert(keys, i, key)
-			}
-			w.start()
+// addWorkers creates the workers the container's probes need and does not have yet.
+func (m *Manager) addWorkers(pod *corev1.Pod, c *corev1.Container) {
+	for _, pt := range [...]ProbeType{Startup, Readiness, Liveness} {
+		probe := probeOf(c, pt)
+		if probe == nil {
+			continue
 		}
+		workers := m.byPod[pod.UID]
+		i, found := slices.BinarySearchFunc(workers, probeKey{pod.UID, c.Name, pt}, func(w *worker, k probeKey) int {
+			return keyOrder(w.key(), k)
+		})
+		if found {
+			continue
+		}
+		w := newWorker(m, pod, c, pt, probe)
+		m.byPod[pod.UID] = slices.Insert(workers, i, w)
+		w.start()
 	}
 }
 
@@ -153,46 +149,42 @@ func keyOrder(a, b probeKey) int {
 	return strings.Compare(string(a.probe), string(b.probe))
 }
 
-// sortedKeys is a copy of the pod's worker keys in keyOrder, for callers that stop workers
-// (stopping one removes its key from byPod).
-func (m *Manager) sortedKeys(uid types.UID) []probeKey {
-	return slices.Clone(m.byPod[uid])
-}
-
 // StopLivenessAndStartup stops the pod's liveness and startup workers (termination begins;
 // readiness goes on).
 func (m *Manager) StopLivenessAndStartup(pod *corev1.Pod) {
-	for _, k := range m.sortedKeys(pod.UID) {
-		if k.probe != Readiness {
-			m.workers[k].stop()
+	// A copy: stopping a worker removes it from byPod.
+	for _, w := range slices.Clone(m.byPod[pod.UID]) {
+		if w.probeType != Readiness {
+			w.stop()
 		}
 	}
 }
 
 // RemovePod stops every worker of the pod.
 func (m *Manager) RemovePod(pod *corev1.Pod) {
-	for _, k := range m.sortedKeys(pod.UID) {
-		m.workers[k].stop()
+	for _, w := range slices.Clone(m.byPod[pod.UID]) {
+		w.stop()
 	}
 }
 
 // CleanupPods stops the workers of pods not in desired (housekeeping). It looks at each pod
 // once, through byPod, rather than at every worker.
 func (m *Manager) CleanupPods(desired map[types.UID]bool) {
-	var stale []probeKey
-	for uid, keys := range m.byPod {
+	var stale []*worker
+	for uid, workers := range m.byPod {
 		if !desired[uid] {
-			stale = append(stale, keys...)
+			stale = append(stale, workers...)
 		}
 	}
 	if len(stale) == 0 {
 		return
 	}
 	sort.Slice(stale, func(i, j int) bool {
-		return stale[i].uid < stale[j].uid || stale[i].uid == stale[j].uid && stale[i].container+string(stale[i].probe) < stale[j].container+string(stale[j].probe)
+		a, b := stale[i].key(), stale[j].key()
+		return a.uid < b.uid || a.uid == b.uid && a.container+string(a.probe) < b.container+string(b.probe)
 	})
-	for _, k := range stale {
-		m.workers[k].stop()
+	for _, w := range stale {
+		w.stop()
 	}
 }
 
@@ -200,10 +192,9 @@ func (m *Manager) CleanupPods(desired map[types.UID]bool) {
 // not Success is triggered at once, so readiness is usually probed right after a container
 // starts instead of a full period later.
 func (m *Manager) UpdatePodStatus(pod *corev1.Pod, _ *corev1.PodStatus) {
-	// Triggering stops no worker, so the pod's keys can be read in place.
-	for _, k := range m.byPod[pod.UID] {
-		w := m.workers[k]
-		if k.probe != Readiness || w.stopped {
+	// Triggering stops no worker, so the pod's list can be read in place.
+	for _, w := range m.byPod[pod.UID] {
+		if w.probeType != Readiness || w.stopped {
 			continue
 		}
 		if r, ok := m.readiness.Get(w.containerID); ok && r == results.Success {
@@ -213,16 +204,17 @@ func (m *Manager) UpdatePodStatus(pod *corev1.Pod, _ *corev1.PodStatus) {
 	}
 }
 
+// remove forgets a stopped worker.
 func (m *Manager) remove(w *worker) {
-	key := probeKey{w.pod.UID, w.container.Name, w.probeType}
-	if m.workers[key] == w {
-		delete(m.workers, key)
-		keys := slices.DeleteFunc(m.byPod[key.uid], func(k probeKey) bool { return k == key })
-		if len(keys) == 0 {
-			delete(m.byPod, key.uid)
-		} else {
-			m.byPod[key.uid] = keys
-		}
+	uid := w.pod.UID
+	i := slices.Index(m.byPod[uid], w)
+	if i < 0 {
+		return
+	}
+	if workers := slices.Delete(m.byPod[uid], i, i+1); len(workers) > 0 {
+		m.byPod[uid] = workers
+	} else {
+		delete(m.byPod, uid)
 	}
 }
 

@@ -71,6 +71,9 @@ func newWorker(m *Manager, pod *corev1.Pod, c *corev1.Container, pt ProbeType, s
 	return w
 }
 
+// key names the worker: its pod, container and probe type.
+func (w *worker) key() probeKey { return probeKey{w.pod.UID, w.container.Name, w.probeType} }
+
 func (w *worker) period() time.Duration { return time.Duration(w.spec.PeriodSeconds) * time.Second }
 
 // start begins the worker's loop: probe once, then on every period. A kubelet that started
