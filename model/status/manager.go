@@ -7,9 +7,7 @@ package status
 
 import (
 	"maps"
-	"reflect"
 	"slices"
-	"sort"
 	"strconv"
 	"time"
 
@@ -346,19 +344,16 @@ func keepTransitionTime(status, old *corev1.PodStatus, t corev1.PodConditionType
 	}
 }
 
+// normalize orders the conditions by type. The sort is stable (an insertion sort: a status
+// has a handful of conditions, usually already in order), so its result is that of any
+// stable sort by type.
 func normalize(st *corev1.PodStatus) {
-	sort.SliceStable(st.Conditions, func(i, j int) bool { return st.Conditions[i].Type < st.Conditions[j].Type })
-}
-
-// statusEqual compares two statuses the kubelet generated. Every timestamp in them is UTC
-// and truncated to the second, so plain deep equality is semantic equality here, and much
-// cheaper than the semantic comparison used against API objects.
-func statusEqual(a, b *corev1.PodStatus) bool {
-	if a.Phase != b.Phase || a.Reason != b.Reason || len(a.ContainerStatuses) != len(b.ContainerStatuses) ||
-		len(a.Conditions) != len(b.Conditions) {
-		return false
+	c := st.Conditions
+	for i := 1; i < len(c); i++ {
+		for j := i; j > 0 && c[j].Type < c[j-1].Type; j-- {
+			c[j], c[j-1] = c[j-1], c[j]
+		}
 	}
-	return reflect.DeepEqual(a, b)
 }
 
 // RemoveOrphanedStatuses drops cached statuses of pods the kubelet no longer knows.
