@@ -56,19 +56,38 @@ type Manager struct {
 	api         *apiserver.Server
 	safety      PodDeletionSafetyProvider
 	podStatuses map[types.UID]*versionedPodStatus
-	apiVersions map[types.UID]uint64
-	// written is the API resource version after this manager's last write of each pod: an
-	// API object still at that version needs no reconcile.
-	written   map[types.UID]string
-	uids      []types.UID // sortedUIDs' answer, nil when stale
+	// synced is what the manager last wrote of each pod (see syncedState).
+	synced map[types.UID]*syncedState
+	uids   []types.UID // sortedUIDs' answer, nil when stale
+	// unsynced holds the pods whose cached version is newer than the one last written, and
+	// finished the non-static pods whose status is finished (the only ones canBeDeleted may
+	// accept): together every pod a batch of changes (syncBatch(false)) may write, so that
+	// such a batch, run after every status change, need not visit every pod. Both are kept
+	// by updateStatusInternal (a new version), syncPod (a write, a delete) and
+	// RemoveOrphanedStatuses.
+	unsynced  map[types.UID]bool
+	finished  map[types.UID]bool
 	signalled bool
 	ticker    *sim.Timer
+}
+
+// syncedState is the manager's record of its writes of one pod. An entry outlives the pod's
+// cached status when the pod is deleted from the API (its resource version is kept), and
+// goes with RemoveOrphanedStatuses.
+type syncedState struct {
+	// version is the cached status version last written (0: none since the status was
+	// cached).
+	version uint64
+	// resourceVersion is the API resource version after the last write: an API object
+	// still at that version needs no reconcile.
+	resourceVersion string
 }
 
 // NewManager returns a status manager writing to api.
 func NewManager(s *sim.Sim, api *apiserver.Server, safety PodDeletionSafetyProvider) *Manager {
 	return &Manager{s: s, clk: s.Clock("statusManager", sim.PriorityStatus), api: api, safety: safety,
-		podStatuses: map[types.UID]*versionedPodStatus{}, apiVersions: map[types.UID]uint64{}, written: map[types.UID]string{}}
+		podStatuses: map[types.UID]*versionedPodStatus{}, synced: map[types.UID]*syncedState{},
+		unsynced: map[types.UID]bool{}, finished: map[types.UID]bool{}}
 }
 
 // Start begins the periodic full sync.
@@ -312,6 +331,12 @@ func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus,
 		m.uids = nil
 	}
 	m.podStatuses[pod.UID] = ns
+	m.unsynced[pod.UID] = true
+	if finished && !ns.static {
+		m.finished[pod.UID] = true
+	} else {
+		delete(m.finished, pod.UID)
+	}
 	m.clk.Record(&trace.Event{Kind: KindSetPodStatus, Pod: pod.Namespace + "/" + pod.Name, Attrs: statusAttrs(pod, &status, ns.version)})
 	if !m.signalled {
 		m.signalled = true
@@ -362,8 +387,9 @@ func (m *Manager) RemoveOrphanedStatuses(known map[types.UID]bool) {
 		if !known[uid] {
 			delete(m.podStatuses, uid)
 			m.uids = nil
-			delete(m.apiVersions, uid)
-			delete(m.written, uid)
+			delete(m.synced, uid)
+			delete(m.unsynced, uid)
+			delete(m.finished, uid)
 		}
 	}
 }
@@ -378,14 +404,40 @@ func (m *Manager) sortedUIDs() []types.UID {
 }
 
 // syncBatch writes the statuses that changed since the last write (all=false), or every
-// status that differs from the API (all=true).
+// status that differs from the API (all=true), in UID order.
 func (m *Manager) syncBatch(all bool) {
-	for _, uid := range m.sortedUIDs() {
+	uids := m.sortedUIDs()
+	if !all {
+		uids = m.changedUIDs()
+	}
+	for _, uid := range uids {
 		st := m.podStatuses[uid]
-		if st.version > m.apiVersions[uid] || (all && m.needsReconcile(uid, st)) || m.canBeDeleted(uid, st) {
-			m.syncPod(uid, st)
+		synced := m.synced[uid]
+		if synced == nil {
+			synced = &syncedState{}
+			m.synced[uid] = synced
+		}
+		if st.version > synced.version || (all && m.needsReconcile(uid, st, synced)) || m.canBeDeleted(uid, st) {
+			m.syncPod(uid, st, synced)
 		}
 	}
+}
+
+// changedUIDs lists, in UID order, the pods syncBatch(false) has to look at: those with a
+// version not yet written and those canBeDeleted may accept. Every other pod fails both of
+// the batch's tests, so leaving it out changes nothing.
+func (m *Manager) changedUIDs() []types.UID {
+	uids := make([]types.UID, 0, len(m.unsynced)+len(m.finished))
+	for uid := range m.unsynced {
+		uids = append(uids, uid)
+	}
+	for uid := range m.finished {
+		if !m.unsynced[uid] {
+			uids = append(uids, uid)
+		}
+	}
+	slices.Sort(uids)
+	return uids
 }
 
 // apiPod is the API object a status goes to: the pod itself, or a static pod's mirror pod.
@@ -401,20 +453,20 @@ func (m *Manager) apiPod(uid types.UID, st *versionedPodStatus) *corev1.Pod {
 	return p
 }
 
-func (m *Manager) needsReconcile(uid types.UID, st *versionedPodStatus) bool {
+func (m *Manager) needsReconcile(uid types.UID, st *versionedPodStatus, synced *syncedState) bool {
 	p := m.apiPod(uid, st)
-	if p == nil || p.ResourceVersion == m.written[uid] {
+	if p == nil || p.ResourceVersion == synced.resourceVersion {
 		return false
 	}
 	return !apiequality.Semantic.DeepEqual(p.Status, st.status)
 }
 
 func (m *Manager) canBeDeleted(uid types.UID, st *versionedPodStatus) bool {
-	if st.static {
+	if st.static || !st.podIsFinished {
 		return false
 	}
 	p := m.api.Peek(uid)
-	if p == nil || p.DeletionTimestamp == nil || !st.podIsFinished {
+	if p == nil || p.DeletionTimestamp == nil {
 		return false
 	}
 	if p.Annotations["kubernetes.io/config.mirror"] != "" {
@@ -423,7 +475,7 @@ func (m *Manager) canBeDeleted(uid types.UID, st *versionedPodStatus) bool {
 	return isTerminal(p.Status.Phase)
 }
 
-func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus) {
+func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus, synced *syncedState) {
 	p := m.apiPod(uid, st)
 	if p == nil {
 		return
@@ -432,14 +484,16 @@ func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus) {
 	if !apiequality.Semantic.DeepEqual(p.Status, merged) {
 		m.api.PatchStatus(p.UID, merged)
 	}
-	m.written[uid] = m.api.ResourceVersion(p.UID)
-	m.apiVersions[uid] = st.version
+	synced.resourceVersion = m.api.ResourceVersion(p.UID)
+	synced.version = st.version
+	delete(m.unsynced, uid)
 	if m.canBeDeleted(uid, st) {
 		m.clk.Record(&trace.Event{Kind: KindDeletePod, Pod: st.podNamespace + "/" + st.podName})
 		m.api.ForceDelete(uid)
 		delete(m.podStatuses, uid)
 		m.uids = nil
-		delete(m.apiVersions, uid)
+		synced.version = 0
+		delete(m.finished, uid)
 	}
 }
 
