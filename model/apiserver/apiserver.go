@@ -46,6 +46,10 @@ type Server struct {
 type WatchEvent struct {
 	Pod     *corev1.Pod
 	Deleted bool
+	// StatusOnly says the change touched only the pod's status and resource version (a
+	// status patch): everything else is as the watcher's previous event of the pod (or its
+	// initial list) gave it, since every change to a pod is sent to every watcher.
+	StatusOnly bool
 }
 
 // New returns an empty API server.
@@ -99,6 +103,12 @@ func (a *Server) sortedUIDs() []types.UID {
 func (a *Server) changed(p *corev1.Pod, deleted bool) {
 	for _, w := range a.watchers {
 		w(WatchEvent{Pod: p, Deleted: deleted})
+	}
+}
+
+func (a *Server) statusChanged(p *corev1.Pod) {
+	for _, w := range a.watchers {
+		w(WatchEvent{Pod: p, StatusOnly: true})
 	}
 }
 
@@ -241,7 +251,7 @@ func (a *Server) PatchStatus(uid types.UID, status corev1.PodStatus) bool {
 	p.Status = *status.DeepCopy()
 	a.bump(p)
 	a.clk.Record(&trace.Event{Kind: KindPatchStatus, Pod: p.Namespace + "/" + p.Name, Attrs: mirrorAttr(p, []trace.Attr{{Key: "phase", Value: string(status.Phase)}, {Key: "reason", Value: status.Reason}})})
-	a.changed(p, false)
+	a.statusChanged(p)
 	return true
 }
 
