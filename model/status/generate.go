@@ -650,17 +650,16 @@ func anyRegularContainerCreated(pod *corev1.Pod, podStatus *container.PodStatus)
 	return false
 }
 
-// kubeletOwnedConditions are the condition types the kubelet generates (and drops from
-// the API status before generating them again).
-var kubeletOwnedConditions = map[corev1.PodConditionType]bool{
-	corev1.PodScheduled:              true,
-	corev1.PodReady:                  true,
-	corev1.PodInitialized:            true,
-	corev1.ContainersReady:           true,
-	corev1.PodReadyToStartContainers: true,
-	corev1.PodResizePending:          true,
-	corev1.PodResizeInProgress:       true,
-	corev1.AllContainersRestarting:   true,
+// kubeletOwnedCondition reports whether a condition type is one the kubelet generates (and
+// drops from the API status before generating it again).
+func kubeletOwnedCondition(t corev1.PodConditionType) bool {
+	switch t {
+	case corev1.PodScheduled, corev1.PodReady, corev1.PodInitialized, corev1.ContainersReady,
+		corev1.PodReadyToStartContainers, corev1.PodResizePending, corev1.PodResizeInProgress,
+		corev1.AllContainersRestarting:
+		return true
+	}
+	return false
 }
 
 // GenerateAPIPodStatus is the kubelet's generateAPIPodStatus, for what a simulation needs.
@@ -748,15 +747,30 @@ func GenerateAPIPodStatus(pod *corev1.Pod, podStatus *container.PodStatus, oldSt
 
 	applyProbes(pod, &s, probes)
 
-	// Conditions. Room for the ones kept from the API status and the (at most seven) the
-	// kubelet adds, so that the list is allocated once.
-	s.Conditions = make([]corev1.PodCondition, 0, len(pod.Status.Conditions)+7)
-	for _, c := range pod.Status.Conditions {
-		if !kubeletOwnedConditions[c.Type] {
-			s.Conditions = append(s.Conditions, *c.DeepCopy())
+	// Conditions: those kept from the API status, DisruptionTarget, the five the kubelet
+	// always adds and AllContainersRestarting; the list is allocated once, at its size.
+	restartingCondition := g.RestartAll() && upstream.AllContainersCouldRestart(&pod.Spec)
+	dt := findCondition(old.Conditions, corev1.DisruptionTarget)
+	size := 5
+	for i := range pod.Status.Conditions {
+		if !kubeletOwnedCondition(pod.Status.Conditions[i].Type) {
+			size++
 		}
 	}
-	if dt := findCondition(old.Conditions, corev1.DisruptionTarget); dt != nil {
+	if dt != nil {
+		size++
+	}
+	if restartingCondition {
+		size++
+	}
+	s.Conditions = make([]corev1.PodCondition, 0, size)
+	for i := range pod.Status.Conditions {
+		if c := &pod.Status.Conditions[i]; !kubeletOwnedCondition(c.Type) {
+			s.Conditions = append(s.Conditions, corev1.PodCondition{})
+			c.DeepCopyInto(&s.Conditions[len(s.Conditions)-1])
+		}
+	}
+	if dt != nil {
 		if cur := findCondition(s.Conditions, corev1.DisruptionTarget); cur != nil {
 			*cur = *dt.DeepCopy()
 		} else {
@@ -784,12 +798,12 @@ func GenerateAPIPodStatus(pod *corev1.Pod, podStatus *container.PodStatus, oldSt
 		ObservedGeneration: ConditionObservedGeneration(pod, old),
 		Status:             corev1.ConditionTrue,
 	})
-	if g.RestartAll() && upstream.AllContainersCouldRestart(&pod.Spec) {
+	if restartingCondition {
 		s.Conditions = append(s.Conditions, GenerateAllContainersRestartingCondition(pod, podStatus, old, s.Phase))
 	}
 	for i := range s.Conditions {
 		c := &s.Conditions[i]
-		if !kubeletOwnedConditions[c.Type] {
+		if !kubeletOwnedCondition(c.Type) {
 			continue
 		}
 		c.ObservedGeneration = pod.Generation
