@@ -13,6 +13,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
 
+	"nodesim/model/apiserver"
 	"nodesim/sim"
 	"nodesim/trace"
 )
@@ -166,7 +167,7 @@ func (c *PodConfig) classify(source string, prev, in *corev1.Pod, statusOnly boo
 			return p, DELETE
 		}
 		return p, UPDATE
-	case !apiequality.Semantic.DeepEqual(prev.Status, p.Status):
+	case !apiserver.StatusSemanticEqual(&prev.Status, &p.Status):
 		return p, RECONCILE
 	}
 	return p, noChange

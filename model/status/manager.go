@@ -12,7 +12,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -458,7 +457,7 @@ func (m *Manager) needsReconcile(uid types.UID, st *versionedPodStatus, synced *
 	if p == nil || p.ResourceVersion == synced.resourceVersion {
 		return false
 	}
-	return !apiequality.Semantic.DeepEqual(p.Status, st.status)
+	return !apiserver.StatusSemanticEqual(&p.Status, &st.status)
 }
 
 func (m *Manager) canBeDeleted(uid types.UID, st *versionedPodStatus) bool {
@@ -481,7 +480,7 @@ func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus, synced *syncedS
 		return
 	}
 	merged := mergePodStatus(&p.Status, &st.status, m.safety == nil || m.safety.CouldHaveRunningContainers(uid))
-	if !apiequality.Semantic.DeepEqual(p.Status, merged) {
+	if !apiserver.StatusSemanticEqual(&p.Status, &merged) {
 		m.api.PatchStatus(p.UID, merged)
 	}
 	synced.resourceVersion = m.api.ResourceVersion(p.UID)
