@@ -348,14 +348,30 @@ func terminalReason(p corev1.PodPhase) string {
 // listMessage is "containers with unknown status: [a b], containers with <what> status:
 // [c]", leaving out empty lists.
 func listMessage(what string, unknown, other []string) string {
-	var parts []string
+	// Written as fmt's %v writes a []string: "[a b]".
+	var b strings.Builder
+	list := func(names []string) {
+		b.WriteByte('[')
+		for i, n := range names {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(n)
+		}
+		b.WriteByte(']')
+	}
 	if len(unknown) > 0 {
-		parts = append(parts, fmt.Sprintf("containers with unknown status: %v", unknown))
+		b.WriteString("containers with unknown status: ")
+		list(unknown)
 	}
 	if len(other) > 0 {
-		parts = append(parts, fmt.Sprintf("containers with %s status: %v", what, other))
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("containers with " + what + " status: ")
+		list(other)
 	}
-	return strings.Join(parts, ", ")
+	return b.String()
 }
 
 func findCondition(list []corev1.PodCondition, t corev1.PodConditionType) *corev1.PodCondition {

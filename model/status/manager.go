@@ -64,8 +64,11 @@ type Manager struct {
 	// such a batch, run after every status change, need not visit every pod. Both are kept
 	// by updateStatusInternal (a new version), syncPod (a write, a delete) and
 	// RemoveOrphanedStatuses.
-	unsynced  map[types.UID]bool
-	finished  map[types.UID]bool
+	unsynced map[types.UID]bool
+	finished map[types.UID]bool
+	// changed is changedUIDs' buffer, reused by every batch of changes (a batch runs to
+	// its end before another can start).
+	changed   []types.UID
 	signalled bool
 	ticker    *sim.Timer
 }
@@ -407,7 +410,8 @@ func (m *Manager) sortedUIDs() []types.UID {
 func (m *Manager) syncBatch(all bool) {
 	uids := m.sortedUIDs()
 	if !all {
-		uids = m.changedUIDs()
+		m.changed = m.changedUIDs(m.changed[:0])
+		uids = m.changed
 	}
 	for _, uid := range uids {
 		st := m.podStatuses[uid]
@@ -425,8 +429,7 @@ func (m *Manager) syncBatch(all bool) {
 // changedUIDs lists, in UID order, the pods syncBatch(false) has to look at: those with a
 // version not yet written and those canBeDeleted may accept. Every other pod fails both of
 // the batch's tests, so leaving it out changes nothing.
-func (m *Manager) changedUIDs() []types.UID {
-	uids := make([]types.UID, 0, len(m.unsynced)+len(m.finished))
+func (m *Manager) changedUIDs(uids []types.UID) []types.UID {
 	for uid := range m.unsynced {
 		uids = append(uids, uid)
 	}
@@ -496,25 +499,32 @@ func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus, synced *syncedS
 	}
 }
 
+// statusManagerOwned reports whether the status manager writes a condition type (the others
+// are kept from the API status when it writes).
+func statusManagerOwned(t corev1.PodConditionType) bool {
+	switch t {
+	case corev1.ContainersReady, corev1.PodReady, corev1.PodInitialized, corev1.PodReadyToStartContainers,
+		corev1.PodScheduled, corev1.DisruptionTarget,
+		// Owned with RestartAllContainersOnContainerExits; without the gate the kubelet
+		// never generates it, so owning it always drops nothing another writer set.
+		corev1.AllContainersRestarting:
+		return true
+	}
+	return false
+}
+
 // mergePodStatus keeps conditions the kubelet does not own and withholds a terminal phase
 // while the pod could still have running containers.
 func mergePodStatus(oldStatus, newStatus *corev1.PodStatus, couldHaveRunningContainers bool) corev1.PodStatus {
 	out := *newStatus.DeepCopy()
-	owned := map[corev1.PodConditionType]bool{
-		corev1.ContainersReady: true, corev1.PodReady: true, corev1.PodInitialized: true,
-		corev1.PodReadyToStartContainers: true, corev1.PodScheduled: true, corev1.DisruptionTarget: true,
-		// Owned with RestartAllContainersOnContainerExits; without the gate the kubelet
-		// never generates it, so owning it always drops nothing another writer set.
-		corev1.AllContainersRestarting: true,
-	}
 	var conds []corev1.PodCondition
 	for _, c := range out.Conditions {
-		if owned[c.Type] {
+		if statusManagerOwned(c.Type) {
 			conds = append(conds, c)
 		}
 	}
 	for _, c := range oldStatus.Conditions {
-		if !owned[c.Type] {
+		if !statusManagerOwned(c.Type) {
 			conds = append(conds, c)
 		}
 	}
