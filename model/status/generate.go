@@ -412,6 +412,14 @@ func apiContainerID(id string) string {
 	return ContainerIDScheme + id
 }
 
+// isAPIContainerID reports whether apiID is apiContainerID(id), without building it.
+func isAPIContainerID(apiID, id string) bool {
+	if id == "" {
+		return apiID == ""
+	}
+	return len(apiID) == len(ContainerIDScheme)+len(id) && strings.HasPrefix(apiID, ContainerIDScheme) && strings.HasSuffix(apiID, id)
+}
+
 // runtimeID strips the scheme from an API container ID.
 func runtimeID(id string) string {
 	return strings.TrimPrefix(id, ContainerIDScheme)
@@ -426,7 +434,14 @@ func runtimeID(id string) string {
 // ID changed), and a running container whose previous status was terminated with a count
 // no lower than the runtime's counts one more restart.
 func convertInstance(cs *container.Status, old *corev1.ContainerStatus, specImage string, restartAll, podRestarting bool) corev1.ContainerStatus {
-	cid := apiContainerID(cs.ID)
+	var cid string
+	if old != nil && isAPIContainerID(old.ContainerID, cs.ID) {
+		// The same instance as in the previous status: reuse its ID string rather than
+		// build an equal one on every sync.
+		cid = old.ContainerID
+	} else {
+		cid = apiContainerID(cs.ID)
+	}
 	out := corev1.ContainerStatus{
 		Name:         cs.Name,
 		RestartCount: int32(cs.RestartCount),

@@ -1036,3 +1036,13 @@ func TestListMessageFormat(t *testing.T) {
 		}
 	}
 }
+
+func TestIsAPIContainerID(t *testing.T) {
+	for _, id := range []string{"", "abc", "containerd://", "x"} {
+		for _, api := range []string{"", "containerd://abc", "containerd://ab", "containerd://", "docker://abc", "abc", "containerd://containerd://", "containerd://x"} {
+			if got, want := isAPIContainerID(api, id), api == apiContainerID(id); got != want {
+				t.Errorf("isAPIContainerID(%q, %q) = %v, want %v", api, id, got, want)
+			}
+		}
+	}
+}
