@@ -448,7 +448,7 @@ func (m *Manager) apiPod(uid types.UID, st *versionedPodStatus) *corev1.Pod {
 	if !st.static {
 		return m.api.Peek(uid)
 	}
-	p := m.api.GetByName(st.podNamespace, st.podName)
+	p := m.api.PeekByName(st.podNamespace, st.podName)
 	if p == nil || p.Annotations["kubernetes.io/config.mirror"] == "" {
 		return nil
 	}
