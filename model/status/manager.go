@@ -516,17 +516,25 @@ func statusManagerOwned(t corev1.PodConditionType) bool {
 // mergePodStatus keeps conditions the kubelet does not own and withholds a terminal phase
 // while the pod could still have running containers.
 func mergePodStatus(oldStatus, newStatus *corev1.PodStatus, couldHaveRunningContainers bool) corev1.PodStatus {
-	out := *newStatus.DeepCopy()
-	var conds []corev1.PodCondition
-	for _, c := range out.Conditions {
-		if statusManagerOwned(c.Type) {
-			conds = append(conds, c)
+	// A deep copy of newStatus but for its conditions, which are merged into a list of
+	// their own (a PodCondition holds no pointers: a copy of one is a deep copy). One
+	// allocation for the merged conditions; none kept is nil, as it always was.
+	src := *newStatus
+	src.Conditions = nil
+	out := *src.DeepCopy()
+	conds := make([]corev1.PodCondition, 0, len(newStatus.Conditions)+len(oldStatus.Conditions))
+	for i := range newStatus.Conditions {
+		if statusManagerOwned(newStatus.Conditions[i].Type) {
+			conds = append(conds, newStatus.Conditions[i])
 		}
 	}
-	for _, c := range oldStatus.Conditions {
-		if !statusManagerOwned(c.Type) {
-			conds = append(conds, c)
+	for i := range oldStatus.Conditions {
+		if !statusManagerOwned(oldStatus.Conditions[i].Type) {
+			conds = append(conds, oldStatus.Conditions[i])
 		}
+	}
+	if len(conds) == 0 {
+		conds = nil
 	}
 	out.Conditions = conds
 	if isTerminal(out.Phase) && !isTerminal(oldStatus.Phase) && couldHaveRunningContainers {
