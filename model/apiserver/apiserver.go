@@ -278,7 +278,7 @@ func (a *Server) PatchStatus(uid types.UID, status corev1.PodStatus) bool {
 	if !ok {
 		return false
 	}
-	p.Status = *status.DeepCopy()
+	status.DeepCopyInto(&p.Status)
 	a.bump(p)
 	a.clk.Record(&trace.Event{Kind: KindPatchStatus, Pod: p.Namespace + "/" + p.Name, Attrs: mirrorAttr(p, []trace.Attr{{Key: "phase", Value: string(status.Phase)}, {Key: "reason", Value: status.Reason}})})
 	a.statusChanged(p)

@@ -154,9 +154,11 @@ func (m *Manager) SetContainerReadiness(pod *corev1.Pod, containerID string, rea
 		return
 	}
 	cs.Ready = ready
-	all := append(append([]corev1.ContainerStatus{}, st.InitContainerStatuses...), st.ContainerStatuses...)
-	replaceCondition(st, GenerateContainersReadyCondition(pod, st, all, st.Phase))
-	replaceCondition(st, GeneratePodReadyCondition(pod, st, st.Conditions, all, st.Phase))
+	// ContainersReady, then Ready from it and the conditions as they are then (what
+	// GeneratePodReadyCondition would compute again), over the init and regular statuses.
+	containersReady := generateContainersReadyCondition(pod, st, statusLists{st.InitContainerStatuses, st.ContainerStatuses}, true, st.Phase)
+	replaceCondition(st, containersReady)
+	replaceCondition(st, podReadyCondition(pod, st, st.Conditions, &containersReady))
 	m.updateStatusInternal(pod, *st, false, false)
 }
 
