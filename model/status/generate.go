@@ -374,6 +374,27 @@ func listMessage(what string, unknown, other []string) string {
 	return b.String()
 }
 
+// shouldAllContainersRestart is kuberuntime.ShouldAllContainersRestart for a non-nil old
+// status, given whether the pod has a RestartAllContainers rule (AllContainersCouldRestart).
+// Without one, no container can match such a rule, so only the condition in the old status
+// can say yes: that check alone spares the common pod the full test and its lookup map.
+func shouldAllContainersRestart(pod *corev1.Pod, podStatus *container.PodStatus, old *corev1.PodStatus, hasRestartAllRules bool) bool {
+	if hasRestartAllRules {
+		return kuberuntime.ShouldAllContainersRestart(pod, podStatus, old)
+	}
+	return hasTrueCondition(old.Conditions, corev1.AllContainersRestarting)
+}
+
+// hasTrueCondition reports whether any condition of type t in list is True.
+func hasTrueCondition(list []corev1.PodCondition, t corev1.PodConditionType) bool {
+	for i := range list {
+		if list[i].Type == t && list[i].Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
 func findCondition(list []corev1.PodCondition, t corev1.PodConditionType) *corev1.PodCondition {
 	for i := range list {
 		if list[i].Type == t {
@@ -739,7 +760,8 @@ func GenerateAPIPodStatus(pod *corev1.Pod, podStatus *container.PodStatus, oldSt
 	}
 
 	g := restartGates(probes)
-	podRestarting := g.RestartAll() && kuberuntime.ShouldAllContainersRestart(pod, podStatus, old)
+	restartAllRules := g.RestartAll() && upstream.AllContainersCouldRestart(&pod.Spec)
+	podRestarting := g.RestartAll() && shouldAllContainersRestart(pod, podStatus, old, restartAllRules)
 	hasInit := len(pod.Spec.InitContainers) > 0
 	s.ContainerStatuses = ConvertToAPIContainerStatuses(pod, podStatus, old.ContainerStatuses, pod.Spec.Containers, hasInit, false, reasons, podRestarting, g)
 	if hasInit {
@@ -780,7 +802,7 @@ func GenerateAPIPodStatus(pod *corev1.Pod, podStatus *container.PodStatus, oldSt
 
 	// Conditions: those kept from the API status, DisruptionTarget, the five the kubelet
 	// always adds and AllContainersRestarting; the list is allocated once, at its size.
-	restartingCondition := g.RestartAll() && upstream.AllContainersCouldRestart(&pod.Spec)
+	restartingCondition := restartAllRules
 	dt := findCondition(old.Conditions, corev1.DisruptionTarget)
 	size := 5
 	for i := range pod.Status.Conditions {
