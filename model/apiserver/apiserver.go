@@ -5,7 +5,6 @@
 package apiserver
 
 import (
-	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -37,8 +36,12 @@ type Server struct {
 	clk        *sim.Clock
 	conditions map[corev1.NodeConditionType]corev1.NodeCondition
 	pods       map[types.UID]*corev1.Pod
-	watchers   []func(WatchEvent)
-	rv         int
+	// byName lists the UIDs of the pods called namespace/name (usually one), so that a
+	// lookup by name need not scan every pod. Kept by put and remove, the only places
+	// pods come, go or are replaced.
+	byName   map[string][]types.UID
+	watchers []func(WatchEvent)
+	rv       int
 }
 
 // WatchEvent is one change to a pod. Pod is the API server's own object: watchers must not
@@ -46,12 +49,16 @@ type Server struct {
 type WatchEvent struct {
 	Pod     *corev1.Pod
 	Deleted bool
+	// StatusOnly says the change touched only the pod's status and resource version (a
+	// status patch): everything else is as the watcher's previous event of the pod (or its
+	// initial list) gave it, since every change to a pod is sent to every watcher.
+	StatusOnly bool
 }
 
 // New returns an empty API server.
 func New(s *sim.Sim) *Server {
 	return &Server{s: s, clk: s.Clock("apiserver", sim.PriorityConfig), pods: map[types.UID]*corev1.Pod{},
-		conditions: map[corev1.NodeConditionType]corev1.NodeCondition{}}
+		byName: map[string][]types.UID{}, conditions: map[corev1.NodeConditionType]corev1.NodeCondition{}}
 }
 
 // Watch gives initial the node's pods now, then every change to changed (a reflector's
@@ -84,21 +91,53 @@ func (a *Server) Get(uid types.UID) *corev1.Pod {
 
 // GetByName returns the pod called namespace/name, or nil.
 func (a *Server) GetByName(namespace, name string) *corev1.Pod {
-	for _, uid := range a.sortedUIDs() {
-		if p := a.pods[uid]; p.Namespace == namespace && p.Name == name {
-			return p.DeepCopy()
-		}
+	if p := a.PeekByName(namespace, name); p != nil {
+		return p.DeepCopy()
 	}
 	return nil
 }
 
-func (a *Server) sortedUIDs() []types.UID {
-	return slices.Sorted(maps.Keys(a.pods))
+// PeekByName returns the API server's own copy of the pod called namespace/name (the one
+// with the lowest UID, should there be several), or nil; callers must not modify it.
+func (a *Server) PeekByName(namespace, name string) *corev1.Pod {
+	uids := a.byName[nameKey(namespace, name)]
+	if len(uids) == 0 {
+		return nil
+	}
+	return a.pods[slices.Min(uids)]
+}
+
+func nameKey(namespace, name string) string { return namespace + "/" + name }
+
+// put stores p under its UID, replacing any pod stored there, and indexes it by name.
+func (a *Server) put(p *corev1.Pod) {
+	if cur, ok := a.pods[p.UID]; ok {
+		a.unindex(cur)
+	}
+	a.pods[p.UID] = p
+	key := nameKey(p.Namespace, p.Name)
+	a.byName[key] = append(a.byName[key], p.UID)
+}
+
+func (a *Server) unindex(p *corev1.Pod) {
+	key := nameKey(p.Namespace, p.Name)
+	uids := slices.DeleteFunc(a.byName[key], func(u types.UID) bool { return u == p.UID })
+	if len(uids) == 0 {
+		delete(a.byName, key)
+	} else {
+		a.byName[key] = uids
+	}
 }
 
 func (a *Server) changed(p *corev1.Pod, deleted bool) {
 	for _, w := range a.watchers {
 		w(WatchEvent{Pod: p, Deleted: deleted})
+	}
+}
+
+func (a *Server) statusChanged(p *corev1.Pod) {
+	for _, w := range a.watchers {
+		w(WatchEvent{Pod: p, StatusOnly: true})
 	}
 }
 
@@ -111,7 +150,7 @@ func (a *Server) bump(p *corev1.Pod) {
 func (a *Server) Create(pod *corev1.Pod) {
 	p := pod.DeepCopy()
 	a.bump(p)
-	a.pods[p.UID] = p
+	a.put(p)
 	// A static pod's mirror is created by the kubelet's tryReconcileMirrorPods.
 	a.clk.Record(&trace.Event{Kind: KindCreate, Pod: p.Namespace + "/" + p.Name, Attrs: mirrorAttr(p, nil)})
 	a.changed(p, false)
@@ -143,7 +182,7 @@ func (a *Server) Update(pod *corev1.Pod) bool {
 	p.DeletionTimestamp, p.DeletionGracePeriodSeconds = cur.DeletionTimestamp, cur.DeletionGracePeriodSeconds
 	p.CreationTimestamp = cur.CreationTimestamp
 	a.bump(p)
-	a.pods[p.UID] = p
+	a.put(p)
 	a.clk.Record(&trace.Event{Kind: KindUpdate, Pod: p.Namespace + "/" + p.Name, Attrs: mirrorAttr(p, nil)})
 	a.changed(p, false)
 	return true
@@ -210,6 +249,7 @@ func (a *Server) Delete(uid types.UID, gracePeriodSeconds *int64) bool {
 }
 
 func (a *Server) remove(uid types.UID, p *corev1.Pod) {
+	a.unindex(p)
 	delete(a.pods, uid)
 	a.clk.Record(&trace.Event{Kind: KindRemoved, Pod: p.Namespace + "/" + p.Name, Attrs: mirrorAttr(p, nil)})
 	a.changed(p, true)
@@ -238,10 +278,10 @@ func (a *Server) PatchStatus(uid types.UID, status corev1.PodStatus) bool {
 	if !ok {
 		return false
 	}
-	p.Status = *status.DeepCopy()
+	status.DeepCopyInto(&p.Status)
 	a.bump(p)
 	a.clk.Record(&trace.Event{Kind: KindPatchStatus, Pod: p.Namespace + "/" + p.Name, Attrs: mirrorAttr(p, []trace.Attr{{Key: "phase", Value: string(status.Phase)}, {Key: "reason", Value: status.Reason}})})
-	a.changed(p, false)
+	a.statusChanged(p)
 	return true
 }
 

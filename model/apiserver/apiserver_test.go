@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"nodesim/sim"
 )
@@ -86,5 +87,46 @@ func TestUpdateKeepsTheMirrorAnnotation(t *testing.T) {
 		Annotations: map[string]string{corev1.MirrorPodAnnotationKey: "forged"}}})
 	if _, ok := a.Get("u").Annotations[corev1.MirrorPodAnnotationKey]; ok {
 		t.Error("an update made a pod a mirror pod")
+	}
+}
+
+// A lookup by name finds the pod of that name with the lowest UID, follows a rename by
+// update and forgets a removed pod.
+func TestGetByNameIndex(t *testing.T) {
+	_, a, _ := newServer(t)
+	mk := func(uid, name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: types.UID(uid), Name: name, Namespace: "default"}}
+	}
+	uidOf := func(name string) types.UID {
+		if p := a.GetByName("default", name); p != nil {
+			if q := a.PeekByName("default", name); q == nil || q.UID != p.UID {
+				t.Fatalf("PeekByName(%s) and GetByName disagree", name)
+			}
+			return p.UID
+		}
+		if a.PeekByName("default", name) != nil {
+			t.Fatalf("PeekByName(%s) finds a pod GetByName does not", name)
+		}
+		return ""
+	}
+	if got := uidOf("web"); got != "u" {
+		t.Fatalf("web is %q, want u", got)
+	}
+	a.Create(mk("t", "web"))
+	a.Create(mk("v", "web"))
+	if got := uidOf("web"); got != "t" {
+		t.Fatalf("web is %q with pods t, u, v of that name; want the lowest UID, t", got)
+	}
+	a.Update(mk("t", "api"))
+	if got, got2 := uidOf("web"), uidOf("api"); got != "u" || got2 != "t" {
+		t.Fatalf("after renaming t: web is %q, api is %q; want u and t", got, got2)
+	}
+	a.ForceDelete("u")
+	a.ForceDelete("t")
+	if got, got2 := uidOf("web"), uidOf("api"); got != "v" || got2 != "" {
+		t.Fatalf("after removing u and t: web is %q, api is %q; want v and none", got, got2)
+	}
+	if got := uidOf("db"); got != "" {
+		t.Fatalf("db is %q, want none", got)
 	}
 }

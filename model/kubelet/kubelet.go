@@ -252,6 +252,11 @@ func (kl *Kubelet) watchAPI() func() {
 		if !active || kl.stopped {
 			return
 		}
+		if ev.StatusOnly {
+			// A status patch: the mux has this watch's previous copy of the pod.
+			kl.podConfig.UpdateStatus(podconfig.ApiserverSource, ev.Pod)
+			return
+		}
 		kl.podConfig.Update(podconfig.ApiserverSource, ev.Pod, ev.Deleted)
 	})
 	return func() { active = false }

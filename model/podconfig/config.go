@@ -13,6 +13,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
 
+	"nodesim/model/apiserver"
 	"nodesim/sim"
 	"nodesim/trace"
 )
@@ -101,7 +102,7 @@ func (c *PodConfig) Merge(source string, snapshot []*corev1.Pod) {
 	next := map[types.UID]*corev1.Pod{}
 	var adds, updates, deletes, removes, reconciles []*corev1.Pod
 	for _, in := range snapshot {
-		p, op := c.classify(source, old[in.UID], in)
+		p, op := c.classify(source, old[in.UID], in, false)
 		next[p.UID] = p
 		switch op {
 		case ADD:
@@ -144,7 +145,12 @@ const noChange PodOperation = -1
 
 // classify takes the kubelet's copy of a pod from a source and says what changed since
 // prev (nil: never seen): upstream checkAndUpdatePod.
-func (c *PodConfig) classify(source string, prev, in *corev1.Pod) (*corev1.Pod, PodOperation) {
+//
+// statusOnly says in differs from the pod the source last gave (prev's origin) only in its
+// status and resource version; then the spec, labels, annotations and deletion fields of
+// prev and of the copy of in are deep copies of the same values, semantically equal, and
+// specChanged need not look.
+func (c *PodConfig) classify(source string, prev, in *corev1.Pod, statusOnly bool) (*corev1.Pod, PodOperation) {
 	p := in.DeepCopy()
 	if p.Annotations == nil {
 		p.Annotations = map[string]string{}
@@ -156,12 +162,12 @@ func (c *PodConfig) classify(source string, prev, in *corev1.Pod) (*corev1.Pod, 
 	}
 	p.Annotations[ConfigFirstSeenAnnotationKey] = prev.Annotations[ConfigFirstSeenAnnotationKey]
 	switch {
-	case specChanged(prev, p):
+	case !statusOnly && specChanged(prev, p):
 		if p.DeletionTimestamp != nil {
 			return p, DELETE
 		}
 		return p, UPDATE
-	case !apiequality.Semantic.DeepEqual(prev.Status, p.Status):
+	case !apiserver.StatusSemanticEqual(&prev.Status, &p.Status):
 		return p, RECONCILE
 	}
 	return p, noChange
@@ -170,6 +176,17 @@ func (c *PodConfig) classify(source string, prev, in *corev1.Pod) (*corev1.Pod, 
 // Update takes one changed pod from a source (a watch event) and sends what changed, as
 // Merge would for a snapshot that differs from the last one only in that pod.
 func (c *PodConfig) Update(source string, in *corev1.Pod, deleted bool) {
+	c.update(source, in, deleted, false)
+}
+
+// UpdateStatus is Update for a change of only the pod's status and resource version since
+// the source last gave it (the API server's status patch): the mux then skips comparing
+// what did not change.
+func (c *PodConfig) UpdateStatus(source string, in *corev1.Pod) {
+	c.update(source, in, false, true)
+}
+
+func (c *PodConfig) update(source string, in *corev1.Pod, deleted, statusOnly bool) {
 	old := c.pods[source]
 	prev := old[in.UID]
 	if deleted {
@@ -181,7 +198,7 @@ func (c *PodConfig) Update(source string, in *corev1.Pod, deleted bool) {
 		c.updates.Send(PodUpdate{Pods: []*corev1.Pod{prev}, Op: REMOVE, Source: source}, nil)
 		return
 	}
-	p, op := c.classify(source, prev, in)
+	p, op := c.classify(source, prev, in, statusOnly)
 	old[p.UID] = p
 	if op == noChange {
 		return
@@ -207,27 +224,61 @@ func (c *PodConfig) record(source string, adds, updates, deletes, removes, recon
 }
 
 // specChanged compares what the kubelet acts on: spec, labels, annotations other than the
-// kubelet's own, deletion timestamp and grace.
+// kubelet's own, deletion timestamp and grace, each with apimachinery's semantic equality
+// (nil and empty maps are equal). The labels and annotations, string maps, are compared
+// with plain code that is that relation (same number of entries, each found with the same
+// value), and the deletion fields skip reflection when both are nil, as they nearly always
+// are.
 func specChanged(a, b *corev1.Pod) bool {
-	if !apiequality.Semantic.DeepEqual(a.Spec, b.Spec) || !apiequality.Semantic.DeepEqual(a.Labels, b.Labels) {
+	if !apiequality.Semantic.DeepEqual(a.Spec, b.Spec) || !stringMapsEqual(a.Labels, b.Labels) {
 		return true
 	}
-	if !apiequality.Semantic.DeepEqual(a.DeletionTimestamp, b.DeletionTimestamp) ||
+	if (a.DeletionTimestamp != nil || b.DeletionTimestamp != nil) && !apiequality.Semantic.DeepEqual(a.DeletionTimestamp, b.DeletionTimestamp) {
+		return true
+	}
+	if (a.DeletionGracePeriodSeconds != nil || b.DeletionGracePeriodSeconds != nil) &&
 		!apiequality.Semantic.DeepEqual(a.DeletionGracePeriodSeconds, b.DeletionGracePeriodSeconds) {
 		return true
 	}
-	return !apiequality.Semantic.DeepEqual(userAnnotations(a), userAnnotations(b))
+	return !userAnnotationsEqual(a.Annotations, b.Annotations)
 }
 
-func userAnnotations(p *corev1.Pod) map[string]string {
-	out := map[string]string{}
-	for k, v := range p.Annotations {
-		if k == ConfigSourceAnnotationKey || k == ConfigFirstSeenAnnotationKey || k == ConfigHashAnnotationKey {
+// stringMapsEqual is semantic equality of two string maps.
+func stringMapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// kubeletAnnotation reports whether an annotation is one the kubelet sets itself.
+func kubeletAnnotation(k string) bool {
+	return k == ConfigSourceAnnotationKey || k == ConfigFirstSeenAnnotationKey || k == ConfigHashAnnotationKey
+}
+
+// userAnnotationsEqual is stringMapsEqual over the annotations the kubelet does not set.
+func userAnnotationsEqual(a, b map[string]string) bool {
+	n := 0
+	for k, v := range a {
+		if kubeletAnnotation(k) {
 			continue
 		}
-		out[k] = v
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+		n++
 	}
-	return out
+	for k := range b {
+		if !kubeletAnnotation(k) {
+			n--
+		}
+	}
+	return n == 0
 }
 
 func sortPods(pods []*corev1.Pod) {

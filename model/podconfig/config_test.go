@@ -142,3 +142,66 @@ func TestSourcesReady(t *testing.T) {
 		t.Fatal("not ready with every source seen")
 	}
 }
+
+// A status patch sent as such gives the operations Update gives for it: RECONCILE when the
+// status changed, nothing when it did not, ADD for a pod the mux has not seen.
+func TestUpdateStatusMatchesUpdate(t *testing.T) {
+	s := sim.New(1, nil)
+	c := New(s, ApiserverSource)
+	c.Merge(ApiserverSource, nil)
+	drain(c)
+	a := pod("1", "a")
+	c.UpdateStatus(ApiserverSource, a)
+	a2 := a.DeepCopy()
+	a2.Status.Phase = corev1.PodRunning
+	c.UpdateStatus(ApiserverSource, a2)
+	c.UpdateStatus(ApiserverSource, a2)
+	want := []string{"ADD:a", "RECONCILE:a"}
+	if got := drain(c); !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+// specChanged keeps apimachinery's semantic equality: nil and empty maps are equal, the
+// kubelet's annotations do not count, deletion fields compare by value.
+func TestSpecChanged(t *testing.T) {
+	now := metav1.NewTime(sim.Epoch)
+	grace, grace2 := int64(30), int64(30)
+	cases := []struct {
+		name string
+		edit func(p *corev1.Pod)
+		want bool
+	}{
+		{"nothing", func(*corev1.Pod) {}, false},
+		{"empty labels", func(p *corev1.Pod) { p.Labels = map[string]string{} }, false},
+		{"a label", func(p *corev1.Pod) { p.Labels = map[string]string{"k": "v"} }, true},
+		{"kubelet annotations", func(p *corev1.Pod) {
+			p.Annotations = map[string]string{ConfigSourceAnnotationKey: "api", ConfigHashAnnotationKey: "h", ConfigFirstSeenAnnotationKey: "t"}
+		}, false},
+		{"a user annotation", func(p *corev1.Pod) { p.Annotations = map[string]string{"k": "v"} }, true},
+		{"an annotation value", func(p *corev1.Pod) { p.Annotations = map[string]string{"u": "w"} }, true},
+		{"deletion timestamp", func(p *corev1.Pod) { p.DeletionTimestamp = &now }, true},
+		{"grace", func(p *corev1.Pod) { p.DeletionGracePeriodSeconds = &grace2 }, true},
+		{"image", func(p *corev1.Pod) { p.Spec.Containers[0].Image = "j" }, true},
+	}
+	for _, tc := range cases {
+		a, b := pod("1", "a"), pod("1", "a")
+		if tc.name == "an annotation value" {
+			a.Annotations = map[string]string{"u": "v"}
+		}
+		tc.edit(b)
+		if got := specChanged(a, b); got != tc.want {
+			t.Errorf("%s: specChanged = %v, want %v", tc.name, got, tc.want)
+		}
+		if got := specChanged(b, a); got != tc.want {
+			t.Errorf("%s (swapped): specChanged = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	a, b := pod("1", "a"), pod("1", "a")
+	a.DeletionTimestamp, a.DeletionGracePeriodSeconds = &now, &grace
+	later := metav1.NewTime(sim.Epoch)
+	b.DeletionTimestamp, b.DeletionGracePeriodSeconds = &later, &grace2
+	if specChanged(a, b) {
+		t.Error("equal deletion fields behind distinct pointers were taken for a change")
+	}
+}

@@ -2,7 +2,7 @@ package status
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -143,18 +143,39 @@ func ConditionObservedGeneration(pod *corev1.Pod, oldStatus *corev1.PodStatus) i
 // container and every sidecar has a status that is ready. containerStatuses should hold
 // both the init and the regular container statuses; nil means nothing is known.
 func GenerateContainersReadyCondition(pod *corev1.Pod, oldStatus *corev1.PodStatus, containerStatuses []corev1.ContainerStatus, podPhase corev1.PodPhase) corev1.PodCondition {
+	return generateContainersReadyCondition(pod, oldStatus, statusLists{containerStatuses}, containerStatuses != nil, podPhase)
+}
+
+// statusLists is container statuses kept in several lists (a pod status's init and regular
+// ones), searched in order as if they were one list: it spares status generation a
+// concatenated copy on every pod sync.
+type statusLists [2][]corev1.ContainerStatus
+
+// find returns the first status named name.
+func (l statusLists) find(name string) (*corev1.ContainerStatus, bool) {
+	for _, list := range l {
+		if cs, ok := findStatus(list, name); ok {
+			return cs, true
+		}
+	}
+	return nil, false
+}
+
+// generateContainersReadyCondition is GenerateContainersReadyCondition over statusLists;
+// known false means nothing is known (a nil list).
+func generateContainersReadyCondition(pod *corev1.Pod, oldStatus *corev1.PodStatus, containerStatuses statusLists, known bool, podPhase corev1.PodPhase) corev1.PodCondition {
 	cond := corev1.PodCondition{
 		Type:               corev1.ContainersReady,
 		ObservedGeneration: ConditionObservedGeneration(pod, oldStatus),
 		Status:             corev1.ConditionFalse,
 	}
-	if containerStatuses == nil {
+	if !known {
 		cond.Reason = UnknownContainerStatuses
 		return cond
 	}
 	var unknown, unready []string
 	check := func(name string) {
-		cs, ok := findStatus(containerStatuses, name)
+		cs, ok := containerStatuses.find(name)
 		switch {
 		case !ok:
 			unknown = append(unknown, name)
@@ -187,6 +208,12 @@ func GenerateContainersReadyCondition(pod *corev1.Pod, oldStatus *corev1.PodStat
 // conditions whose status is True.
 func GeneratePodReadyCondition(pod *corev1.Pod, oldStatus *corev1.PodStatus, conditions []corev1.PodCondition, containerStatuses []corev1.ContainerStatus, podPhase corev1.PodPhase) corev1.PodCondition {
 	cr := GenerateContainersReadyCondition(pod, oldStatus, containerStatuses, podPhase)
+	return podReadyCondition(pod, oldStatus, conditions, &cr)
+}
+
+// podReadyCondition is GeneratePodReadyCondition given the ContainersReady condition cr,
+// so that a caller that needs both computes cr once.
+func podReadyCondition(pod *corev1.Pod, oldStatus *corev1.PodStatus, conditions []corev1.PodCondition, cr *corev1.PodCondition) corev1.PodCondition {
 	cond := corev1.PodCondition{
 		Type:               corev1.PodReady,
 		ObservedGeneration: ConditionObservedGeneration(pod, oldStatus),
@@ -321,14 +348,51 @@ func terminalReason(p corev1.PodPhase) string {
 // listMessage is "containers with unknown status: [a b], containers with <what> status:
 // [c]", leaving out empty lists.
 func listMessage(what string, unknown, other []string) string {
-	var parts []string
+	// Written as fmt's %v writes a []string: "[a b]".
+	var b strings.Builder
+	list := func(names []string) {
+		b.WriteByte('[')
+		for i, n := range names {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(n)
+		}
+		b.WriteByte(']')
+	}
 	if len(unknown) > 0 {
-		parts = append(parts, fmt.Sprintf("containers with unknown status: %v", unknown))
+		b.WriteString("containers with unknown status: ")
+		list(unknown)
 	}
 	if len(other) > 0 {
-		parts = append(parts, fmt.Sprintf("containers with %s status: %v", what, other))
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("containers with " + what + " status: ")
+		list(other)
 	}
-	return strings.Join(parts, ", ")
+	return b.String()
+}
+
+// shouldAllContainersRestart is kuberuntime.ShouldAllContainersRestart for a non-nil old
+// status, given whether the pod has a RestartAllContainers rule (AllContainersCouldRestart).
+// Without one, no container can match such a rule, so only the condition in the old status
+// can say yes: that check alone spares the common pod the full test and its lookup map.
+func shouldAllContainersRestart(pod *corev1.Pod, podStatus *container.PodStatus, old *corev1.PodStatus, hasRestartAllRules bool) bool {
+	if hasRestartAllRules {
+		return kuberuntime.ShouldAllContainersRestart(pod, podStatus, old)
+	}
+	return hasTrueCondition(old.Conditions, corev1.AllContainersRestarting)
+}
+
+// hasTrueCondition reports whether any condition of type t in list is True.
+func hasTrueCondition(list []corev1.PodCondition, t corev1.PodConditionType) bool {
+	for i := range list {
+		if list[i].Type == t && list[i].Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
 }
 
 func findCondition(list []corev1.PodCondition, t corev1.PodConditionType) *corev1.PodCondition {
@@ -369,6 +433,14 @@ func apiContainerID(id string) string {
 	return ContainerIDScheme + id
 }
 
+// isAPIContainerID reports whether apiID is apiContainerID(id), without building it.
+func isAPIContainerID(apiID, id string) bool {
+	if id == "" {
+		return apiID == ""
+	}
+	return len(apiID) == len(ContainerIDScheme)+len(id) && strings.HasPrefix(apiID, ContainerIDScheme) && strings.HasSuffix(apiID, id)
+}
+
 // runtimeID strips the scheme from an API container ID.
 func runtimeID(id string) string {
 	return strings.TrimPrefix(id, ContainerIDScheme)
@@ -382,9 +454,16 @@ func runtimeID(id string) string {
 // last termination comes from the previous status (its terminated state when the container
 // ID changed), and a running container whose previous status was terminated with a count
 // no lower than the runtime's counts one more restart.
-func convertInstance(cs *container.Status, old *corev1.ContainerStatus, specImage string, restartAll, podRestarting bool) *corev1.ContainerStatus {
-	cid := apiContainerID(cs.ID)
-	out := &corev1.ContainerStatus{
+func convertInstance(cs *container.Status, old *corev1.ContainerStatus, specImage string, restartAll, podRestarting bool) corev1.ContainerStatus {
+	var cid string
+	if old != nil && isAPIContainerID(old.ContainerID, cs.ID) {
+		// The same instance as in the previous status: reuse its ID string rather than
+		// build an equal one on every sync.
+		cid = old.ContainerID
+	} else {
+		cid = apiContainerID(cs.ID)
+	}
+	out := corev1.ContainerStatus{
 		Name:         cs.Name,
 		RestartCount: int32(cs.RestartCount),
 		Image:        cs.Image,
@@ -462,33 +541,45 @@ func ConvertToAPIContainerStatuses(pod *corev1.Pod, podStatus *container.PodStat
 	if podStatus == nil {
 		podStatus = &container.PodStatus{}
 	}
-	old := make(map[string]corev1.ContainerStatus, len(previous))
-	for _, s := range previous {
-		old[s.Name] = s
+	// Container names are unique within a pod (API validation), so the statuses are kept
+	// by spec index and found by name with a short linear search: pods have a handful of
+	// containers, and this runs on every pod sync.
+	oldStatus := func(name string) *corev1.ContainerStatus {
+		// The last status of that name, as a map filled in list order would keep.
+		for i := len(previous) - 1; i >= 0; i-- {
+			if previous[i].Name == name {
+				return &previous[i]
+			}
+		}
+		return nil
+	}
+	index := func(name string) int {
+		for i := range containers {
+			if containers[i].Name == name {
+				return i
+			}
+		}
+		return -1
 	}
 	defaultReason := ContainerCreating
 	if hasInitContainers {
 		defaultReason = PodInitializing
 	}
-	specImage := make(map[string]string, len(containers))
-	statuses := make(map[string]*corev1.ContainerStatus, len(containers))
+	// statuses[i] is containers[i]'s status. It becomes the result, so every value in it
+	// is built fresh or deep-copied: previous belongs to the status manager's cache.
+	statuses := make([]corev1.ContainerStatus, len(containers))
 	for i := range containers {
 		c := &containers[i]
-		specImage[c.Name] = c.Image
-		st := &corev1.ContainerStatus{
-			Name:  c.Name,
-			Image: c.Image,
-			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: defaultReason}},
+		st := &statuses[i]
+		if o := oldStatus(c.Name); o != nil && o.State.Terminated != nil {
+			o.DeepCopyInto(st)
+			continue
+		} else if o != nil {
+			st.RestartCount = o.RestartCount
+			o.LastTerminationState.DeepCopyInto(&st.LastTerminationState)
 		}
-		if o, ok := old[c.Name]; ok {
-			if o.State.Terminated != nil {
-				st = o.DeepCopy()
-			} else {
-				st.RestartCount = o.RestartCount
-				st.LastTerminationState = *o.LastTerminationState.DeepCopy()
-			}
-		}
-		statuses[c.Name] = st
+		st.Name, st.Image = c.Name, c.Image
+		st.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: defaultReason}}
 	}
 
 	// Containers that were running but the runtime no longer knows at all.
@@ -497,12 +588,12 @@ func ConvertToAPIContainerStatuses(pod *corev1.Pod, podStatus *container.PodStat
 		if podStatus.FindContainerStatusByName(name) != nil {
 			continue
 		}
-		o, ok := old[name]
-		if !ok {
+		o := oldStatus(name)
+		if o == nil {
 			continue
 		}
+		st := &statuses[i]
 		if restartAll && podRestarting && o.State.Waiting == nil {
-			st := statuses[name]
 			st.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: kuberuntime.RestartingAllContainers, Message: msgRestartingAll}}
 			st.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{Reason: kuberuntime.RestartingAllContainers, Message: msgRestartingAll, ExitCode: 137}
 			st.RestartCount = o.RestartCount + 1
@@ -511,7 +602,6 @@ func ConvertToAPIContainerStatuses(pod *corev1.Pod, podStatus *container.PodStat
 		if o.State.Terminated != nil || o.State.Running == nil {
 			continue
 		}
-		st := statuses[name]
 		if st.State.Waiting == nil || st.State.Waiting.Reason != defaultReason || st.LastTerminationState.Terminated != nil {
 			continue
 		}
@@ -526,35 +616,42 @@ func ConvertToAPIContainerStatuses(pod *corev1.Pod, podStatus *container.PodStat
 	}
 
 	// Runtime instances, newest first: the newest gives the state, the next the last
-	// termination; older ones are ignored.
-	instances := append([]*container.Status(nil), podStatus.ContainerStatuses...)
-	sort.SliceStable(instances, func(i, j int) bool { return instances[i].CreatedAt.After(instances[j].CreatedAt) })
-	seen := map[string]int{}
+	// termination; older ones are ignored. The sort is stable, so instances created at the
+	// same instant keep the runtime's order.
+	var buf [8]*container.Status
+	instances := append(buf[:0], podStatus.ContainerStatuses...)
+	slices.SortStableFunc(instances, func(a, b *container.Status) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	var seenBuf [8]uint8
+	seen := seenBuf[:0]
+	if len(containers) <= len(seenBuf) {
+		seen = seenBuf[:len(containers)]
+	} else {
+		seen = make([]uint8, len(containers))
+	}
 	for _, cs := range instances {
-		if _, ok := statuses[cs.Name]; !ok || seen[cs.Name] >= 2 {
+		i := index(cs.Name)
+		if i < 0 || seen[i] >= 2 {
 			continue
 		}
-		var oldPtr *corev1.ContainerStatus
-		if o, ok := old[cs.Name]; ok {
-			oldPtr = &o
-		}
-		st := convertInstance(cs, oldPtr, specImage[cs.Name], restartAll, podRestarting)
+		oldPtr := oldStatus(cs.Name)
+		st := convertInstance(cs, oldPtr, containers[i].Image, restartAll, podRestarting)
 		if cs.State == container.StateRunning && oldPtr != nil && oldPtr.Started != nil {
 			v := *oldPtr.Started
 			st.Started = &v
 		}
-		if seen[cs.Name] == 0 {
-			statuses[cs.Name] = st
+		if seen[i] == 0 {
+			statuses[i] = st
 		} else {
-			statuses[cs.Name].LastTerminationState = st.State
+			statuses[i].LastTerminationState = st.State
 		}
-		seen[cs.Name]++
+		seen[i]++
 	}
 
 	// Containers that will be (re)started and whose last start failed are waiting with
 	// the failure's reason.
 	for i := range containers {
 		c := &containers[i]
+		st := &statuses[i]
 		if isInitContainer {
 			s := podStatus.FindContainerStatusByName(c.Name)
 			if s != nil && s.State == container.StateExited && s.ExitCode == 0 {
@@ -562,8 +659,8 @@ func ConvertToAPIContainerStatuses(pod *corev1.Pod, podStatus *container.PodStat
 			}
 			// A regular init container the runtime has forgotten, in a pod whose regular
 			// containers exist, must have completed.
-			if s == nil && !kuberuntime.IsRestartableInitContainer(c) && anyRegularContainerCreated(pod, podStatus) && statuses[c.Name].State.Waiting != nil {
-				statuses[c.Name].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+			if s == nil && !kuberuntime.IsRestartableInitContainer(c) && anyRegularContainerCreated(pod, podStatus) && st.State.Waiting != nil {
+				st.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
 					Reason:  Completed,
 					Message: msgInitCompletedGuess,
 				}}
@@ -577,21 +674,16 @@ func ConvertToAPIContainerStatuses(pod *corev1.Pod, podStatus *container.PodStat
 		if !ok {
 			continue
 		}
-		st := statuses[c.Name]
 		if st.State.Terminated != nil {
 			st.LastTerminationState = st.State
 		}
 		st.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: r.Err, Message: r.Message}}
 	}
 
-	out := make([]corev1.ContainerStatus, 0, len(containers))
-	for i := range containers {
-		out = append(out, *statuses[containers[i].Name])
-	}
 	if !isInitContainer {
-		sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+		slices.SortStableFunc(statuses, func(a, b corev1.ContainerStatus) int { return strings.Compare(a.Name, b.Name) })
 	}
-	return out
+	return statuses
 }
 
 // anyRegularContainerCreated reports whether the runtime has a regular container of the
@@ -610,17 +702,16 @@ func anyRegularContainerCreated(pod *corev1.Pod, podStatus *container.PodStatus)
 	return false
 }
 
-// kubeletOwnedConditions are the condition types the kubelet generates (and drops from
-// the API status before generating them again).
-var kubeletOwnedConditions = map[corev1.PodConditionType]bool{
-	corev1.PodScheduled:              true,
-	corev1.PodReady:                  true,
-	corev1.PodInitialized:            true,
-	corev1.ContainersReady:           true,
-	corev1.PodReadyToStartContainers: true,
-	corev1.PodResizePending:          true,
-	corev1.PodResizeInProgress:       true,
-	corev1.AllContainersRestarting:   true,
+// kubeletOwnedCondition reports whether a condition type is one the kubelet generates (and
+// drops from the API status before generating it again).
+func kubeletOwnedCondition(t corev1.PodConditionType) bool {
+	switch t {
+	case corev1.PodScheduled, corev1.PodReady, corev1.PodInitialized, corev1.ContainersReady,
+		corev1.PodReadyToStartContainers, corev1.PodResizePending, corev1.PodResizeInProgress,
+		corev1.AllContainersRestarting:
+		return true
+	}
+	return false
 }
 
 // GenerateAPIPodStatus is the kubelet's generateAPIPodStatus, for what a simulation needs.
@@ -669,7 +760,8 @@ func GenerateAPIPodStatus(pod *corev1.Pod, podStatus *container.PodStatus, oldSt
 	}
 
 	g := restartGates(probes)
-	podRestarting := g.RestartAll() && kuberuntime.ShouldAllContainersRestart(pod, podStatus, old)
+	restartAllRules := g.RestartAll() && upstream.AllContainersCouldRestart(&pod.Spec)
+	podRestarting := g.RestartAll() && shouldAllContainersRestart(pod, podStatus, old, restartAllRules)
 	hasInit := len(pod.Spec.InitContainers) > 0
 	s.ContainerStatuses = ConvertToAPIContainerStatuses(pod, podStatus, old.ContainerStatuses, pod.Spec.Containers, hasInit, false, reasons, podRestarting, g)
 	if hasInit {
@@ -708,22 +800,37 @@ func GenerateAPIPodStatus(pod *corev1.Pod, podStatus *container.PodStatus, oldSt
 
 	applyProbes(pod, &s, probes)
 
-	// Conditions.
-	for _, c := range pod.Status.Conditions {
-		if !kubeletOwnedConditions[c.Type] {
-			s.Conditions = append(s.Conditions, *c.DeepCopy())
+	// Conditions: those kept from the API status, DisruptionTarget, the five the kubelet
+	// always adds and AllContainersRestarting; the list is allocated once, at its size.
+	restartingCondition := restartAllRules
+	dt := findCondition(old.Conditions, corev1.DisruptionTarget)
+	size := 5
+	for i := range pod.Status.Conditions {
+		if !kubeletOwnedCondition(pod.Status.Conditions[i].Type) {
+			size++
 		}
 	}
-	if dt := findCondition(old.Conditions, corev1.DisruptionTarget); dt != nil {
+	if dt != nil {
+		size++
+	}
+	if restartingCondition {
+		size++
+	}
+	s.Conditions = make([]corev1.PodCondition, 0, size)
+	for i := range pod.Status.Conditions {
+		if c := &pod.Status.Conditions[i]; !kubeletOwnedCondition(c.Type) {
+			s.Conditions = append(s.Conditions, corev1.PodCondition{})
+			c.DeepCopyInto(&s.Conditions[len(s.Conditions)-1])
+		}
+	}
+	if dt != nil {
 		if cur := findCondition(s.Conditions, corev1.DisruptionTarget); cur != nil {
 			*cur = *dt.DeepCopy()
 		} else {
 			s.Conditions = append(s.Conditions, *dt.DeepCopy())
 		}
 	}
-	all := make([]corev1.ContainerStatus, 0, len(s.InitContainerStatuses)+len(s.ContainerStatuses))
-	all = append(all, s.InitContainerStatuses...)
-	all = append(all, s.ContainerStatuses...)
+	all := statusLists{s.InitContainerStatuses, s.ContainerStatuses}
 	s.Conditions = append(s.Conditions, GeneratePodReadyToStartContainersCondition(pod, podStatus))
 	initialized := GeneratePodInitializedCondition(pod, s.ContainerStatuses, s.InitContainerStatuses, s.Phase)
 	if g.RestartAll() && initialized.Reason == ContainersNotInitialized {
@@ -734,19 +841,22 @@ func GenerateAPIPodStatus(pod *corev1.Pod, podStatus *container.PodStatus, oldSt
 		}
 	}
 	s.Conditions = append(s.Conditions, initialized)
-	s.Conditions = append(s.Conditions, GeneratePodReadyCondition(pod, old, s.Conditions, all, s.Phase))
-	s.Conditions = append(s.Conditions, GenerateContainersReadyCondition(pod, old, all, s.Phase))
+	// Both are computed from the combined list of init and regular statuses, which is
+	// never nil here (ConvertToAPIContainerStatuses returns a non-nil list).
+	containersReady := generateContainersReadyCondition(pod, old, all, true, s.Phase)
+	s.Conditions = append(s.Conditions, podReadyCondition(pod, old, s.Conditions, &containersReady))
+	s.Conditions = append(s.Conditions, containersReady)
 	s.Conditions = append(s.Conditions, corev1.PodCondition{
 		Type:               corev1.PodScheduled,
 		ObservedGeneration: ConditionObservedGeneration(pod, old),
 		Status:             corev1.ConditionTrue,
 	})
-	if g.RestartAll() && upstream.AllContainersCouldRestart(&pod.Spec) {
+	if restartingCondition {
 		s.Conditions = append(s.Conditions, GenerateAllContainersRestartingCondition(pod, podStatus, old, s.Phase))
 	}
 	for i := range s.Conditions {
 		c := &s.Conditions[i]
-		if !kubeletOwnedConditions[c.Type] {
+		if !kubeletOwnedCondition(c.Type) {
 			continue
 		}
 		c.ObservedGeneration = pod.Generation

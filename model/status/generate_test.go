@@ -2,6 +2,8 @@ package status
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -1014,5 +1016,33 @@ func TestGenerateAPIPodStatusCrashLoop(t *testing.T) {
 	}
 	if cs.Started == nil || *cs.Started {
 		t.Errorf("a waiting container is not started: %v", cs.Started)
+	}
+}
+
+// listMessage writes its lists as fmt's %v writes a []string.
+func TestListMessageFormat(t *testing.T) {
+	for _, tc := range []struct{ unknown, other []string }{
+		{nil, nil}, {[]string{"a"}, nil}, {nil, []string{"b", "c"}}, {[]string{"a", "b"}, []string{"c"}}, {[]string{""}, []string{"x y"}},
+	} {
+		var parts []string
+		if len(tc.unknown) > 0 {
+			parts = append(parts, fmt.Sprintf("containers with unknown status: %v", tc.unknown))
+		}
+		if len(tc.other) > 0 {
+			parts = append(parts, fmt.Sprintf("containers with %s status: %v", "unready", tc.other))
+		}
+		if got, want := listMessage("unready", tc.unknown, tc.other), strings.Join(parts, ", "); got != want {
+			t.Errorf("listMessage(%q, %q) = %q, want %q", tc.unknown, tc.other, got, want)
+		}
+	}
+}
+
+func TestIsAPIContainerID(t *testing.T) {
+	for _, id := range []string{"", "abc", "containerd://", "x"} {
+		for _, api := range []string{"", "containerd://abc", "containerd://ab", "containerd://", "docker://abc", "abc", "containerd://containerd://", "containerd://x"} {
+			if got, want := isAPIContainerID(api, id), api == apiContainerID(id); got != want {
+				t.Errorf("isAPIContainerID(%q, %q) = %v, want %v", api, id, got, want)
+			}
+		}
 	}
 }

@@ -7,14 +7,11 @@ package status
 
 import (
 	"maps"
-	"reflect"
 	"slices"
-	"sort"
 	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -58,19 +55,41 @@ type Manager struct {
 	api         *apiserver.Server
 	safety      PodDeletionSafetyProvider
 	podStatuses map[types.UID]*versionedPodStatus
-	apiVersions map[types.UID]uint64
-	// written is the API resource version after this manager's last write of each pod: an
-	// API object still at that version needs no reconcile.
-	written   map[types.UID]string
-	uids      []types.UID // sortedUIDs' answer, nil when stale
+	// synced is what the manager last wrote of each pod (see syncedState).
+	synced map[types.UID]*syncedState
+	uids   []types.UID // sortedUIDs' answer, nil when stale
+	// unsynced holds the pods whose cached version is newer than the one last written, and
+	// finished the non-static pods whose status is finished (the only ones canBeDeleted may
+	// accept): together every pod a batch of changes (syncBatch(false)) may write, so that
+	// such a batch, run after every status change, need not visit every pod. Both are kept
+	// by updateStatusInternal (a new version), syncPod (a write, a delete) and
+	// RemoveOrphanedStatuses.
+	unsynced map[types.UID]bool
+	finished map[types.UID]bool
+	// changed is changedUIDs' buffer, reused by every batch of changes (a batch runs to
+	// its end before another can start).
+	changed   []types.UID
 	signalled bool
 	ticker    *sim.Timer
+}
+
+// syncedState is the manager's record of its writes of one pod. An entry outlives the pod's
+// cached status when the pod is deleted from the API (its resource version is kept), and
+// goes with RemoveOrphanedStatuses.
+type syncedState struct {
+	// version is the cached status version last written (0: none since the status was
+	// cached).
+	version uint64
+	// resourceVersion is the API resource version after the last write: an API object
+	// still at that version needs no reconcile.
+	resourceVersion string
 }
 
 // NewManager returns a status manager writing to api.
 func NewManager(s *sim.Sim, api *apiserver.Server, safety PodDeletionSafetyProvider) *Manager {
 	return &Manager{s: s, clk: s.Clock("statusManager", sim.PriorityStatus), api: api, safety: safety,
-		podStatuses: map[types.UID]*versionedPodStatus{}, apiVersions: map[types.UID]uint64{}, written: map[types.UID]string{}}
+		podStatuses: map[types.UID]*versionedPodStatus{}, synced: map[types.UID]*syncedState{},
+		unsynced: map[types.UID]bool{}, finished: map[types.UID]bool{}}
 }
 
 // Start begins the periodic full sync.
@@ -145,9 +164,11 @@ func (m *Manager) SetContainerReadiness(pod *corev1.Pod, containerID string, rea
 		return
 	}
 	cs.Ready = ready
-	all := append(append([]corev1.ContainerStatus{}, st.InitContainerStatuses...), st.ContainerStatuses...)
-	replaceCondition(st, GenerateContainersReadyCondition(pod, st, all, st.Phase))
-	replaceCondition(st, GeneratePodReadyCondition(pod, st, st.Conditions, all, st.Phase))
+	// ContainersReady, then Ready from it and the conditions as they are then (what
+	// GeneratePodReadyCondition would compute again), over the init and regular statuses.
+	containersReady := generateContainersReadyCondition(pod, st, statusLists{st.InitContainerStatuses, st.ContainerStatuses}, true, st.Phase)
+	replaceCondition(st, containersReady)
+	replaceCondition(st, podReadyCondition(pod, st, st.Conditions, &containersReady))
 	m.updateStatusInternal(pod, *st, false, false)
 }
 
@@ -324,6 +345,12 @@ func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus,
 		m.uids = nil
 	}
 	m.podStatuses[pod.UID] = ns
+	m.unsynced[pod.UID] = true
+	if finished && !ns.static {
+		m.finished[pod.UID] = true
+	} else {
+		delete(m.finished, pod.UID)
+	}
 	m.clk.Record(&trace.Event{Kind: KindSetPodStatus, Pod: pod.Namespace + "/" + pod.Name, Attrs: statusAttrs(pod, &status, ns.version)})
 	if !m.signalled {
 		m.signalled = true
@@ -356,19 +383,16 @@ func keepTransitionTime(status, old *corev1.PodStatus, t corev1.PodConditionType
 	}
 }
 
+// normalize orders the conditions by type. The sort is stable (an insertion sort: a status
+// has a handful of conditions, usually already in order), so its result is that of any
+// stable sort by type.
 func normalize(st *corev1.PodStatus) {
-	sort.SliceStable(st.Conditions, func(i, j int) bool { return st.Conditions[i].Type < st.Conditions[j].Type })
-}
-
-// statusEqual compares two statuses the kubelet generated. Every timestamp in them is UTC
-// and truncated to the second, so plain deep equality is semantic equality here, and much
-// cheaper than the semantic comparison used against API objects.
-func statusEqual(a, b *corev1.PodStatus) bool {
-	if a.Phase != b.Phase || a.Reason != b.Reason || len(a.ContainerStatuses) != len(b.ContainerStatuses) ||
-		len(a.Conditions) != len(b.Conditions) {
-		return false
+	c := st.Conditions
+	for i := 1; i < len(c); i++ {
+		for j := i; j > 0 && c[j].Type < c[j-1].Type; j-- {
+			c[j], c[j-1] = c[j-1], c[j]
+		}
 	}
-	return reflect.DeepEqual(a, b)
 }
 
 // RemoveOrphanedStatuses drops cached statuses of pods the kubelet no longer knows.
@@ -377,8 +401,9 @@ func (m *Manager) RemoveOrphanedStatuses(known map[types.UID]bool) {
 		if !known[uid] {
 			delete(m.podStatuses, uid)
 			m.uids = nil
-			delete(m.apiVersions, uid)
-			delete(m.written, uid)
+			delete(m.synced, uid)
+			delete(m.unsynced, uid)
+			delete(m.finished, uid)
 		}
 	}
 }
@@ -393,14 +418,40 @@ func (m *Manager) sortedUIDs() []types.UID {
 }
 
 // syncBatch writes the statuses that changed since the last write (all=false), or every
-// status that differs from the API (all=true).
+// status that differs from the API (all=true), in UID order.
 func (m *Manager) syncBatch(all bool) {
-	for _, uid := range m.sortedUIDs() {
+	uids := m.sortedUIDs()
+	if !all {
+		m.changed = m.changedUIDs(m.changed[:0])
+		uids = m.changed
+	}
+	for _, uid := range uids {
 		st := m.podStatuses[uid]
-		if st.version > m.apiVersions[uid] || (all && m.needsReconcile(uid, st)) || m.canBeDeleted(uid, st) {
-			m.syncPod(uid, st)
+		synced := m.synced[uid]
+		if synced == nil {
+			synced = &syncedState{}
+			m.synced[uid] = synced
+		}
+		if st.version > synced.version || (all && m.needsReconcile(uid, st, synced)) || m.canBeDeleted(uid, st) {
+			m.syncPod(uid, st, synced)
 		}
 	}
+}
+
+// changedUIDs lists, in UID order, the pods syncBatch(false) has to look at: those with a
+// version not yet written and those canBeDeleted may accept. Every other pod fails both of
+// the batch's tests, so leaving it out changes nothing.
+func (m *Manager) changedUIDs(uids []types.UID) []types.UID {
+	for uid := range m.unsynced {
+		uids = append(uids, uid)
+	}
+	for uid := range m.finished {
+		if !m.unsynced[uid] {
+			uids = append(uids, uid)
+		}
+	}
+	slices.Sort(uids)
+	return uids
 }
 
 // apiPod is the API object a status goes to: the pod itself, or a static pod's mirror pod.
@@ -409,27 +460,27 @@ func (m *Manager) apiPod(uid types.UID, st *versionedPodStatus) *corev1.Pod {
 	if !st.static {
 		return m.api.Peek(uid)
 	}
-	p := m.api.GetByName(st.podNamespace, st.podName)
+	p := m.api.PeekByName(st.podNamespace, st.podName)
 	if p == nil || p.Annotations["kubernetes.io/config.mirror"] == "" {
 		return nil
 	}
 	return p
 }
 
-func (m *Manager) needsReconcile(uid types.UID, st *versionedPodStatus) bool {
+func (m *Manager) needsReconcile(uid types.UID, st *versionedPodStatus, synced *syncedState) bool {
 	p := m.apiPod(uid, st)
-	if p == nil || p.ResourceVersion == m.written[uid] {
+	if p == nil || p.ResourceVersion == synced.resourceVersion {
 		return false
 	}
-	return !apiequality.Semantic.DeepEqual(p.Status, st.status)
+	return !apiserver.StatusSemanticEqual(&p.Status, &st.status)
 }
 
 func (m *Manager) canBeDeleted(uid types.UID, st *versionedPodStatus) bool {
-	if st.static {
+	if st.static || !st.podIsFinished {
 		return false
 	}
 	p := m.api.Peek(uid)
-	if p == nil || p.DeletionTimestamp == nil || !st.podIsFinished {
+	if p == nil || p.DeletionTimestamp == nil {
 		return false
 	}
 	if p.Annotations["kubernetes.io/config.mirror"] != "" {
@@ -438,47 +489,64 @@ func (m *Manager) canBeDeleted(uid types.UID, st *versionedPodStatus) bool {
 	return isTerminal(p.Status.Phase)
 }
 
-func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus) {
+func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus, synced *syncedState) {
 	p := m.apiPod(uid, st)
 	if p == nil {
 		return
 	}
 	merged := mergePodStatus(&p.Status, &st.status, m.safety == nil || m.safety.CouldHaveRunningContainers(uid))
-	if !apiequality.Semantic.DeepEqual(p.Status, merged) {
+	if !apiserver.StatusSemanticEqual(&p.Status, &merged) {
 		m.api.PatchStatus(p.UID, merged)
 	}
-	m.written[uid] = m.api.ResourceVersion(p.UID)
-	m.apiVersions[uid] = st.version
+	synced.resourceVersion = m.api.ResourceVersion(p.UID)
+	synced.version = st.version
+	delete(m.unsynced, uid)
 	if m.canBeDeleted(uid, st) {
 		m.clk.Record(&trace.Event{Kind: KindDeletePod, Pod: st.podNamespace + "/" + st.podName})
 		m.api.ForceDelete(uid)
 		delete(m.podStatuses, uid)
 		m.uids = nil
-		delete(m.apiVersions, uid)
+		synced.version = 0
+		delete(m.finished, uid)
 	}
+}
+
+// statusManagerOwned reports whether the status manager writes a condition type (the others
+// are kept from the API status when it writes).
+func statusManagerOwned(t corev1.PodConditionType) bool {
+	switch t {
+	case corev1.ContainersReady, corev1.PodReady, corev1.PodInitialized, corev1.PodReadyToStartContainers,
+		corev1.PodScheduled, corev1.DisruptionTarget,
+		// Owned with RestartAllContainersOnContainerExits; without the gate the kubelet
+		// never generates it, so owning it always drops nothing another writer set.
+		corev1.AllContainersRestarting:
+		return true
+	}
+	return false
 }
 
 // mergePodStatus keeps conditions the kubelet does not own and withholds a terminal phase
 // while the pod could still have running containers.
 func mergePodStatus(oldStatus, newStatus *corev1.PodStatus, couldHaveRunningContainers bool) corev1.PodStatus {
-	out := *newStatus.DeepCopy()
-	owned := map[corev1.PodConditionType]bool{
-		corev1.ContainersReady: true, corev1.PodReady: true, corev1.PodInitialized: true,
-		corev1.PodReadyToStartContainers: true, corev1.PodScheduled: true, corev1.DisruptionTarget: true,
-		// Owned with RestartAllContainersOnContainerExits; without the gate the kubelet
-		// never generates it, so owning it always drops nothing another writer set.
-		corev1.AllContainersRestarting: true,
-	}
-	var conds []corev1.PodCondition
-	for _, c := range out.Conditions {
-		if owned[c.Type] {
-			conds = append(conds, c)
+	// A deep copy of newStatus but for its conditions, which are merged into a list of
+	// their own (a PodCondition holds no pointers: a copy of one is a deep copy). One
+	// allocation for the merged conditions; none kept is nil, as it always was.
+	src := *newStatus
+	src.Conditions = nil
+	out := *src.DeepCopy()
+	conds := make([]corev1.PodCondition, 0, len(newStatus.Conditions)+len(oldStatus.Conditions))
+	for i := range newStatus.Conditions {
+		if statusManagerOwned(newStatus.Conditions[i].Type) {
+			conds = append(conds, newStatus.Conditions[i])
 		}
 	}
-	for _, c := range oldStatus.Conditions {
-		if !owned[c.Type] {
-			conds = append(conds, c)
+	for i := range oldStatus.Conditions {
+		if !statusManagerOwned(oldStatus.Conditions[i].Type) {
+			conds = append(conds, oldStatus.Conditions[i])
 		}
+	}
+	if len(conds) == 0 {
+		conds = nil
 	}
 	out.Conditions = conds
 	if isTerminal(out.Phase) && !isTerminal(oldStatus.Phase) && couldHaveRunningContainers {

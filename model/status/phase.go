@@ -54,11 +54,11 @@ func restartable(c *corev1.Container, spec *corev1.PodSpec, t *corev1.ContainerS
 		(g.RestartAllContainersOnContainerExits && t.Reason == kuberuntime.RestartingAllContainers)
 }
 
-func countPhase(pod *corev1.Pod, info []corev1.ContainerStatus, g kuberuntime.RestartGates) phaseCounts {
+func countPhase(pod *corev1.Pod, info statusLists, g kuberuntime.RestartGates) phaseCounts {
 	var n phaseCounts
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
-		cs, ok := findStatus(info, c.Name)
+		cs, ok := info.find(c.Name)
 		if kuberuntime.IsRestartableInitContainer(c) {
 			switch {
 			case !ok:
@@ -110,7 +110,7 @@ func countPhase(pod *corev1.Pod, info []corev1.ContainerStatus, g kuberuntime.Re
 	}
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
-		cs, ok := findStatus(info, c.Name)
+		cs, ok := info.find(c.Name)
 		switch {
 		case !ok:
 			n.unknown++
@@ -158,6 +158,11 @@ func countPhase(pod *corev1.Pod, info []corev1.ContainerStatus, g kuberuntime.Re
 // the current sandbox has started (see HasAnyActiveRegularContainerStarted): it keeps a
 // restarting sidecar from sending an initialized pod back to Pending.
 func GetPhase(pod *corev1.Pod, info []corev1.ContainerStatus, podIsTerminal, podHasInitialized bool, g kuberuntime.RestartGates) corev1.PodPhase {
+	return getPhase(pod, statusLists{info}, podIsTerminal, podHasInitialized, g)
+}
+
+// getPhase is GetPhase over statuses kept in several lists.
+func getPhase(pod *corev1.Pod, info statusLists, podIsTerminal, podHasInitialized bool, g kuberuntime.RestartGates) corev1.PodPhase {
 	n := countPhase(pod, info, g)
 	policy := pod.Spec.RestartPolicy
 
@@ -213,10 +218,7 @@ func GetPhaseFromStatus(pod *corev1.Pod, st *corev1.PodStatus, podIsTerminal, po
 	if st == nil {
 		return GetPhase(pod, nil, podIsTerminal, podHasInitialized, g)
 	}
-	info := make([]corev1.ContainerStatus, 0, len(st.ContainerStatuses)+len(st.InitContainerStatuses))
-	info = append(info, st.ContainerStatuses...)
-	info = append(info, st.InitContainerStatuses...)
-	return GetPhase(pod, info, podIsTerminal, podHasInitialized, g)
+	return getPhase(pod, statusLists{st.ContainerStatuses, st.InitContainerStatuses}, podIsTerminal, podHasInitialized, g)
 }
 
 // HasAnyActiveRegularContainerStarted reports whether a regular container of the pod's
@@ -234,12 +236,8 @@ func HasAnyActiveRegularContainerStarted(pod *corev1.Pod, podStatus *container.P
 	if sb.State != container.SandboxReady {
 		return false
 	}
-	regular := make(map[string]bool, len(pod.Spec.Containers))
-	for i := range pod.Spec.Containers {
-		regular[pod.Spec.Containers[i].Name] = true
-	}
 	for _, cs := range podStatus.ContainerStatuses {
-		if regular[cs.Name] && !cs.CreatedAt.Before(sb.CreatedAt) {
+		if !cs.CreatedAt.Before(sb.CreatedAt) && specByName(pod.Spec.Containers, cs.Name) != nil {
 			return true
 		}
 	}

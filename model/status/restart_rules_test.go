@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"nodesim/internal/upstream"
 	"nodesim/model/container"
 	"nodesim/model/kuberuntime"
 )
@@ -101,5 +102,53 @@ func TestStatusAcrossRestartAllContainers(t *testing.T) {
 	}
 	if second.Phase != corev1.PodRunning {
 		t.Errorf("phase during the reset %s, want Running (every container will restart)", second.Phase)
+	}
+}
+
+// shouldAllContainersRestart answers as kuberuntime.ShouldAllContainersRestart for pods with
+// and without RestartAllContainers rules, runtime and API exits that match or not, and the
+// AllContainersRestarting condition True, False or absent.
+func TestShouldAllContainersRestartShortcut(t *testing.T) {
+	plain := corev1.Container{Name: "app"}
+	restartOnly := withRule(corev1.Container{Name: "app"}, corev1.ContainerRestartPolicyNever, corev1.ContainerRestartRuleActionRestart, 42)
+	restartAll := withRule(corev1.Container{Name: "app"}, corev1.ContainerRestartPolicyNever, corev1.ContainerRestartRuleActionRestartAllContainers, 42)
+	initAll := withRule(corev1.Container{Name: "setup"}, corev1.ContainerRestartPolicyNever, corev1.ContainerRestartRuleActionRestartAllContainers, 42)
+	pods := map[string]*corev1.Pod{
+		"no rules":          {Spec: corev1.PodSpec{Containers: []corev1.Container{plain}}},
+		"restart rule":      {Spec: corev1.PodSpec{Containers: []corev1.Container{restartOnly}}},
+		"restart-all rule":  {Spec: corev1.PodSpec{Containers: []corev1.Container{restartAll}}},
+		"init restart-all":  {Spec: corev1.PodSpec{InitContainers: []corev1.Container{initAll}, Containers: []corev1.Container{plain}}},
+		"init, plain main":  {Spec: corev1.PodSpec{InitContainers: []corev1.Container{{Name: "setup"}}, Containers: []corev1.Container{plain}}},
+		"restart-all, init": {Spec: corev1.PodSpec{InitContainers: []corev1.Container{{Name: "setup"}}, Containers: []corev1.Container{restartAll}}},
+	}
+	runtimes := map[string]*container.PodStatus{
+		"none":       nil,
+		"empty":      {},
+		"app 42":     {ContainerStatuses: []*container.Status{{Name: "app", State: container.StateExited, ExitCode: 42}}},
+		"app 1":      {ContainerStatuses: []*container.Status{{Name: "app", State: container.StateExited, ExitCode: 1}}},
+		"setup 42":   {ContainerStatuses: []*container.Status{{Name: "setup", State: container.StateExited, ExitCode: 42}}},
+		"app runs":   {ContainerStatuses: []*container.Status{{Name: "app", State: container.StateRunning}}},
+		"app 42 old": {ContainerStatuses: []*container.Status{{Name: "app", State: container.StateRunning}, {Name: "app", State: container.StateExited, ExitCode: 42}}},
+	}
+	cond := func(s corev1.ConditionStatus) []corev1.PodCondition {
+		return []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}, {Type: corev1.AllContainersRestarting, Status: s}}
+	}
+	olds := map[string]*corev1.PodStatus{
+		"empty":           {},
+		"condition true":  {Conditions: cond(corev1.ConditionTrue)},
+		"condition false": {Conditions: cond(corev1.ConditionFalse)},
+		"api app 42":      {ContainerStatuses: []corev1.ContainerStatus{apiExited("app", 42)}},
+		"api setup 42":    {InitContainerStatuses: []corev1.ContainerStatus{apiExited("setup", 42)}},
+		"api app 3":       {ContainerStatuses: []corev1.ContainerStatus{apiExited("app", 3)}},
+	}
+	for pn, pod := range pods {
+		for rn, ps := range runtimes {
+			for on, old := range olds {
+				want := kuberuntime.ShouldAllContainersRestart(pod, ps, old)
+				if got := shouldAllContainersRestart(pod, ps, old, upstream.AllContainersCouldRestart(&pod.Spec)); got != want {
+					t.Errorf("%s, runtime %s, old %s: %v, want %v", pn, rn, on, got, want)
+				}
+			}
+		}
 	}
 }
