@@ -46,10 +46,13 @@ type podSyncStatus struct {
 
 	// the worker process, and its own random stream (requeue jitter): one per pod, so that
 	// adding a pod does not reshuffle the others' draws
-	rng          *sim.RNG
-	clk          *sim.Clock
-	doorbell     bool // the capacity-1 channel holds a value
-	scheduled    bool // a round is scheduled to run
+	rng       *sim.RNG
+	clk       *sim.Clock
+	doorbell  bool // the capacity-1 channel holds a value
+	scheduled bool // a round is scheduled to run
+	// takeDoorbell runs the worker's next round (scheduleRound's event). It depends only on
+	// the worker, so it is made once, on the first round, and reused by every later one.
+	takeDoorbell func()
 	inRound      bool
 	lastSyncTime time.Time
 	closed       bool
@@ -109,13 +112,16 @@ type PodWorkers struct {
 
 	known   map[types.UID]bool          // SyncKnownPods' scratch
 	syncOut map[types.UID]PodWorkerSync // SyncKnownPods' answer, valid until the next call
+
+	// resyncText is resyncInterval as requeue reasons print it; both are fixed at New.
+	resyncText string
 }
 
 // New returns the pod workers. resyncInterval is the kubelet's syncFrequency.
 func New(s *sim.Sim, handler SyncHandler, workQueue WorkQueue, cache *container.Cache, resyncInterval time.Duration) *PodWorkers {
 	return &PodWorkers{
 		s: s, clk: s.Clock("podWorkers", sim.PriorityPodWorker), handler: handler, workQueue: workQueue,
-		cache: cache, resyncInterval: resyncInterval, backOffPeriod: BackOffPeriod,
+		cache: cache, resyncInterval: resyncInterval, backOffPeriod: BackOffPeriod, resyncText: resyncInterval.String(),
 		podSyncStatuses:                    map[types.UID]*podSyncStatus{},
 		startedStaticPodsByFullname:        map[string]types.UID{},
 		waitingToStartStaticPodsByFullname: map[string][]types.UID{},
@@ -234,11 +240,10 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 		uid, ns, name = options.Pod.UID, options.Pod.Namespace, options.Pod.Name
 	}
 	now := p.clk.Now()
-	key := ns + "/" + name
 
 	status, ok := p.podSyncStatuses[uid]
 	if !ok {
-		status = &podSyncStatus{syncedAt: now, fullname: name + "_" + ns, key: key}
+		status = &podSyncStatus{syncedAt: now, fullname: name + "_" + ns, key: ns + "/" + name}
 		// A terminal pod the runtime has nothing running for goes straight to terminated
 		// (kubelet restart); one the runtime never saw is finished outright.
 		if !isRuntimePod && isTerminalPhase(options.Pod) {
@@ -349,7 +354,7 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 	}
 
 	if status.clk == nil {
-		status.clk = p.s.Clock("podWorker "+key, sim.PriorityPodWorker)
+		status.clk = p.s.Clock("podWorker "+status.key, sim.PriorityPodWorker)
 		status.rng = p.s.RNG("podWorker/" + string(uid))
 		if options.Pod != nil && isStaticPod(options.Pod) {
 			p.waitingToStartStaticPodsByFullname[status.fullname] = append(p.waitingToStartStaticPodsByFullname[status.fullname], uid)
@@ -514,10 +519,13 @@ func (p *PodWorkers) scheduleRound(uid types.UID, st *podSyncStatus) {
 		return
 	}
 	st.scheduled = true
-	st.clk.Schedule(0, func() {
-		st.scheduled = false
-		p.podWorkerLoop(uid)
-	})
+	if st.takeDoorbell == nil {
+		st.takeDoorbell = func() {
+			st.scheduled = false
+			p.podWorkerLoop(uid)
+		}
+	}
+	st.clk.Schedule(0, st.takeDoorbell)
 }
 
 // --- the worker loop
@@ -852,19 +860,24 @@ func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransit
 		}
 		reason = trace.BecauseEach("requeueBackOff", fmt.Sprintf("the back-off ends in %s%s; jitter of up to %.0f%% makes it %s",
 			remaining.Round(time.Millisecond), capped, factor*100, delay.Round(time.Millisecond)),
-			trace.Attr{Key: "remaining", Value: remaining.String()}, trace.Attr{Key: "cap", Value: p.resyncInterval.String()},
+			trace.Attr{Key: "remaining", Value: remaining.String()}, trace.Attr{Key: "cap", Value: p.resyncText},
 			trace.Attr{Key: "jitterFactor", Value: strconv.FormatFloat(factor, 'g', -1, 64)}, trace.Attr{Key: "after", Value: delay.String()})
 	default:
 		base, why = p.backOffPeriod, "error back-off"
 		delay = st.rng.Jitter(base, factor)
 	}
+	after := delay.String()
 	if reason == nil && delay > base {
-		reason = trace.Because("requeueJitter", fmt.Sprintf("%s after %s, plus a jitter of up to %.0f%%: %s", why, base, factor*100, delay.Round(time.Millisecond)),
-			trace.Attr{Key: "base", Value: base.String()}, trace.Attr{Key: "jitterFactor", Value: strconv.FormatFloat(factor, 'g', -1, 64)},
-			trace.Attr{Key: "after", Value: delay.String()})
+		// The same text fmt.Sprintf("%s after %s, plus a jitter of up to %.0f%%: %s") gives,
+		// built without boxing each value: this reason is recorded at every resync.
+		baseText := p.durationText(base)
+		factorText, percentText := jitterFactorText(factor)
+		reason = trace.Because("requeueJitter", why+" after "+baseText+", plus a jitter of up to "+percentText+"%: "+delay.Round(time.Millisecond).String(),
+			trace.Attr{Key: "base", Value: baseText}, trace.Attr{Key: "jitterFactor", Value: factorText},
+			trace.Attr{Key: "after", Value: after})
 	}
 	p.workQueue.Enqueue(uid, delay)
-	p.recordBecause(st, KindRequeue, why, reason, trace.Attr{Key: "after", Value: delay.String()})
+	p.recordBecause(st, KindRequeue, why, reason, trace.Attr{Key: "after", Value: after})
 	if st.pendingUpdate != nil {
 		st.doorbell = true
 		p.scheduleRound(uid, st)
@@ -873,30 +886,48 @@ func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransit
 	}
 }
 
+// durationText is d.String(), without formatting the resync interval every time.
+func (p *PodWorkers) durationText(d time.Duration) string {
+	if d == p.resyncInterval {
+		return p.resyncText
+	}
+	return d.String()
+}
+
+// jitterFactorText formats a jitter factor as the requeue reasons show it: as the factor
+// (strconv 'g') and as a percentage (%.0f). The worker's factors are constants, whose
+// texts need no formatting.
+func jitterFactorText(factor float64) (text, percent string) {
+	if factor == 0.5 {
+		return "0.5", "50"
+	}
+	return strconv.FormatFloat(factor, 'g', -1, 64), strconv.FormatFloat(factor*100, 'f', 0, 64)
+}
+
 // minBackoffExpiry returns the earliest back-off expiry carried anywhere in err, wrapped or
 // aggregated (upstream MinBackoffExpiration): a pod with several containers in crash-loop
 // back-off is requeued for the first one that may restart.
 func minBackoffExpiry(err error) (time.Time, bool) {
 	var earliest time.Time
 	found := false
-	var walk func(error)
-	walk = func(e error) {
-		switch u := e.(type) {
-		case nil:
-		case BackoffError:
-			if t := u.BackoffExpiry(); !found || t.Before(earliest) {
-				earliest, found = t, true
-			}
-		case interface{ Unwrap() []error }:
-			for _, inner := range u.Unwrap() {
-				walk(inner)
-			}
-		case interface{ Unwrap() error }:
-			walk(u.Unwrap())
-		}
-	}
-	walk(err)
+	walkBackoffExpiry(err, &earliest, &found)
 	return earliest, found
+}
+
+func walkBackoffExpiry(e error, earliest *time.Time, found *bool) {
+	switch u := e.(type) {
+	case nil:
+	case BackoffError:
+		if t := u.BackoffExpiry(); !*found || t.Before(*earliest) {
+			*earliest, *found = t, true
+		}
+	case interface{ Unwrap() []error }:
+		for _, inner := range u.Unwrap() {
+			walkBackoffExpiry(inner, earliest, found)
+		}
+	case interface{ Unwrap() error }:
+		walkBackoffExpiry(u.Unwrap(), earliest, found)
+	}
 }
 
 // SyncKnownPods forgets finished workers and starts terminating workers of pods that are
