@@ -19,6 +19,16 @@ import (
 
 // podSyncStatus is one pod's worker state (upstream podSyncStatus).
 type podSyncStatus struct {
+	// What housekeeping reads of every worker on every pass (SyncKnownPods), first and
+	// together, so that a pass over many workers touches little memory of each.
+	terminatingAt    time.Time
+	terminatedAt     time.Time
+	restartRequested bool
+	// hasConfig says activeUpdate holds a pod spec. Set by mergeLastUpdate, the only writer
+	// of activeUpdate, whose Pod is never cleared once set.
+	hasConfig bool
+	static    int8 // 1 static pod, -1 not, 0 not looked at yet
+
 	key      string // namespace/name, for the trace
 	fullname string
 
@@ -26,11 +36,9 @@ type podSyncStatus struct {
 	pendingUpdate *UpdatePodOptions
 	activeUpdate  *UpdatePodOptions
 
-	syncedAt      time.Time
-	startedAt     time.Time
-	terminatingAt time.Time
-	terminatedAt  time.Time
-	gracePeriod   int64
+	syncedAt    time.Time
+	startedAt   time.Time
+	gracePeriod int64
 
 	notifyPostTerminating []func()
 	statusPostTerminating []func(*corev1.PodStatus)
@@ -39,10 +47,7 @@ type podSyncStatus struct {
 	deleted            bool
 	evicted            bool
 	finished           bool
-	restartRequested   bool
 	observedRuntime    bool
-
-	static int8 // 1 static pod, -1 not, 0 not looked at yet
 
 	// the worker process, and its own random stream (requeue jitter): one per pod, so that
 	// adding a pod does not reshuffle the others' draws
@@ -684,6 +689,7 @@ func (st *podSyncStatus) mergeLastUpdate(other *UpdatePodOptions) {
 	if other.Pod != nil {
 		opts.Pod = other.Pod
 		opts.MirrorPod = other.MirrorPod
+		st.hasConfig = true
 	}
 	if other.RunningPod != nil {
 		opts.RunningPod = other.RunningPod
@@ -976,7 +982,7 @@ func (p *PodWorkers) SyncKnownPodsFunc(isDesired func(types.UID) bool) map[types
 
 func workerSync(st *podSyncStatus, orphan bool) PodWorkerSync {
 	sync := PodWorkerSync{State: st.WorkType(), Orphan: orphan}
-	if st.activeUpdate != nil && st.activeUpdate.Pod != nil {
+	if st.hasConfig {
 		sync.HasConfig = true
 		if st.static == 0 { // a pod's source never changes: look once
 			st.static = -1
