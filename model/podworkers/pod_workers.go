@@ -70,13 +70,20 @@ type podSyncStatus struct {
 	round *round
 }
 
-// round is one pass of podWorkerLoop in flight.
+// round is one pass of podWorkerLoop in flight. Its steps are its methods, so that the
+// callbacks it hands out (to the sim, the pod cache and the sync function) are method
+// values of the one round rather than a closure each.
 type round struct {
+	p        *PodWorkers
+	uid      types.UID
+	st       *podSyncStatus
 	update   *UpdatePodOptions
 	workType WorkType
 	ctx      *sim.Lifetime
 	syncing  bool          // the sync function was called (it is not waiting for the cache)
 	start    time.Duration // when the sync function was called
+	// answered says GetNewerThan has answered; waited, that it did not answer at once.
+	answered, waited bool
 }
 
 func (s *podSyncStatus) IsWorking() bool              { return s.working }
@@ -147,7 +154,26 @@ func (p *PodWorkers) recordBecause(st *podSyncStatus, kind trace.Kind, name stri
 	if st != nil {
 		pod = st.key
 	}
-	p.s.Record(&trace.Event{Track: track, Kind: kind, Name: name, Pod: pod, Attrs: attrs, Reason: why})
+	e := &tracedEvent{ev: trace.Event{Track: track, Kind: kind, Name: name, Pod: pod, Reason: why}}
+	switch {
+	case len(attrs) == 0:
+		// no attributes: Attrs stays nil, as it was recorded before
+	case len(attrs) <= len(e.attrs):
+		e.ev.Attrs = e.attrs[:copy(e.attrs[:], attrs):len(attrs)]
+	default:
+		e.ev.Attrs = slices.Clone(attrs)
+	}
+	p.s.Record(&e.ev)
+}
+
+// tracedEvent is a worker's event with room for its attributes, allocated as one object:
+// a worker records a few events per round, each with one or two attributes. The caller's
+// attributes are copied, so that its variadic slice need not be allocated either. A
+// sink that keeps the event or its attributes keeps the whole object alive; nothing
+// writes to either after Record.
+type tracedEvent struct {
+	ev    trace.Event
+	attrs [2]trace.Attr
 }
 
 // --- predicates (upstream's PodWorkers interface)
@@ -559,67 +585,73 @@ func (p *PodWorkers) podWorkerLoop(uid types.UID) {
 	if st.ctx == nil || st.ctx.Ended() {
 		st.ctx = st.clk.Life().Context("sync " + st.key)
 	}
-	r := &round{update: update, workType: workType, ctx: st.ctx}
+	r := &round{p: p, uid: uid, st: st, update: update, workType: workType, ctx: st.ctx}
 	st.round = r
-	p.s.Within(r.ctx, func() { p.runRound(uid, st, r) })
+	p.s.Within(r.ctx, r.run)
 }
 
-// runRound waits for a runtime observation newer than the worker's previous sync, then runs
+// run waits for a runtime observation newer than the worker's previous sync, then runs
 // the sync function for the worker's state; all of it within the round's context.
-func (p *PodWorkers) runRound(uid types.UID, st *podSyncStatus, r *round) {
-	update, workType := r.update, r.workType
-	run := func(status *container.PodStatus, cacheErr error) {
-		if cacheErr != nil {
-			p.finishRound(uid, st, update, workType, false, cacheErr)
-			return
-		}
-		p.record(st, KindSyncStart, syncFuncName(workType, update), trace.Attr{Key: "update", Value: update.UpdateType.String()})
-		start := p.clk.Elapsed()
-		r.syncing, r.start = true, start
-		switch workType {
-		case TerminatedPod:
-			p.handler.SyncTerminatedPod(update.Pod, status, func(err error) {
-				p.syncDone(uid, st, update, workType, false, err, start)
-			})
-		case TerminatingPod:
-			var gracePeriod *int64
-			if update.KillPodOptions != nil {
-				gracePeriod = update.KillPodOptions.PodTerminationGracePeriodSecondsOverride
-			}
-			statusFn := p.acknowledgeTerminating(st)
-			if update.RunningPod != nil && update.Pod == nil {
-				p.handler.SyncTerminatingRuntimePod(update.RunningPod, func(err error) {
-					p.syncDone(uid, st, update, workType, false, err, start)
-				})
-			} else {
-				p.handler.SyncTerminatingPod(update.Pod, status, gracePeriod, statusFn, func(err error) {
-					p.syncDone(uid, st, update, workType, false, err, start)
-				})
-			}
-		default:
-			p.handler.SyncPod(update.UpdateType, update.Pod, update.MirrorPod, status, func(isTerminal bool, err error) {
-				p.syncDone(uid, st, update, workType, isTerminal, err, start)
-			})
-		}
-	}
+func (r *round) run() {
+	p, st, update := r.p, r.st, r.update
 	if update.RunningPod != nil && update.Pod == nil {
-		run(nil, nil)
+		r.sync(nil, nil)
 		return
 	}
 	// Wait for a runtime observation made after this worker's previous sync.
-	called, waited := false, false
-	p.cache.GetNewerThan(uid, st.lastSyncTime, func(status *container.PodStatus, err error) {
-		called = true
-		if waited {
-			p.record(st, KindCacheReady, "GetNewerThan")
-		}
-		run(status, err)
-	})
-	if !called {
-		waited = true
+	p.cache.GetNewerThan(r.uid, st.lastSyncTime, r.cacheReady)
+	if !r.answered {
+		r.waited = true
 		p.recordBecause(st, KindWaitCache, "GetNewerThan", trace.Because("GetNewerThan", "a worker never syncs on a status older than its last sync: the next relist (or one of this pod) wakes it"),
 			trace.Attr{Key: "after", Value: formatSince(st.lastSyncTime)})
 	}
+}
+
+// cacheReady is GetNewerThan's answer.
+func (r *round) cacheReady(status *container.PodStatus, err error) {
+	r.answered = true
+	if r.waited {
+		r.p.record(r.st, KindCacheReady, "GetNewerThan")
+	}
+	r.sync(status, err)
+}
+
+// sync calls the sync function for the round's work type.
+func (r *round) sync(status *container.PodStatus, cacheErr error) {
+	p, uid, st, update, workType := r.p, r.uid, r.st, r.update, r.workType
+	if cacheErr != nil {
+		p.finishRound(uid, st, update, workType, false, cacheErr)
+		return
+	}
+	p.record(st, KindSyncStart, syncFuncName(workType, update), trace.Attr{Key: "update", Value: update.UpdateType.String()})
+	r.syncing, r.start = true, p.clk.Elapsed()
+	switch workType {
+	case TerminatedPod:
+		p.handler.SyncTerminatedPod(update.Pod, status, r.done)
+	case TerminatingPod:
+		var gracePeriod *int64
+		if update.KillPodOptions != nil {
+			gracePeriod = update.KillPodOptions.PodTerminationGracePeriodSecondsOverride
+		}
+		statusFn := p.acknowledgeTerminating(st)
+		if update.RunningPod != nil && update.Pod == nil {
+			p.handler.SyncTerminatingRuntimePod(update.RunningPod, r.done)
+		} else {
+			p.handler.SyncTerminatingPod(update.Pod, status, gracePeriod, statusFn, r.done)
+		}
+	default:
+		p.handler.SyncPod(update.UpdateType, update.Pod, update.MirrorPod, status, r.syncPodDone)
+	}
+}
+
+// done is the terminating and terminated sync functions' answer.
+func (r *round) done(err error) {
+	r.p.syncDone(r.uid, r.st, r.update, r.workType, false, err, r.start)
+}
+
+// syncPodDone is SyncPod's answer.
+func (r *round) syncPodDone(isTerminal bool, err error) {
+	r.p.syncDone(r.uid, r.st, r.update, r.workType, isTerminal, err, r.start)
 }
 
 func formatSince(t time.Time) string {
