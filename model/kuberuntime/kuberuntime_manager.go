@@ -199,7 +199,9 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podStatus *container.PodStatus, backO
 	if why == nil {
 		why = restartRulesReason(pod, podStatus, &ps.actions, m.Restart)
 	}
-	m.s.Record(&trace.Event{Kind: KindPodActions, Pod: container.Key(pod), Attrs: []trace.Attr{{Key: "actions", Value: ps.actions.describe(pod, ps.kills)}}, Reason: why})
+	ps.actionsAttrs[0] = trace.Attr{Key: "actions", Value: ps.actions.describe(pod, ps.kills)}
+	ps.actionsEvent = trace.Event{Kind: KindPodActions, Pod: container.Key(pod), Attrs: ps.actionsAttrs[:], Reason: why}
+	m.s.Record(&ps.actionsEvent)
 
 	if ps.actions.KillPod {
 		m.killPodWithSyncResult(pod, container.ConvertPodStatusToRunningPod(podStatus), nil, ps.podKilled)
@@ -227,6 +229,11 @@ type podSync struct {
 	removeInit []string
 	result     PodSyncResult
 	done       func(*PodSyncResult)
+	// actionsEvent is the computePodActions event, recorded at every sync: it and its
+	// attribute live in the sync's struct rather than in two allocations of their own, and
+	// are not written after Record.
+	actionsEvent trace.Event
+	actionsAttrs [1]trace.Attr
 }
 
 func (ps *podSync) finish() { ps.done(&ps.result) }

@@ -773,15 +773,17 @@ func (p *PodWorkers) cleanupUnstartedPod(uid types.UID, st *podSyncStatus) {
 // syncDone classifies a finished sync (upstream: the tail of podWorkerLoop).
 func (p *PodWorkers) syncDone(uid types.UID, st *podSyncStatus, update *UpdatePodOptions, workType WorkType, isTerminal bool, err error, start time.Duration) {
 	st.lastSyncTime = p.clk.Now()
-	attrs := []trace.Attr{{Key: "duration", Value: (p.clk.Elapsed() - start).String()}}
+	e := &tracedEvent{ev: trace.Event{Track: st.clk.Track(), Kind: KindSyncEnd, Name: syncFuncName(workType, update), Pod: st.key,
+		Dur: p.clk.Elapsed() - start}}
+	attrs := append(e.attrs[:0], trace.Attr{Key: "duration", Value: (p.clk.Elapsed() - start).String()})
 	if err != nil {
 		attrs = append(attrs, trace.Attr{Key: "error", Value: err.Error()})
 	}
 	if isTerminal {
 		attrs = append(attrs, trace.Attr{Key: "isTerminal", Value: "true"})
 	}
-	p.s.Record(&trace.Event{Track: st.clk.Track(), Kind: KindSyncEnd, Name: syncFuncName(workType, update), Pod: st.key,
-		Dur: p.clk.Elapsed() - start, Attrs: attrs})
+	e.ev.Attrs = attrs
+	p.s.Record(&e.ev)
 	p.finishRound(uid, st, update, workType, isTerminal, err)
 }
 
@@ -910,9 +912,12 @@ func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransit
 		// built without boxing each value: this reason is recorded at every resync.
 		baseText := p.durationText(base)
 		factorText, percentText := jitterFactorText(factor)
-		reason = trace.Because("requeueJitter", why+" after "+baseText+", plus a jitter of up to "+percentText+"%: "+delay.Round(time.Millisecond).String(),
-			trace.Attr{Key: "base", Value: baseText}, trace.Attr{Key: "jitterFactor", Value: factorText},
-			trace.Attr{Key: "after", Value: after})
+		// trace.Because's reason, with its values in the same allocation.
+		jr := &jitterReason{values: [3]trace.Attr{{Key: "base", Value: baseText}, {Key: "jitterFactor", Value: factorText},
+			{Key: "after", Value: after}}}
+		jr.reason = trace.Reason{Rule: "requeueJitter", Text: why + " after " + baseText + ", plus a jitter of up to " + percentText + "%: " + delay.Round(time.Millisecond).String(),
+			Values: jr.values[:]}
+		reason = &jr.reason
 	}
 	p.workQueue.Enqueue(uid, delay)
 	p.recordBecause(st, KindRequeue, why, reason, trace.Attr{Key: "after", Value: after})
@@ -922,6 +927,12 @@ func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransit
 	} else {
 		st.working = false
 	}
+}
+
+// jitterReason is a requeueJitter reason and its values, allocated as one object.
+type jitterReason struct {
+	reason trace.Reason
+	values [3]trace.Attr
 }
 
 // durationText is d.String(), without formatting the resync interval every time.
