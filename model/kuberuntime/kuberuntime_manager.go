@@ -107,7 +107,9 @@ type stepError struct {
 }
 
 func (e *stepError) Error() string {
-	return fmt.Sprintf("failed to %q for %q with %v: %q", e.action, e.target, e.reason, e.msg)
+	// fmt's "failed to %q for %q with %v: %q", without boxing: %q of a string is
+	// strconv.Quote, %v of an error its Error.
+	return "failed to " + strconv.Quote(string(e.action)) + " for " + strconv.Quote(e.target) + " with " + e.reason.Error() + ": " + strconv.Quote(e.msg)
 }
 
 func (e *stepError) Unwrap() []error {
@@ -420,11 +422,15 @@ func (m *Manager) decideBackOff(pod *corev1.Pod, c *corev1.Container, podStatus 
 	if backOff.IsInBackOffSince(key, last.FinishedAt, now) {
 		current := backOff.Get(key)
 		expiry := last.FinishedAt.Add(current)
-		msg := fmt.Sprintf("back-off %s restarting failed container=%s pod=%s_%s(%s)", current, c.Name, pod.Name, pod.Namespace, pod.UID)
+		// Built by concatenation, each value formatted once: a crash-looping container is
+		// held back at every sync. The texts are those of fmt's %s (a Duration's String) and
+		// %.3f (strconv 'f' with precision 3).
+		backoffText, untilText := current.String(), expiry.Sub(sim.Epoch).String()
+		msg := "back-off " + backoffText + " restarting failed container=" + c.Name + " pod=" + pod.Name + "_" + pod.Namespace + "(" + string(pod.UID) + ")"
 		m.s.Record(&trace.Event{Kind: KindBackOff, Pod: container.Key(pod), Container: c.Name,
-			Attrs: []trace.Attr{{Key: "backoff", Value: current.String()}, {Key: "until", Value: expiry.Sub(sim.Epoch).String()}},
-			Reason: trace.BecauseEach("doBackOff", fmt.Sprintf("%s's last run ended inside its back-off window (key %s, %s from its exit): SyncPod skips the start until %.3fs", c.Name, key, current, expiry.Sub(sim.Epoch).Seconds()),
-				trace.Attr{Key: "key", Value: key}, trace.Attr{Key: "backoff", Value: current.String()}, trace.Attr{Key: "until", Value: expiry.Sub(sim.Epoch).String()})})
+			Attrs: []trace.Attr{{Key: "backoff", Value: backoffText}, {Key: "until", Value: untilText}},
+			Reason: trace.BecauseEach("doBackOff", c.Name+"'s last run ended inside its back-off window (key "+key+", "+backoffText+" from its exit): SyncPod skips the start until "+strconv.FormatFloat(expiry.Sub(sim.Epoch).Seconds(), 'f', 3, 64)+"s",
+				trace.Attr{Key: "key", Value: key}, trace.Attr{Key: "backoff", Value: backoffText}, trace.Attr{Key: "until", Value: untilText})})
 		return true, msg, nil, &BackoffError{Msg: msg, Expiry: expiry}
 	}
 	backOff.Next(key, last.FinishedAt, now)
