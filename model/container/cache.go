@@ -19,6 +19,8 @@ type Cache struct {
 	pods      map[types.UID]*cacheEntry
 	timestamp *time.Time // global freshness mark, nil until the first relist completes
 	subs      map[types.UID][]*subscriber
+	// notifyUIDs is UpdateTime's scratch list of the pods with waiters.
+	notifyUIDs []types.UID
 }
 
 type cacheEntry struct {
@@ -76,12 +78,16 @@ func (c *Cache) Delete(uid types.UID) {
 // satisfies.
 func (c *Cache) UpdateTime(t time.Time) {
 	c.timestamp = &t
-	// Sized up front: this runs on every relist.
-	uids := slices.AppendSeq(make([]types.UID, 0, len(c.subs)), maps.Keys(c.subs))
+	// In UID order, so that the woken workers resume in the same order every run. The
+	// slice is reused from relist to relist: notify only schedules the waiters' callbacks,
+	// it never calls back into the cache, so nothing else uses it while it is walked.
+	uids := slices.AppendSeq(c.notifyUIDs[:0], maps.Keys(c.subs))
 	slices.Sort(uids)
 	for _, uid := range uids {
 		c.notify(uid)
 	}
+	clear(uids) // drop the UIDs' strings until the next relist
+	c.notifyUIDs = uids[:0]
 }
 
 // newerThan returns the entry if an observation after minTime exists.

@@ -4,7 +4,6 @@
 package flowcontrol
 
 import (
-	"sort"
 	"time"
 )
 
@@ -79,15 +78,12 @@ func (b *Backoff) IsInBackOffSinceUpdate(key string, now time.Time) bool {
 	return now.Sub(e.lastUpdate) < e.backoff
 }
 
-// GC drops entries not updated within the reset window (housekeeping).
+// GC drops entries not updated within the reset window (housekeeping). Which entries go
+// does not depend on the order they are looked at, and nothing is recorded, so the map is
+// walked as it is, deleting as it goes (which Go allows), rather than in sorted key order.
 func (b *Backoff) GC(now time.Time) {
-	keys := make([]string, 0, len(b.entries))
-	for k := range b.entries {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if b.expired(b.entries[k], now) {
+	for k, e := range b.entries {
+		if b.expired(e, now) {
 			delete(b.entries, k)
 		}
 	}

@@ -1,7 +1,7 @@
 package kuberuntime
 
 import (
-	"fmt"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -90,5 +90,6 @@ func containerChanged(c *corev1.Container, s *container.Status) bool {
 // GetStableKey is the crash-loop back-off key: the pod, the container and its spec hash, so
 // a spec change starts a fresh back-off.
 func GetStableKey(pod *corev1.Pod, c *corev1.Container) string {
-	return fmt.Sprintf("%s_%s_%s_%s_%x", pod.Name, pod.Namespace, pod.UID, c.Name, container.HashContainer(c))
+	// fmt's "%s_%s_%s_%s_%x", without boxing each value: crash-looping pods ask at every sync.
+	return pod.Name + "_" + pod.Namespace + "_" + string(pod.UID) + "_" + c.Name + "_" + strconv.FormatUint(container.HashContainer(c), 16)
 }

@@ -107,7 +107,9 @@ type stepError struct {
 }
 
 func (e *stepError) Error() string {
-	return fmt.Sprintf("failed to %q for %q with %v: %q", e.action, e.target, e.reason, e.msg)
+	// fmt's "failed to %q for %q with %v: %q", without boxing: %q of a string is
+	// strconv.Quote, %v of an error its Error.
+	return "failed to " + strconv.Quote(string(e.action)) + " for " + strconv.Quote(e.target) + " with " + e.reason.Error() + ": " + strconv.Quote(e.msg)
 }
 
 func (e *stepError) Unwrap() []error {
@@ -192,160 +194,184 @@ func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageMana
 // restartAllContainers says the status the kubelet generated for this sync carries
 // AllContainersRestarting=True.
 func (m *Manager) SyncPod(pod *corev1.Pod, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, restartAllContainers bool, done func(*PodSyncResult)) {
-	result := &PodSyncResult{}
-	actions := m.computePodActions(pod, podStatus, restartAllContainers)
-	why := podActionsReason(actions.KillPod, podStatus)
+	ps := &podSync{m: m, pod: pod, podStatus: podStatus, backOff: backOff, done: done}
+	ps.actions = m.computePodActions(pod, podStatus, restartAllContainers)
+	ps.kills = ps.actions.KillList()
+	why := podActionsReason(ps.actions.KillPod, podStatus)
 	if why == nil {
-		why = restartRulesReason(pod, podStatus, &actions, m.Restart)
+		why = restartRulesReason(pod, podStatus, &ps.actions, m.Restart)
 	}
-	m.s.Record(&trace.Event{Kind: KindPodActions, Pod: container.Key(pod), Attrs: []trace.Attr{{Key: "actions", Value: actions.String(pod)}}, Reason: why})
+	ps.actionsAttrs[0] = trace.Attr{Key: "actions", Value: ps.actions.describe(pod, ps.kills)}
+	ps.actionsEvent = trace.Event{Kind: KindPodActions, Pod: container.Key(pod), Attrs: ps.actionsAttrs[:], Reason: why}
+	m.s.Record(&ps.actionsEvent)
 
-	createSandbox := func() {
-		sandboxID := actions.SandboxID
-		startContainers := func() {
-			m.startInitContainers(pod, podStatus, backOff, sandboxID, actions.InitContainersToStart, result, func(stop bool) {
-				if stop {
-					done(result)
-					return
-				}
-				m.startRegularContainers(pod, podStatus, backOff, sandboxID, actions.ContainersToStart, result, func() { done(result) })
-			})
-		}
-		if !actions.CreateSandbox {
-			startContainers()
-			return
-		}
-		m.runtime.RunPodSandbox(pod, actions.Attempt, func(id string, err error) {
-			if err != nil {
-				result.add(CreatePodSandbox, string(pod.UID), ErrCreatePodSandbox, fmt.Sprintf("Failed to create pod sandbox: %v", err))
-				done(result)
-				return
-			}
-			result.add(CreatePodSandbox, string(pod.UID), nil, "")
-			sandboxID = id
-			// The new sandbox starts from scratch: every container needs a fresh instance.
-			podStatus = &container.PodStatus{ID: podStatus.ID, Name: podStatus.Name, Namespace: podStatus.Namespace,
-				ContainerStatuses: podStatus.ContainerStatuses, SandboxStatuses: podStatus.SandboxStatuses}
-			startContainers()
-		})
-	}
-
-	if actions.KillPod {
-		m.killPodWithSyncResult(pod, container.ConvertPodStatusToRunningPod(podStatus), nil, func(kr *PodSyncResult) {
-			result.SyncResults = append(result.SyncResults, kr.SyncResults...)
-			if kr.Error() != nil {
-				done(result)
-				return
-			}
-			if actions.CreateSandbox {
-				m.purgeInitContainers(pod, podStatus, createSandbox)
-				return
-			}
-			createSandbox()
-		})
+	if ps.actions.KillPod {
+		m.killPodWithSyncResult(pod, container.ConvertPodStatusToRunningPod(podStatus), nil, ps.podKilled)
 		return
 	}
-	kills := actions.KillList()
-	var killNext func(i int)
-	killNext = func(i int) {
-		if i == len(kills) {
-			m.resetContainers(pod, actions.ContainersToReset, result, func(ok bool) {
-				if !ok {
-					done(result)
-					return
-				}
-				m.pruneInitContainersBeforeStart(pod, podStatus, createSandbox)
-			})
-			return
-		}
-		k := kills[i]
-		m.killContainer(pod, k.ID, k.Name, k.Container, k.Message, k.Reason, nil, func(err error) {
-			if err != nil {
-				result.add(KillContainer, k.Name, ErrKillContainer, err.Error())
-				done(result)
-				return
-			}
-			result.add(KillContainer, k.Name, nil, "")
-			killNext(i + 1)
-		})
-	}
-	killNext(0)
+	ps.killContainer(0)
 }
 
-// resetContainers is SyncPod's RestartAllContainers step: each instance in turn is killed
+// podSync is one SyncPod in flight. Its steps run in upstream's order: kill the pod or the
+// containers computePodActions names, reset the containers (RestartAllContainers), remove
+// old init container instances, create the sandbox, start the init containers, then the
+// regular ones. A step that calls the runtime resumes the next from the call's callback;
+// a step with nothing to do goes straight on, so a sync that decides "nothing to do" runs
+// through every step without allocating. The struct lives as long as the sync: nothing
+// outside it holds a step, and done is called exactly once, with &result.
+type podSync struct {
+	m         *Manager
+	pod       *corev1.Pod
+	podStatus *container.PodStatus
+	backOff   *flowcontrol.Backoff
+	actions   PodActions
+	kills     []ContainerToKill // actions.ContainersToKill in container ID order
+	sandboxID string
+	// removeInit are the init container instances removed before the sandbox step.
+	removeInit []string
+	result     PodSyncResult
+	done       func(*PodSyncResult)
+	// actionsEvent is the computePodActions event, recorded at every sync: it and its
+	// attribute live in the sync's struct rather than in two allocations of their own, and
+	// are not written after Record.
+	actionsEvent trace.Event
+	actionsAttrs [1]trace.Attr
+}
+
+func (ps *podSync) finish() { ps.done(&ps.result) }
+
+// podKilled follows the whole-pod kill: a pod that gets a new sandbox starts over, its
+// init container instances purged.
+func (ps *podSync) podKilled(kr *PodSyncResult) {
+	ps.result.SyncResults = append(ps.result.SyncResults, kr.SyncResults...)
+	if kr.Error() != nil {
+		ps.finish()
+		return
+	}
+	if ps.actions.CreateSandbox {
+		ps.removeInit = initInstancesToRemove(ps.pod, ps.podStatus, 0)
+	}
+	ps.removeInitInstance(0)
+}
+
+// killContainer stops the i-th container to kill, in container ID order; a failed kill
+// ends the sync.
+func (ps *podSync) killContainer(i int) {
+	if i == len(ps.kills) {
+		ps.resetContainer(0)
+		return
+	}
+	k := ps.kills[i]
+	ps.m.killContainer(ps.pod, k.ID, k.Name, k.Container, k.Message, k.Reason, nil, func(err error) {
+		if err != nil {
+			ps.result.add(KillContainer, k.Name, ErrKillContainer, err.Error())
+			ps.finish()
+			return
+		}
+		ps.result.add(KillContainer, k.Name, nil, "")
+		ps.killContainer(i + 1)
+	})
+}
+
+// resetContainer is SyncPod's RestartAllContainers step: each instance in turn is killed
 // if it still runs, with no grace period (which killContainer raises to its 2s floor, and
 // which skips the preStop hook), then removed with its logs kept, so that its next instance
-// continues the restart count. A failed kill or removal ends the sync (ok false).
-func (m *Manager) resetContainers(pod *corev1.Pod, reset []ContainerToReset, result *PodSyncResult, done func(ok bool)) {
-	if len(reset) == 0 || !m.Restart.RestartAll() {
-		done(true)
+// continues the restart count. A failed kill or removal ends the sync. After the last, the
+// init containers are pruned: all but the newest exited instance of each is removed, so
+// that restarts do not pile them up.
+func (ps *podSync) resetContainer(i int) {
+	reset := ps.actions.ContainersToReset
+	if i == len(reset) || !ps.m.Restart.RestartAll() {
+		ps.removeInit = initInstancesToRemove(ps.pod, ps.podStatus, 1)
+		ps.removeInitInstance(0)
 		return
 	}
-	var next func(i int)
-	next = func(i int) {
-		if i == len(reset) {
-			done(true)
-			return
-		}
-		r := reset[i]
-		remove := func() {
-			m.runtime.RemoveContainerKeepLogs(r.ID, func(err error) {
-				if err != nil {
-					result.add(RemoveContainer, r.Name, ErrRemoveContainer, err.Error())
-					done(false)
-					return
-				}
-				result.add(RemoveContainer, r.Name, nil, "")
-				next(i + 1)
-			})
-		}
-		if !r.Kill {
-			remove()
-			return
-		}
-		zero := int64(0)
-		m.killContainer(pod, r.ID, r.Name, r.Container, "killing", ReasonRestartAllContainers, &zero, func(err error) {
+	r := reset[i]
+	remove := func() {
+		ps.m.runtime.RemoveContainerKeepLogs(r.ID, func(err error) {
 			if err != nil {
-				result.add(RemoveContainer, r.Name, ErrKillContainer, err.Error())
-				done(false)
+				ps.result.add(RemoveContainer, r.Name, ErrRemoveContainer, err.Error())
+				ps.finish()
 				return
 			}
-			remove()
+			ps.result.add(RemoveContainer, r.Name, nil, "")
+			ps.resetContainer(i + 1)
 		})
 	}
-	next(0)
-}
-
-func (m *Manager) startInitContainers(pod *corev1.Pod, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, sandboxID string, idx []int, result *PodSyncResult, done func(stop bool)) {
-	var next func(i int)
-	next = func(i int) {
-		if i == len(idx) {
-			done(false)
+	if !r.Kill {
+		remove()
+		return
+	}
+	zero := int64(0)
+	ps.m.killContainer(ps.pod, r.ID, r.Name, r.Container, "killing", ReasonRestartAllContainers, &zero, func(err error) {
+		if err != nil {
+			ps.result.add(RemoveContainer, r.Name, ErrKillContainer, err.Error())
+			ps.finish()
 			return
 		}
-		c := &pod.Spec.InitContainers[idx[i]]
-		m.start(pod, podStatus, backOff, sandboxID, c, "init container", result, func(err error) {
-			if err != nil && !IsRestartableInitContainer(c) {
-				done(true) // a regular init container that fails to start stops the sync
-				return
-			}
-			next(i + 1)
-		})
-	}
-	next(0)
+		remove()
+	})
 }
 
-func (m *Manager) startRegularContainers(pod *corev1.Pod, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, sandboxID string, idx []int, result *PodSyncResult, done func()) {
-	var next func(i int)
-	next = func(i int) {
-		if i == len(idx) {
-			done()
+// removeInitInstance removes the i-th of removeInit (its error is ignored), then creates
+// the sandbox after the last.
+func (ps *podSync) removeInitInstance(i int) {
+	if i == len(ps.removeInit) {
+		ps.createSandbox()
+		return
+	}
+	ps.m.runtime.RemoveContainer(ps.removeInit[i], func(error) { ps.removeInitInstance(i + 1) })
+}
+
+func (ps *podSync) createSandbox() {
+	ps.sandboxID = ps.actions.SandboxID
+	if !ps.actions.CreateSandbox {
+		ps.startInitContainer(0)
+		return
+	}
+	pod := ps.pod
+	ps.m.runtime.RunPodSandbox(pod, ps.actions.Attempt, func(id string, err error) {
+		if err != nil {
+			ps.result.add(CreatePodSandbox, string(pod.UID), ErrCreatePodSandbox, fmt.Sprintf("Failed to create pod sandbox: %v", err))
+			ps.finish()
 			return
 		}
-		c := &pod.Spec.Containers[idx[i]]
-		m.start(pod, podStatus, backOff, sandboxID, c, "container", result, func(error) { next(i + 1) })
+		ps.result.add(CreatePodSandbox, string(pod.UID), nil, "")
+		ps.sandboxID = id
+		// The new sandbox starts from scratch: every container needs a fresh instance.
+		old := ps.podStatus
+		ps.podStatus = &container.PodStatus{ID: old.ID, Name: old.Name, Namespace: old.Namespace,
+			ContainerStatuses: old.ContainerStatuses, SandboxStatuses: old.SandboxStatuses}
+		ps.startInitContainer(0)
+	})
+}
+
+// startInitContainer starts the i-th init container to start; a regular init container
+// that fails to start stops the sync.
+func (ps *podSync) startInitContainer(i int) {
+	idx := ps.actions.InitContainersToStart
+	if i == len(idx) {
+		ps.startRegularContainer(0)
+		return
 	}
-	next(0)
+	c := &ps.pod.Spec.InitContainers[idx[i]]
+	ps.m.start(ps.pod, ps.podStatus, ps.backOff, ps.sandboxID, c, "init container", &ps.result, func(err error) {
+		if err != nil && !IsRestartableInitContainer(c) {
+			ps.finish()
+			return
+		}
+		ps.startInitContainer(i + 1)
+	})
+}
+
+func (ps *podSync) startRegularContainer(i int) {
+	idx := ps.actions.ContainersToStart
+	if i == len(idx) {
+		ps.finish()
+		return
+	}
+	c := &ps.pod.Spec.Containers[idx[i]]
+	ps.m.start(ps.pod, ps.podStatus, ps.backOff, ps.sandboxID, c, "container", &ps.result, func(error) { ps.startRegularContainer(i + 1) })
 }
 
 // start is one container start: the back-off check, then startContainer.
@@ -396,11 +422,15 @@ func (m *Manager) decideBackOff(pod *corev1.Pod, c *corev1.Container, podStatus 
 	if backOff.IsInBackOffSince(key, last.FinishedAt, now) {
 		current := backOff.Get(key)
 		expiry := last.FinishedAt.Add(current)
-		msg := fmt.Sprintf("back-off %s restarting failed container=%s pod=%s_%s(%s)", current, c.Name, pod.Name, pod.Namespace, pod.UID)
+		// Built by concatenation, each value formatted once: a crash-looping container is
+		// held back at every sync. The texts are those of fmt's %s (a Duration's String) and
+		// %.3f (strconv 'f' with precision 3).
+		backoffText, untilText := current.String(), expiry.Sub(sim.Epoch).String()
+		msg := "back-off " + backoffText + " restarting failed container=" + c.Name + " pod=" + pod.Name + "_" + pod.Namespace + "(" + string(pod.UID) + ")"
 		m.s.Record(&trace.Event{Kind: KindBackOff, Pod: container.Key(pod), Container: c.Name,
-			Attrs: []trace.Attr{{Key: "backoff", Value: current.String()}, {Key: "until", Value: expiry.Sub(sim.Epoch).String()}},
-			Reason: trace.BecauseEach("doBackOff", fmt.Sprintf("%s's last run ended inside its back-off window (key %s, %s from its exit): SyncPod skips the start until %.3fs", c.Name, key, current, expiry.Sub(sim.Epoch).Seconds()),
-				trace.Attr{Key: "key", Value: key}, trace.Attr{Key: "backoff", Value: current.String()}, trace.Attr{Key: "until", Value: expiry.Sub(sim.Epoch).String()})})
+			Attrs: []trace.Attr{{Key: "backoff", Value: backoffText}, {Key: "until", Value: untilText}},
+			Reason: trace.BecauseEach("doBackOff", c.Name+"'s last run ended inside its back-off window (key "+key+", "+backoffText+" from its exit): SyncPod skips the start until "+strconv.FormatFloat(expiry.Sub(sim.Epoch).Seconds(), 'f', 3, 64)+"s",
+				trace.Attr{Key: "key", Value: key}, trace.Attr{Key: "backoff", Value: backoffText}, trace.Attr{Key: "until", Value: untilText})})
 		return true, msg, nil, &BackoffError{Msg: msg, Expiry: expiry}
 	}
 	backOff.Next(key, last.FinishedAt, now)
@@ -683,47 +713,40 @@ func reverseSpecOrder(pod *corev1.Pod, cs []*container.Container) {
 	}
 }
 
-// pruneInitContainersBeforeStart removes all but the newest exited instance of each init
-// container, so that restarts do not pile them up.
-func (m *Manager) pruneInitContainersBeforeStart(pod *corev1.Pod, podStatus *container.PodStatus, next func()) {
-	m.removeInitInstances(pod, podStatus, 1, next)
-}
-
-// purgeInitContainers removes every instance of the init containers (the pod is getting a
-// new sandbox and starts over).
-func (m *Manager) purgeInitContainers(pod *corev1.Pod, podStatus *container.PodStatus, next func()) {
-	m.removeInitInstances(pod, podStatus, 0, next)
-}
-
-func (m *Manager) removeInitInstances(pod *corev1.Pod, podStatus *container.PodStatus, keep int, next func()) {
-	if len(pod.Spec.InitContainers) == 0 {
-		next()
-		return
+// initInstancesToRemove lists, newest first, the exited instances of the pod's init
+// containers beyond the newest keep of each: SyncPod prunes them to one before it starts
+// containers (upstream pruneInitContainersBeforeStart), so that restarts do not pile them
+// up, and purges them all (keep 0) when the pod gets a new sandbox and starts over
+// (purgeInitContainers). Nil when there is nothing to remove, without allocating.
+func initInstancesToRemove(pod *corev1.Pod, podStatus *container.PodStatus, keep int) []string {
+	inits := pod.Spec.InitContainers
+	if len(inits) == 0 {
+		return nil
 	}
-	names := map[string]bool{}
-	for _, c := range pod.Spec.InitContainers {
-		names[c.Name] = true
+	// seen counts each init container's instances so far, by its index in the spec.
+	var buf [8]int
+	seen := buf[:0]
+	for range inits {
+		seen = append(seen, 0)
 	}
-	seen := map[string]int{}
 	var remove []string
 	for _, s := range podStatus.ContainerStatuses {
-		if !names[s.Name] || s.State == container.StateRunning {
+		if s.State == container.StateRunning {
 			continue
 		}
-		seen[s.Name]++
-		if seen[s.Name] > keep {
+		i := 0
+		for i < len(inits) && inits[i].Name != s.Name {
+			i++
+		}
+		if i == len(inits) {
+			continue // not an init container
+		}
+		seen[i]++
+		if seen[i] > keep {
 			remove = append(remove, s.ID)
 		}
 	}
-	var step func(i int)
-	step = func(i int) {
-		if i == len(remove) {
-			next()
-			return
-		}
-		m.runtime.RemoveContainer(remove[i], func(error) { step(i + 1) })
-	}
-	step(0)
+	return remove
 }
 
 // podActionsReason explains a killPod that has nothing to kill: computePodActions asks for

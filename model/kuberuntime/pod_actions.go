@@ -3,7 +3,6 @@ package kuberuntime
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -51,18 +50,34 @@ type PodActions struct {
 	ContainersToReset []ContainerToReset
 }
 
-// KillList returns ContainersToKill ordered by container ID, so that runs are reproducible.
+// KillList returns ContainersToKill ordered by container ID, so that runs are reproducible
+// (nil when there is nothing to kill).
 func (a *PodActions) KillList() []ContainerToKill {
+	if len(a.ContainersToKill) == 0 {
+		return nil
+	}
 	out := make([]ContainerToKill, 0, len(a.ContainersToKill))
 	for _, k := range a.ContainersToKill {
 		out = append(out, k)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	slices.SortFunc(out, func(x, y ContainerToKill) int { return strings.Compare(x.ID, y.ID) })
 	return out
 }
 
+// kill adds a container to stop; the map is made on the first, since most syncs kill
+// nothing.
+func (a *PodActions) kill(k ContainerToKill) {
+	if a.ContainersToKill == nil {
+		a.ContainersToKill = map[string]ContainerToKill{}
+	}
+	a.ContainersToKill[k.ID] = k
+}
+
 // String summarizes the actions for the trace.
-func (a *PodActions) String(pod *corev1.Pod) string {
+func (a *PodActions) String(pod *corev1.Pod) string { return a.describe(pod, a.KillList()) }
+
+// describe is String with the kill list already made.
+func (a *PodActions) describe(pod *corev1.Pod, kills []ContainerToKill) string {
 	var parts []string
 	if a.KillPod {
 		parts = append(parts, "killPod")
@@ -76,7 +91,7 @@ func (a *PodActions) String(pod *corev1.Pod) string {
 	for _, i := range a.ContainersToStart {
 		parts = append(parts, "start "+pod.Spec.Containers[i].Name)
 	}
-	for _, k := range a.KillList() {
+	for _, k := range kills {
 		parts = append(parts, "kill "+k.Name)
 	}
 	for _, r := range a.ContainersToReset {
@@ -105,11 +120,10 @@ type ProbeResults interface {
 func (m *Manager) computePodActions(pod *corev1.Pod, podStatus *container.PodStatus, restartAllContainers bool) PodActions {
 	createSandbox, attempt, sandboxID := PodSandboxChanged(pod, podStatus)
 	changes := PodActions{
-		KillPod:          createSandbox,
-		CreateSandbox:    createSandbox,
-		SandboxID:        sandboxID,
-		Attempt:          attempt,
-		ContainersToKill: map[string]ContainerToKill{},
+		KillPod:       createSandbox,
+		CreateSandbox: createSandbox,
+		SandboxID:     sandboxID,
+		Attempt:       attempt,
 	}
 
 	if m.Restart.RestartAll() && restartAllContainers {
@@ -178,8 +192,8 @@ func (m *Manager) computePodActions(pod *corev1.Pod, podStatus *container.PodSta
 			if ShouldContainerBeRestarted(c, pod, podStatus, m.Restart) {
 				changes.ContainersToStart = append(changes.ContainersToStart, i)
 				if s != nil && s.State == container.StateUnknown {
-					changes.ContainersToKill[s.ID] = ContainerToKill{ID: s.ID, Name: c.Name, Container: c,
-						Message: fmt.Sprintf("Container is in %q state, try killing it before restart", s.State), Reason: ReasonUnknown}
+					changes.kill(ContainerToKill{ID: s.ID, Name: c.Name, Container: c,
+						Message: fmt.Sprintf("Container is in %q state, try killing it before restart", s.State), Reason: ReasonUnknown})
 				}
 			}
 			continue
@@ -206,7 +220,7 @@ func (m *Manager) computePodActions(pod *corev1.Pod, podStatus *container.PodSta
 			message += ", will be restarted"
 			changes.ContainersToStart = append(changes.ContainersToStart, i)
 		}
-		changes.ContainersToKill[s.ID] = ContainerToKill{ID: s.ID, Name: c.Name, Container: c, Message: message, Reason: reason}
+		changes.kill(ContainerToKill{ID: s.ID, Name: c.Name, Container: c, Message: message, Reason: reason})
 	}
 	if keep == 0 && len(changes.ContainersToStart) == 0 {
 		changes.KillPod = true
@@ -264,7 +278,7 @@ func (m *Manager) computeInitContainerActions(pod *corev1.Pod, podStatus *contai
 			continue
 		}
 		kill := func(msg string, reason KillReason) {
-			changes.ContainersToKill[s.ID] = ContainerToKill{ID: s.ID, Name: c.Name, Container: c, Message: msg, Reason: reason}
+			changes.kill(ContainerToKill{ID: s.ID, Name: c.Name, Container: c, Message: msg, Reason: reason})
 			changes.InitContainersToStart = append(changes.InitContainersToStart, i)
 		}
 		switch s.State {

@@ -19,6 +19,16 @@ import (
 
 // podSyncStatus is one pod's worker state (upstream podSyncStatus).
 type podSyncStatus struct {
+	// What housekeeping reads of every worker on every pass (SyncKnownPods), first and
+	// together, so that a pass over many workers touches little memory of each.
+	terminatingAt    time.Time
+	terminatedAt     time.Time
+	restartRequested bool
+	// hasConfig says activeUpdate holds a pod spec. Set by mergeLastUpdate, the only writer
+	// of activeUpdate, whose Pod is never cleared once set.
+	hasConfig bool
+	static    int8 // 1 static pod, -1 not, 0 not looked at yet
+
 	key      string // namespace/name, for the trace
 	fullname string
 
@@ -26,11 +36,9 @@ type podSyncStatus struct {
 	pendingUpdate *UpdatePodOptions
 	activeUpdate  *UpdatePodOptions
 
-	syncedAt      time.Time
-	startedAt     time.Time
-	terminatingAt time.Time
-	terminatedAt  time.Time
-	gracePeriod   int64
+	syncedAt    time.Time
+	startedAt   time.Time
+	gracePeriod int64
 
 	notifyPostTerminating []func()
 	statusPostTerminating []func(*corev1.PodStatus)
@@ -39,17 +47,17 @@ type podSyncStatus struct {
 	deleted            bool
 	evicted            bool
 	finished           bool
-	restartRequested   bool
 	observedRuntime    bool
-
-	static int8 // 1 static pod, -1 not, 0 not looked at yet
 
 	// the worker process, and its own random stream (requeue jitter): one per pod, so that
 	// adding a pod does not reshuffle the others' draws
-	rng          *sim.RNG
-	clk          *sim.Clock
-	doorbell     bool // the capacity-1 channel holds a value
-	scheduled    bool // a round is scheduled to run
+	rng       *sim.RNG
+	clk       *sim.Clock
+	doorbell  bool // the capacity-1 channel holds a value
+	scheduled bool // a round is scheduled to run
+	// takeDoorbell runs the worker's next round (scheduleRound's event). It depends only on
+	// the worker, so it is made once, on the first round, and reused by every later one.
+	takeDoorbell func()
 	inRound      bool
 	lastSyncTime time.Time
 	closed       bool
@@ -62,13 +70,20 @@ type podSyncStatus struct {
 	round *round
 }
 
-// round is one pass of podWorkerLoop in flight.
+// round is one pass of podWorkerLoop in flight. Its steps are its methods, so that the
+// callbacks it hands out (to the sim, the pod cache and the sync function) are method
+// values of the one round rather than a closure each.
 type round struct {
+	p        *PodWorkers
+	uid      types.UID
+	st       *podSyncStatus
 	update   *UpdatePodOptions
 	workType WorkType
 	ctx      *sim.Lifetime
 	syncing  bool          // the sync function was called (it is not waiting for the cache)
 	start    time.Duration // when the sync function was called
+	// answered says GetNewerThan has answered; waited, that it did not answer at once.
+	answered, waited bool
 }
 
 func (s *podSyncStatus) IsWorking() bool              { return s.working }
@@ -109,13 +124,16 @@ type PodWorkers struct {
 
 	known   map[types.UID]bool          // SyncKnownPods' scratch
 	syncOut map[types.UID]PodWorkerSync // SyncKnownPods' answer, valid until the next call
+
+	// resyncText is resyncInterval as requeue reasons print it; both are fixed at New.
+	resyncText string
 }
 
 // New returns the pod workers. resyncInterval is the kubelet's syncFrequency.
 func New(s *sim.Sim, handler SyncHandler, workQueue WorkQueue, cache *container.Cache, resyncInterval time.Duration) *PodWorkers {
 	return &PodWorkers{
 		s: s, clk: s.Clock("podWorkers", sim.PriorityPodWorker), handler: handler, workQueue: workQueue,
-		cache: cache, resyncInterval: resyncInterval, backOffPeriod: BackOffPeriod,
+		cache: cache, resyncInterval: resyncInterval, backOffPeriod: BackOffPeriod, resyncText: resyncInterval.String(),
 		podSyncStatuses:                    map[types.UID]*podSyncStatus{},
 		startedStaticPodsByFullname:        map[string]types.UID{},
 		waitingToStartStaticPodsByFullname: map[string][]types.UID{},
@@ -136,7 +154,26 @@ func (p *PodWorkers) recordBecause(st *podSyncStatus, kind trace.Kind, name stri
 	if st != nil {
 		pod = st.key
 	}
-	p.s.Record(&trace.Event{Track: track, Kind: kind, Name: name, Pod: pod, Attrs: attrs, Reason: why})
+	e := &tracedEvent{ev: trace.Event{Track: track, Kind: kind, Name: name, Pod: pod, Reason: why}}
+	switch {
+	case len(attrs) == 0:
+		// no attributes: Attrs stays nil, as it was recorded before
+	case len(attrs) <= len(e.attrs):
+		e.ev.Attrs = e.attrs[:copy(e.attrs[:], attrs):len(attrs)]
+	default:
+		e.ev.Attrs = slices.Clone(attrs)
+	}
+	p.s.Record(&e.ev)
+}
+
+// tracedEvent is a worker's event with room for its attributes, allocated as one object:
+// a worker records a few events per round, each with one or two attributes. The caller's
+// attributes are copied, so that its variadic slice need not be allocated either. A
+// sink that keeps the event or its attributes keeps the whole object alive; nothing
+// writes to either after Record.
+type tracedEvent struct {
+	ev    trace.Event
+	attrs [2]trace.Attr
 }
 
 // --- predicates (upstream's PodWorkers interface)
@@ -234,11 +271,10 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 		uid, ns, name = options.Pod.UID, options.Pod.Namespace, options.Pod.Name
 	}
 	now := p.clk.Now()
-	key := ns + "/" + name
 
 	status, ok := p.podSyncStatuses[uid]
 	if !ok {
-		status = &podSyncStatus{syncedAt: now, fullname: name + "_" + ns, key: key}
+		status = &podSyncStatus{syncedAt: now, fullname: name + "_" + ns, key: ns + "/" + name}
 		// A terminal pod the runtime has nothing running for goes straight to terminated
 		// (kubelet restart); one the runtime never saw is finished outright.
 		if !isRuntimePod && isTerminalPhase(options.Pod) {
@@ -349,7 +385,7 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 	}
 
 	if status.clk == nil {
-		status.clk = p.s.Clock("podWorker "+key, sim.PriorityPodWorker)
+		status.clk = p.s.Clock("podWorker "+status.key, sim.PriorityPodWorker)
 		status.rng = p.s.RNG("podWorker/" + string(uid))
 		if options.Pod != nil && isStaticPod(options.Pod) {
 			p.waitingToStartStaticPodsByFullname[status.fullname] = append(p.waitingToStartStaticPodsByFullname[status.fullname], uid)
@@ -514,10 +550,13 @@ func (p *PodWorkers) scheduleRound(uid types.UID, st *podSyncStatus) {
 		return
 	}
 	st.scheduled = true
-	st.clk.Schedule(0, func() {
-		st.scheduled = false
-		p.podWorkerLoop(uid)
-	})
+	if st.takeDoorbell == nil {
+		st.takeDoorbell = func() {
+			st.scheduled = false
+			p.podWorkerLoop(uid)
+		}
+	}
+	st.clk.Schedule(0, st.takeDoorbell)
 }
 
 // --- the worker loop
@@ -546,67 +585,73 @@ func (p *PodWorkers) podWorkerLoop(uid types.UID) {
 	if st.ctx == nil || st.ctx.Ended() {
 		st.ctx = st.clk.Life().Context("sync " + st.key)
 	}
-	r := &round{update: update, workType: workType, ctx: st.ctx}
+	r := &round{p: p, uid: uid, st: st, update: update, workType: workType, ctx: st.ctx}
 	st.round = r
-	p.s.Within(r.ctx, func() { p.runRound(uid, st, r) })
+	p.s.Within(r.ctx, r.run)
 }
 
-// runRound waits for a runtime observation newer than the worker's previous sync, then runs
+// run waits for a runtime observation newer than the worker's previous sync, then runs
 // the sync function for the worker's state; all of it within the round's context.
-func (p *PodWorkers) runRound(uid types.UID, st *podSyncStatus, r *round) {
-	update, workType := r.update, r.workType
-	run := func(status *container.PodStatus, cacheErr error) {
-		if cacheErr != nil {
-			p.finishRound(uid, st, update, workType, false, cacheErr)
-			return
-		}
-		p.record(st, KindSyncStart, syncFuncName(workType, update), trace.Attr{Key: "update", Value: update.UpdateType.String()})
-		start := p.clk.Elapsed()
-		r.syncing, r.start = true, start
-		switch workType {
-		case TerminatedPod:
-			p.handler.SyncTerminatedPod(update.Pod, status, func(err error) {
-				p.syncDone(uid, st, update, workType, false, err, start)
-			})
-		case TerminatingPod:
-			var gracePeriod *int64
-			if update.KillPodOptions != nil {
-				gracePeriod = update.KillPodOptions.PodTerminationGracePeriodSecondsOverride
-			}
-			statusFn := p.acknowledgeTerminating(st)
-			if update.RunningPod != nil && update.Pod == nil {
-				p.handler.SyncTerminatingRuntimePod(update.RunningPod, func(err error) {
-					p.syncDone(uid, st, update, workType, false, err, start)
-				})
-			} else {
-				p.handler.SyncTerminatingPod(update.Pod, status, gracePeriod, statusFn, func(err error) {
-					p.syncDone(uid, st, update, workType, false, err, start)
-				})
-			}
-		default:
-			p.handler.SyncPod(update.UpdateType, update.Pod, update.MirrorPod, status, func(isTerminal bool, err error) {
-				p.syncDone(uid, st, update, workType, isTerminal, err, start)
-			})
-		}
-	}
+func (r *round) run() {
+	p, st, update := r.p, r.st, r.update
 	if update.RunningPod != nil && update.Pod == nil {
-		run(nil, nil)
+		r.sync(nil, nil)
 		return
 	}
 	// Wait for a runtime observation made after this worker's previous sync.
-	called, waited := false, false
-	p.cache.GetNewerThan(uid, st.lastSyncTime, func(status *container.PodStatus, err error) {
-		called = true
-		if waited {
-			p.record(st, KindCacheReady, "GetNewerThan")
-		}
-		run(status, err)
-	})
-	if !called {
-		waited = true
+	p.cache.GetNewerThan(r.uid, st.lastSyncTime, r.cacheReady)
+	if !r.answered {
+		r.waited = true
 		p.recordBecause(st, KindWaitCache, "GetNewerThan", trace.Because("GetNewerThan", "a worker never syncs on a status older than its last sync: the next relist (or one of this pod) wakes it"),
 			trace.Attr{Key: "after", Value: formatSince(st.lastSyncTime)})
 	}
+}
+
+// cacheReady is GetNewerThan's answer.
+func (r *round) cacheReady(status *container.PodStatus, err error) {
+	r.answered = true
+	if r.waited {
+		r.p.record(r.st, KindCacheReady, "GetNewerThan")
+	}
+	r.sync(status, err)
+}
+
+// sync calls the sync function for the round's work type.
+func (r *round) sync(status *container.PodStatus, cacheErr error) {
+	p, uid, st, update, workType := r.p, r.uid, r.st, r.update, r.workType
+	if cacheErr != nil {
+		p.finishRound(uid, st, update, workType, false, cacheErr)
+		return
+	}
+	p.record(st, KindSyncStart, syncFuncName(workType, update), trace.Attr{Key: "update", Value: update.UpdateType.String()})
+	r.syncing, r.start = true, p.clk.Elapsed()
+	switch workType {
+	case TerminatedPod:
+		p.handler.SyncTerminatedPod(update.Pod, status, r.done)
+	case TerminatingPod:
+		var gracePeriod *int64
+		if update.KillPodOptions != nil {
+			gracePeriod = update.KillPodOptions.PodTerminationGracePeriodSecondsOverride
+		}
+		statusFn := p.acknowledgeTerminating(st)
+		if update.RunningPod != nil && update.Pod == nil {
+			p.handler.SyncTerminatingRuntimePod(update.RunningPod, r.done)
+		} else {
+			p.handler.SyncTerminatingPod(update.Pod, status, gracePeriod, statusFn, r.done)
+		}
+	default:
+		p.handler.SyncPod(update.UpdateType, update.Pod, update.MirrorPod, status, r.syncPodDone)
+	}
+}
+
+// done is the terminating and terminated sync functions' answer.
+func (r *round) done(err error) {
+	r.p.syncDone(r.uid, r.st, r.update, r.workType, false, err, r.start)
+}
+
+// syncPodDone is SyncPod's answer.
+func (r *round) syncPodDone(isTerminal bool, err error) {
+	r.p.syncDone(r.uid, r.st, r.update, r.workType, isTerminal, err, r.start)
 }
 
 func formatSince(t time.Time) string {
@@ -676,6 +721,7 @@ func (st *podSyncStatus) mergeLastUpdate(other *UpdatePodOptions) {
 	if other.Pod != nil {
 		opts.Pod = other.Pod
 		opts.MirrorPod = other.MirrorPod
+		st.hasConfig = true
 	}
 	if other.RunningPod != nil {
 		opts.RunningPod = other.RunningPod
@@ -727,15 +773,17 @@ func (p *PodWorkers) cleanupUnstartedPod(uid types.UID, st *podSyncStatus) {
 // syncDone classifies a finished sync (upstream: the tail of podWorkerLoop).
 func (p *PodWorkers) syncDone(uid types.UID, st *podSyncStatus, update *UpdatePodOptions, workType WorkType, isTerminal bool, err error, start time.Duration) {
 	st.lastSyncTime = p.clk.Now()
-	attrs := []trace.Attr{{Key: "duration", Value: (p.clk.Elapsed() - start).String()}}
+	e := &tracedEvent{ev: trace.Event{Track: st.clk.Track(), Kind: KindSyncEnd, Name: syncFuncName(workType, update), Pod: st.key,
+		Dur: p.clk.Elapsed() - start}}
+	attrs := append(e.attrs[:0], trace.Attr{Key: "duration", Value: (p.clk.Elapsed() - start).String()})
 	if err != nil {
 		attrs = append(attrs, trace.Attr{Key: "error", Value: err.Error()})
 	}
 	if isTerminal {
 		attrs = append(attrs, trace.Attr{Key: "isTerminal", Value: "true"})
 	}
-	p.s.Record(&trace.Event{Track: st.clk.Track(), Kind: KindSyncEnd, Name: syncFuncName(workType, update), Pod: st.key,
-		Dur: p.clk.Elapsed() - start, Attrs: attrs})
+	e.ev.Attrs = attrs
+	p.s.Record(&e.ev)
 	p.finishRound(uid, st, update, workType, isTerminal, err)
 }
 
@@ -852,19 +900,27 @@ func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransit
 		}
 		reason = trace.BecauseEach("requeueBackOff", fmt.Sprintf("the back-off ends in %s%s; jitter of up to %.0f%% makes it %s",
 			remaining.Round(time.Millisecond), capped, factor*100, delay.Round(time.Millisecond)),
-			trace.Attr{Key: "remaining", Value: remaining.String()}, trace.Attr{Key: "cap", Value: p.resyncInterval.String()},
+			trace.Attr{Key: "remaining", Value: remaining.String()}, trace.Attr{Key: "cap", Value: p.resyncText},
 			trace.Attr{Key: "jitterFactor", Value: strconv.FormatFloat(factor, 'g', -1, 64)}, trace.Attr{Key: "after", Value: delay.String()})
 	default:
 		base, why = p.backOffPeriod, "error back-off"
 		delay = st.rng.Jitter(base, factor)
 	}
+	after := delay.String()
 	if reason == nil && delay > base {
-		reason = trace.Because("requeueJitter", fmt.Sprintf("%s after %s, plus a jitter of up to %.0f%%: %s", why, base, factor*100, delay.Round(time.Millisecond)),
-			trace.Attr{Key: "base", Value: base.String()}, trace.Attr{Key: "jitterFactor", Value: strconv.FormatFloat(factor, 'g', -1, 64)},
-			trace.Attr{Key: "after", Value: delay.String()})
+		// The same text fmt.Sprintf("%s after %s, plus a jitter of up to %.0f%%: %s") gives,
+		// built without boxing each value: this reason is recorded at every resync.
+		baseText := p.durationText(base)
+		factorText, percentText := jitterFactorText(factor)
+		// trace.Because's reason, with its values in the same allocation.
+		jr := &jitterReason{values: [3]trace.Attr{{Key: "base", Value: baseText}, {Key: "jitterFactor", Value: factorText},
+			{Key: "after", Value: after}}}
+		jr.reason = trace.Reason{Rule: "requeueJitter", Text: why + " after " + baseText + ", plus a jitter of up to " + percentText + "%: " + delay.Round(time.Millisecond).String(),
+			Values: jr.values[:]}
+		reason = &jr.reason
 	}
 	p.workQueue.Enqueue(uid, delay)
-	p.recordBecause(st, KindRequeue, why, reason, trace.Attr{Key: "after", Value: delay.String()})
+	p.recordBecause(st, KindRequeue, why, reason, trace.Attr{Key: "after", Value: after})
 	if st.pendingUpdate != nil {
 		st.doorbell = true
 		p.scheduleRound(uid, st)
@@ -873,30 +929,54 @@ func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransit
 	}
 }
 
+// jitterReason is a requeueJitter reason and its values, allocated as one object.
+type jitterReason struct {
+	reason trace.Reason
+	values [3]trace.Attr
+}
+
+// durationText is d.String(), without formatting the resync interval every time.
+func (p *PodWorkers) durationText(d time.Duration) string {
+	if d == p.resyncInterval {
+		return p.resyncText
+	}
+	return d.String()
+}
+
+// jitterFactorText formats a jitter factor as the requeue reasons show it: as the factor
+// (strconv 'g') and as a percentage (%.0f). The worker's factors are constants, whose
+// texts need no formatting.
+func jitterFactorText(factor float64) (text, percent string) {
+	if factor == 0.5 {
+		return "0.5", "50"
+	}
+	return strconv.FormatFloat(factor, 'g', -1, 64), strconv.FormatFloat(factor*100, 'f', 0, 64)
+}
+
 // minBackoffExpiry returns the earliest back-off expiry carried anywhere in err, wrapped or
 // aggregated (upstream MinBackoffExpiration): a pod with several containers in crash-loop
 // back-off is requeued for the first one that may restart.
 func minBackoffExpiry(err error) (time.Time, bool) {
 	var earliest time.Time
 	found := false
-	var walk func(error)
-	walk = func(e error) {
-		switch u := e.(type) {
-		case nil:
-		case BackoffError:
-			if t := u.BackoffExpiry(); !found || t.Before(earliest) {
-				earliest, found = t, true
-			}
-		case interface{ Unwrap() []error }:
-			for _, inner := range u.Unwrap() {
-				walk(inner)
-			}
-		case interface{ Unwrap() error }:
-			walk(u.Unwrap())
-		}
-	}
-	walk(err)
+	walkBackoffExpiry(err, &earliest, &found)
 	return earliest, found
+}
+
+func walkBackoffExpiry(e error, earliest *time.Time, found *bool) {
+	switch u := e.(type) {
+	case nil:
+	case BackoffError:
+		if t := u.BackoffExpiry(); !*found || t.Before(*earliest) {
+			*earliest, *found = t, true
+		}
+	case interface{ Unwrap() []error }:
+		for _, inner := range u.Unwrap() {
+			walkBackoffExpiry(inner, earliest, found)
+		}
+	case interface{ Unwrap() error }:
+		walkBackoffExpiry(u.Unwrap(), earliest, found)
+	}
 }
 
 // SyncKnownPods forgets finished workers and starts terminating workers of pods that are
@@ -945,7 +1025,7 @@ func (p *PodWorkers) SyncKnownPodsFunc(isDesired func(types.UID) bool) map[types
 
 func workerSync(st *podSyncStatus, orphan bool) PodWorkerSync {
 	sync := PodWorkerSync{State: st.WorkType(), Orphan: orphan}
-	if st.activeUpdate != nil && st.activeUpdate.Pod != nil {
+	if st.hasConfig {
 		sync.HasConfig = true
 		if st.static == 0 { // a pod's source never changes: look once
 			st.static = -1
