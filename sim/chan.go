@@ -174,6 +174,7 @@ type Select struct {
 	cases     []Selectable
 	names     []string
 	handle    func(chosen int)
+	wakeFn    func() // sel.wake, made once: a method value allocates each time it is taken
 	waiting   bool
 	scheduled bool
 	ready     []int
@@ -185,6 +186,7 @@ type Select struct {
 // one select only, as each upstream channel has one receiving goroutine.
 func NewSelect(c *Clock, rng *RNG, name string, cases ...Selectable) *Select {
 	sel := &Select{c: c, rng: rng, cases: cases, Name: name}
+	sel.wakeFn = sel.wake
 	for _, ch := range cases {
 		sel.names = append(sel.names, ch.Name())
 		ch.watch(sel.poke)
@@ -215,7 +217,7 @@ func (sel *Select) poke() {
 		return
 	}
 	sel.scheduled = true
-	sel.c.s.schedule(0, sel.c.prio, sel.c.track, sel.c.life, sel.wake)
+	sel.c.s.schedule(0, sel.c.prio, sel.c.track, sel.c.life, sel.wakeFn)
 }
 
 func (sel *Select) wake() {
@@ -266,7 +268,7 @@ type Tick struct{}
 func (c *Clock) NewTickerChan(name string, period time.Duration) *Ticker {
 	t := &Ticker{C: NewChan[Tick](c.s, name, 1).Quiet()}
 	t.timer = &Timer{c: c, period: period, fn: func() { t.C.TrySend(Tick{}) }}
-	t.timer.ev = c.s.schedule(period, c.prio, c.track, c.life, t.timer.fire)
+	c.s.scheduleTimer(t.timer, period)
 	return t
 }
 

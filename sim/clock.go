@@ -62,11 +62,20 @@ func (c *Clock) Since(t time.Time) time.Duration { return c.s.Now().Sub(t) }
 // Elapsed is the simulated time since the run started.
 func (c *Clock) Elapsed() time.Duration { return c.s.now }
 
-// Schedule runs fn d from now on this process.
+// Schedule runs fn d from now on this process. The Timer it returns can be stopped and
+// Reset any number of times without allocating: a periodic caller keeps one Timer and
+// calls Reset from fn instead of scheduling afresh.
 func (c *Clock) Schedule(d time.Duration, fn func()) *Timer {
 	t := &Timer{c: c, fn: fn}
-	t.ev = c.s.schedule(d, c.prio, c.track, c.life, t.fire)
+	c.s.scheduleTimer(t, d)
 	return t
+}
+
+// Go runs fn d from now on this process, for a caller that will never stop or reset it
+// (a continuation, a hand-off to the process's own next step): unlike Schedule it makes
+// no Timer, and its queue entry is recycled once it has run.
+func (c *Clock) Go(d time.Duration, fn func()) {
+	c.s.schedule(d, c.prio, c.track, c.life, fn)
 }
 
 // Record stamps e and records it on this process's track.
@@ -84,7 +93,7 @@ func (c *Clock) AfterFunc(d time.Duration, f func()) clock.Timer { return c.Sche
 // NewTimer returns a timer whose channel receives the time after d.
 func (c *Clock) NewTimer(d time.Duration) clock.Timer {
 	t := &Timer{c: c, ch: make(chan time.Time, 1)}
-	t.ev = c.s.schedule(d, c.prio, c.track, c.life, t.fire)
+	c.s.scheduleTimer(t, d)
 	return t
 }
 
@@ -98,7 +107,7 @@ func (c *Clock) NewTicker(d time.Duration) clock.Ticker {
 		panic("sim: non-positive ticker period")
 	}
 	t := &Timer{c: c, ch: make(chan time.Time, 1), period: d}
-	t.ev = c.s.schedule(d, c.prio, c.track, c.life, t.fire)
+	c.s.scheduleTimer(t, d)
 	return goTicker{t}
 }
 
@@ -117,20 +126,23 @@ func (c *Clock) Sleep(time.Duration) {
 	panic("sim: Sleep would block the simulation; schedule a continuation with AfterFunc")
 }
 
-// Timer is a simulated timer, ticker or scheduled function.
+// Timer is a simulated timer, ticker or scheduled function. Its queue entry is part of it:
+// queued while the timer is pending, queued again by Reset and by each period, so that a
+// timer costs one allocation however often it fires. Nothing else refers to that entry, so
+// a Stop or Reset of a timer that fired or was dropped with its lifetime finds it unqueued
+// (idx -1) and never touches another event.
 type Timer struct {
 	c      *Clock
-	ev     *event
+	ev     event
 	ch     chan time.Time
 	fn     func()
 	period time.Duration
 }
 
+// fire runs when the timer's event is popped (RunUntil has taken it off the queue).
 func (t *Timer) fire() {
 	if t.period > 0 {
-		t.ev = t.c.s.schedule(t.period, t.c.prio, t.c.track, t.c.life, t.fire)
-	} else {
-		t.ev = nil
+		t.c.s.scheduleTimer(t, t.period)
 	}
 	if t.ch != nil {
 		select { // a full channel means the last tick was not taken: drop this one
@@ -148,17 +160,21 @@ func (t *Timer) C() <-chan time.Time { return t.ch }
 
 // Stop cancels the timer; it reports whether it was still pending.
 func (t *Timer) Stop() bool {
-	ok := t.c.s.cancel(t.ev)
-	t.ev = nil
-	return ok
+	if t.ev.idx < 0 {
+		return false
+	}
+	t.c.s.remove(t.ev.idx)
+	return true
 }
 
-// Reset reschedules the timer d from now; it reports whether it was still pending.
+// Reset reschedules the timer d from now; it reports whether it was still pending. It
+// allocates nothing: a periodic process (a probe worker's tick, say) keeps one Timer and
+// resets it each round.
 func (t *Timer) Reset(d time.Duration) bool {
 	ok := t.Stop()
-	t.ev = t.c.s.schedule(d, t.c.prio, t.c.track, t.c.life, t.fire)
+	t.c.s.scheduleTimer(t, d)
 	return ok
 }
 
 // Pending reports whether the timer has yet to fire.
-func (t *Timer) Pending() bool { return t.ev != nil && t.ev.idx >= 0 }
+func (t *Timer) Pending() bool { return t.ev.idx >= 0 }

@@ -37,11 +37,16 @@ const (
 // produces is the same on every machine.
 var Epoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
 
+// event is one entry of the queue. A Timer's event is part of the Timer and is queued again
+// by each Reset and each period; any other event (a continuation, a select's wake-up) comes
+// from the Sim's free list and goes back to it once popped, since nothing outside the queue
+// refers to it.
 type event struct {
 	at    time.Duration
 	prio  Priority
 	seq   uint64
-	fn    func()
+	fn    func() // what a free-list event runs (nil for a timer's event)
+	timer *Timer // the timer this event belongs to, nil for a free-list event
 	track string
 	life  *Lifetime
 	idx   int // position in the queue, -1 when not queued
@@ -109,6 +114,7 @@ func (a *event) before(b *event) bool {
 type Sim struct {
 	now     time.Duration
 	queue   []*event
+	free    []*event // popped free-list events, for schedule to reuse
 	seq     uint64
 	flows   uint64
 	seed    uint64
@@ -170,12 +176,35 @@ func (s *Sim) Stop() { s.stopped = true }
 // Stopped reports whether Stop was called.
 func (s *Sim) Stopped() bool { return s.stopped }
 
-// schedule queues fn to run d from now on the given track, priority and lifetime.
-func (s *Sim) schedule(d time.Duration, prio Priority, track string, life *Lifetime, fn func()) *event {
+// schedule queues fn to run d from now on the given track, priority and lifetime. The
+// event comes from the free list: nobody keeps it, so RunUntil recycles it once popped.
+func (s *Sim) schedule(d time.Duration, prio Priority, track string, life *Lifetime, fn func()) {
+	var ev *event
+	if n := len(s.free); n > 0 {
+		ev = s.free[n-1]
+		s.free[n-1] = nil
+		s.free = s.free[:n-1]
+	} else {
+		ev = &event{}
+	}
 	s.seq++
-	ev := &event{at: s.after(d), prio: prio, seq: s.seq, fn: fn, track: track, life: life}
+	ev.at, ev.prio, ev.seq, ev.fn, ev.track, ev.life = s.after(d), prio, s.seq, fn, track, life
 	s.push(ev)
-	return ev
+}
+
+// release puts a popped free-list event back on the free list, dropping what it refers to
+// so that the closure and lifetime it ran can be collected.
+func (s *Sim) release(ev *event) {
+	ev.fn, ev.life, ev.track = nil, nil, ""
+	s.free = append(s.free, ev)
+}
+
+// scheduleTimer queues t's own event d from now on t's process.
+func (s *Sim) scheduleTimer(t *Timer, d time.Duration) {
+	s.seq++
+	ev := &t.ev
+	ev.at, ev.prio, ev.seq, ev.timer, ev.track, ev.life = s.after(d), t.c.prio, s.seq, t, t.c.track, t.c.life
+	s.push(ev)
 }
 
 // Continue schedules fn d from now as a continuation of the running process: same track,
@@ -238,6 +267,9 @@ func (s *Sim) RunUntil(end time.Duration) {
 		s.pop()
 		s.now = ev.at
 		if ev.life.Ended() {
+			if ev.timer == nil {
+				s.release(ev)
+			}
 			continue
 		}
 		s.track, s.prio, s.life = ev.track, ev.prio, ev.life
@@ -245,7 +277,13 @@ func (s *Sim) RunUntil(end time.Duration) {
 		if s.overBudget(ev) {
 			break
 		}
-		ev.fn()
+		if t := ev.timer; t != nil {
+			t.fire()
+			continue
+		}
+		fn := ev.fn
+		s.release(ev)
+		fn()
 	}
 	if !s.stopped && s.now < end {
 		s.now = end
@@ -339,14 +377,6 @@ func (s *Sim) down(i0 int) bool {
 		i = j
 	}
 	return i > i0
-}
-
-func (s *Sim) cancel(ev *event) bool {
-	if ev == nil || ev.idx < 0 {
-		return false
-	}
-	s.remove(ev.idx)
-	return true
 }
 
 func (ev *event) String() string { return fmt.Sprintf("%s@%s/%d", ev.track, ev.at, ev.prio) }

@@ -439,3 +439,53 @@ func TestSentFromRecordsTheSendersTrack(t *testing.T) {
 		t.Fatalf("recorded %v, want %v", got, want)
 	}
 }
+
+// A timer's queue entry is reused: a stale Stop or Reset after the timer fired, or after its
+// lifetime ended and its event was dropped, must never touch another event.
+func TestTimerStopAfterFireLeavesOtherEventsAlone(t *testing.T) {
+	s := New(1, nil)
+	c := s.Clock("p", PriorityDefault)
+	life := NewLifetime("l")
+	var got []string
+	a := c.Schedule(time.Second, func() { got = append(got, "a") })
+	var dropped *Timer
+	s.Within(life, func() {
+		dropped = s.Clock("q", PriorityDefault).Schedule(time.Second, func() { got = append(got, "dropped") })
+	})
+	life.End()
+	s.RunUntil(time.Second)
+	c.Go(time.Second, func() { got = append(got, "go") })
+	b := c.Schedule(time.Second, func() { got = append(got, "b") })
+	if a.Stop() || a.Pending() {
+		t.Fatal("Stop of a fired timer reported it pending")
+	}
+	if dropped.Stop() || dropped.Pending() {
+		t.Fatal("Stop of a dropped timer reported it pending")
+	}
+	if !b.Pending() {
+		t.Fatal("b not pending")
+	}
+	s.RunUntil(time.Minute)
+	if want := []string{"a", "go", "b"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("ran %v, want %v", got, want)
+	}
+}
+
+// Periodic callers keep one Timer and Reset it: that must not allocate, nor may a
+// continuation scheduled with Go once the free list holds an event.
+func TestResetAndGoDoNotAllocate(t *testing.T) {
+	s := New(1, nil)
+	c := s.Clock("p", PriorityDefault)
+	var tm *Timer
+	tick := func() { tm.Reset(time.Second) }
+	tm = c.Schedule(time.Second, tick)
+	noop := func() {}
+	c.Go(0, noop)
+	s.Step(time.Second)
+	if n := testing.AllocsPerRun(100, func() {
+		c.Go(time.Millisecond, noop)
+		s.Step(time.Second)
+	}); n != 0 {
+		t.Fatalf("a Reset and a Go per round allocate %v times", n)
+	}
+}
