@@ -181,6 +181,37 @@ func (r *Runtime) EachContainer(uid types.UID, fn func(name string, running bool
 	}
 }
 
+// EachVolume reports the disk each container of a pod has written to its volumes now, as
+// Usage's Volumes give it (memory-backed ones are memory, not disk, and left out) but
+// without building records. A volume is reported once per container that writes to it, in
+// no particular order.
+func (r *Runtime) EachVolume(uid types.UID, fn func(name string, bytes float64)) {
+	o := r.byPod[uid]
+	if o == nil {
+		return
+	}
+	now := r.s.Elapsed()
+	for _, c := range o.ctrs {
+		if c.proc == nil {
+			continue
+		}
+		if c.state == container.StateRunning {
+			t := now - c.proc.use.origin
+			for name, v := range c.proc.use.volumes {
+				if _, inMemory := c.tmpfs[name]; !inMemory {
+					fn(name, v.Noisy(t, r.noiseKey(c, "volume/"+name)))
+				}
+			}
+			continue
+		}
+		for name, v := range c.frozenVolumes {
+			if _, inMemory := c.tmpfs[name]; !inMemory {
+				fn(name, v)
+			}
+		}
+	}
+}
+
 // PodTotals is a pod's disk (writable layers of all its containers, dead ones included) and
 // running processes now, without the detail Usage gives.
 func (r *Runtime) PodTotals(uid types.UID) (disk, pids float64) {

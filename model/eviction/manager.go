@@ -9,6 +9,7 @@ package eviction
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -88,9 +89,20 @@ type Manager struct {
 	// PodLevelResources is the run's PodLevelResources feature gate (v1.37 default on):
 	// pod-level requests are the pod's request when ranking.
 	PodLevelResources bool
+
+	// storagePods are the pods of the last localStorageEviction pass and storageChecked,
+	// index for index, whether each could be evicted for a local storage limit (see
+	// hasLocalStorageLimit). Every pass has the same pods but for a few, so the answers
+	// are kept while the list holds the same pod objects: a pod's spec and annotations
+	// never change in place (podConfig hands the kubelet a new object for every change),
+	// so the same object gives the same answer.
+	storagePods    []*corev1.Pod
+	storageChecked []bool
 }
 
-// NewManager returns an eviction manager.
+// NewManager returns an eviction manager. podFunc must list the pods the stats provider
+// sums (the kubelet gives both its active pods): a pass lists them once, for the summary
+// and for ranking.
 func NewManager(s *sim.Sim, cfg Config, stats *StatsProvider, podFunc func() []*corev1.Pod, kill KillPodFunc,
 	cleanedUp func(*corev1.Pod) bool, reclaim Reclaimers, notifier MemoryNotifier) *Manager {
 	return &Manager{
@@ -267,7 +279,7 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 		return
 	}
 	activePods := m.podFunc()
-	sum := m.stats.Get()
+	sum := m.stats.summary(activePods)
 	now := m.clk.Now()
 	if m.cfg.KernelMemcgNotification && m.notifier != nil && now.Sub(m.lastNotifierRefresh) >= notifierRefreshInterval {
 		m.armNotifiers()
@@ -467,9 +479,19 @@ func (m *Manager) localStorageEviction(pods []*corev1.Pod, done func([]*corev1.P
 		signal  string
 	}
 	var victims []victim
-	for _, pod := range pods {
+	if !slices.Equal(pods, m.storagePods) {
+		m.storagePods = append(m.storagePods[:0], pods...)
+		m.storageChecked = m.storageChecked[:0]
+		for _, pod := range pods {
+			m.storageChecked = append(m.storageChecked, !IsCriticalPod(pod) && hasLocalStorageLimit(pod))
+		}
+	}
+	for i, pod := range pods {
+		if !m.storageChecked[i] {
+			continue
+		}
 		st, ok := m.stats.PodStats(pod)
-		if !ok || IsCriticalPod(pod) {
+		if !ok {
 			continue
 		}
 		if msg, ok := EmptyDirLimitExceeded(pod, st); ok {
@@ -498,6 +520,26 @@ func (m *Manager) localStorageEviction(pods []*corev1.Pod, done func([]*corev1.P
 	}
 	next(0)
 	return true
+}
+
+// hasLocalStorageLimit reports whether the pod has a limit localStorageEviction checks: an
+// emptyDir sizeLimit (EmptyDirLimitExceeded) or an ephemeral-storage limit on any
+// container, init containers included (PodEphemeralStorageLimitExceeded,
+// ContainerEphemeralStorageLimitExceeded). Without one none of them can evict the pod.
+func hasLocalStorageLimit(pod *corev1.Pod) bool {
+	for _, v := range pod.Spec.Volumes {
+		if v.EmptyDir != nil && v.EmptyDir.SizeLimit != nil && v.EmptyDir.SizeLimit.Sign() == 1 {
+			return true
+		}
+	}
+	for _, cs := range [][]corev1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
+		for i := range cs {
+			if _, ok := cs[i].Resources.Limits[corev1.ResourceEphemeralStorage]; ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // reclaimNodeLevelResources frees disk through container and image garbage collection

@@ -77,14 +77,14 @@ func (p *StatsProvider) Stop() {
 }
 
 func (p *StatsProvider) housekeeping() {
-	for _, pod := range p.pods() {
-		p.sampled[pod.UID] = p.sample(pod.UID)
-		st := p.sampled[pod.UID]
-		p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "pod", Pod: pod.Namespace + "/" + pod.Name, Attrs: []trace.Attr{
+	pods := p.pods()
+	for _, pod := range pods {
+		st := p.sample(pod)
+		p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "pod", Pod: st.pod, Attrs: []trace.Attr{
 			{Key: "memory", Value: itoa(st.MemoryWorkingSet)}, {Key: "disk", Value: itoa(st.RootFsUsed + st.LogsUsed + st.LocalVolumesUsed)},
 			{Key: "pids", Value: itoa(st.Processes)}}})
 	}
-	sum := p.Get()
+	sum := p.summary(pods)
 	p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "node", Attrs: []trace.Attr{
 		{Key: "memoryCapacity", Value: itoa(int64(p.node.MemoryCapacity))}, {Key: "memoryWorkingSet", Value: itoa(int64(sum.MemoryWorkingSet))},
 		{Key: "memoryAvailable", Value: itoa(int64(sum.MemoryAvailable))}, {Key: "allocatableMemoryAvailable", Value: itoa(int64(sum.AllocatableMemoryAvailable))},
@@ -97,14 +97,18 @@ func (p *StatsProvider) housekeeping() {
 	p.timer = p.clk.Schedule(p.rng.Jitter(housekeepingInterval, 1.0), p.housekeeping)
 }
 
+// volumeStats refreshes each pod's volume usage. A pod's map is refilled in place (sample
+// copies from it, nobody keeps it) and made only for a pod that writes to a volume.
 func (p *StatsProvider) volumeStats() {
 	for _, pod := range p.pods() {
-		vols := map[string]int64{}
-		for _, c := range p.rt.Usage(pod.UID) {
-			for name, v := range c.Volumes { // integer sums: order-free
-				vols[name] += int64(v)
+		vols := p.volumes[pod.UID]
+		clear(vols)
+		p.rt.EachVolume(pod.UID, func(name string, bytes float64) {
+			if vols == nil {
+				vols = map[string]int64{}
 			}
-		}
+			vols[name] += int64(bytes) // integer sums: order-free
+		})
 		p.volumes[pod.UID] = vols
 	}
 	p.vtimer = p.clk.Schedule(volumeStatsAggPeriod, p.volumeStats)
@@ -112,17 +116,22 @@ func (p *StatsProvider) volumeStats() {
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
-// sample reads one pod's usage now.
+// sample reads one pod's usage now into its record in sampled, and returns the record.
 // The record of the previous round is reused: readers only ever look at the latest.
-func (p *StatsProvider) sample(uid types.UID) *PodStats {
+func (p *StatsProvider) sample(pod *corev1.Pod) *PodStats {
+	uid := pod.UID
 	st := p.sampled[uid]
 	if st == nil {
-		st = &PodStats{Containers: map[string]ContainerStats{}, Volumes: map[string]int64{}}
+		st = &PodStats{Containers: map[string]ContainerStats{}, Volumes: map[string]int64{}, pod: pod.Namespace + "/" + pod.Name}
+		p.sampled[uid] = st
 	} else {
-		containers, volumes := st.Containers, st.Volumes
+		containers, volumes, key := st.Containers, st.Volumes, st.pod
+		if !isPodKey(key, pod.Namespace, pod.Name) {
+			key = pod.Namespace + "/" + pod.Name
+		}
 		clear(containers)
 		clear(volumes)
-		*st = PodStats{Containers: containers, Volumes: volumes}
+		*st = PodStats{Containers: containers, Volumes: volumes, pod: key}
 	}
 	p.rt.EachContainer(uid, func(name string, running bool, memory, disk, pids float64) {
 		cs := st.Containers[name]
@@ -144,6 +153,12 @@ func (p *StatsProvider) sample(uid types.UID) *PodStats {
 	return st
 }
 
+// isPodKey reports whether key is namespace/name, without building the string.
+func isPodKey(key, namespace, name string) bool {
+	return len(key) == len(namespace)+1+len(name) && key[:len(namespace)] == namespace &&
+		key[len(namespace)] == '/' && key[len(namespace)+1:] == name
+}
+
 // PodStats returns a pod's stats from the last housekeeping.
 func (p *StatsProvider) PodStats(pod *corev1.Pod) (*PodStats, bool) {
 	st, ok := p.sampled[pod.UID]
@@ -152,12 +167,19 @@ func (p *StatsProvider) PodStats(pod *corev1.Pod) (*PodStats, bool) {
 
 // Get is a summary now: node figures fresh, pod figures from the last housekeeping.
 func (p *StatsProvider) Get() *Summary {
+	return p.summary(p.pods())
+}
+
+// summary is Get over pods, which must be what p.pods() answers now: a caller that has
+// just listed them (housekeeping, the eviction manager's pass) passes its list rather than
+// have every pod's activity looked up again.
+func (p *StatsProvider) summary(pods []*corev1.Pod) *Summary {
 	now := p.clk.Now()
 	sum := &Summary{Time: now, Pods: p.sampled}
 	sysMem, sysDisk := p.rt.SystemUsage()
 	var podsDisk, pids, vols float64
 	podsMem := p.rt.PodsMemory()
-	for _, pod := range p.pods() {
+	for _, pod := range pods {
 		d, n := p.rt.PodTotals(pod.UID)
 		podsDisk += d
 		pids += n

@@ -250,6 +250,9 @@ type PodStats struct {
 	Volumes map[string]int64
 	// Containers holds per-container figures by container name.
 	Containers map[string]ContainerStats
+	// pod is the pod's namespace/name, kept with its record for housekeeping's trace
+	// (checked against the pod at each sample, so a reused UID gets its own).
+	pod string
 }
 
 // ContainerStats is one container's usage, for eviction messages and container
