@@ -92,6 +92,7 @@ func (r *Runtime) start(c *ctr) {
 	c.startedAt = r.s.Now()
 	c.memOffset = 0
 	r.touch(c.sandbox.uid)
+	r.memoryChanged(c)
 	defer r.usageChanged()
 	r.s.Record(&trace.Event{Kind: KindContainerRun, Pod: c.sandbox.ns + "/" + c.sandbox.name, Container: c.spec.Name, Track: "runtime",
 		Attrs: []trace.Attr{{Key: "id", Value: c.id}, {Key: "attempt", Value: strconv.Itoa(c.attempt)}}})
@@ -150,6 +151,7 @@ func (r *Runtime) exit(c *ctr, code int, reason string) {
 	c.reason = reason
 	c.finished = r.s.Now()
 	r.touch(c.sandbox.uid)
+	r.memoryChanged(c)
 	defer r.usageChanged()
 	if c.proc != nil && c.proc.exitT != nil {
 		c.proc.exitT.Stop()

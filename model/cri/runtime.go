@@ -102,6 +102,7 @@ type sandbox struct {
 
 type ctr struct {
 	id        string
+	seq       int // creation order on the node: orders a pod's containers
 	sandbox   *sandbox
 	spec      corev1.Container
 	hash      uint64
@@ -197,6 +198,10 @@ type Runtime struct {
 	// OnUsageChange is called whenever a process starts, stops or changes its usage
 	// programs (the kernel re-plans its memory limits).
 	OnUsageChange func()
+	// OnMemoryChange is called, before OnUsageChange, with each process that starts, ends,
+	// or whose memory changes other than by following its programs (setUsage, a
+	// single-process OOM kill): the kernel updates its running sums for that process only.
+	OnMemoryChange func(MemProc)
 }
 
 // New returns a runtime on simulation s.
@@ -411,7 +416,7 @@ func (r *Runtime) CreateContainer(sandboxID string, spec *corev1.Container, atte
 			return
 		}
 		c := &ctr{
-			id: r.newID("c-"), sandbox: sb, spec: *spec.DeepCopy(), hash: container.HashContainer(spec),
+			id: r.newID("c-"), seq: r.seq, sandbox: sb, spec: *spec.DeepCopy(), hash: container.HashContainer(spec),
 			attempt: attempt, state: container.StateCreated, createdAt: r.s.Now(),
 			oomScoreAdj: cfg.OOMScoreAdj, memoryLimit: float64(cfg.MemoryLimit), podMemLimit: float64(cfg.PodMemoryLimit), tmpfs: r.tmpfsSizes(sb.pod),
 		}

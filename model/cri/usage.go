@@ -105,6 +105,7 @@ func (r *Runtime) SetUsage(podKey, containerName string, o *UsageOverride) {
 		r.applyOverride(np, o, &programs{origin: r.s.Elapsed(), memory: np.memory, disk: np.disk, pids: np.pids, volumes: np.volumes})
 		c.proc.use = np
 		c.memOffset = 0
+		r.memoryChanged(c)
 	}
 	r.usageChanged()
 }
@@ -471,6 +472,38 @@ func (p MemProc) Slope(t time.Duration) float64 { return p.c.memorySlope(t) }
 // Break is the next time its memory jumps or changes slope.
 func (p MemProc) Break(t time.Duration) time.Duration { return p.c.memoryBreak(t) }
 
+// Running reports whether the process still runs: a process handed to OnMemoryChange may
+// have ended.
+func (p MemProc) Running() bool { return p.c.state == container.StateRunning && p.c.proc != nil }
+
+// Before reports whether p comes before q in pod and creation order, MemoryProcesses'
+// order (the order the kernel scans in).
+func (p MemProc) Before(q MemProc) bool {
+	if p.c.sandbox.uid != q.c.sandbox.uid {
+		return p.c.sandbox.uid < q.c.sandbox.uid
+	}
+	return p.c.seq < q.c.seq
+}
+
+// Steady reports whether the memory the process holds stays what it is at t, with a slope
+// of zero, until Break(t): no ramp is in force and no memory-backed volume is charged to it
+// (a volume filling its tmpfs makes a breakpoint that moves with the value read). The
+// kernel keeps a steady process's memory instead of reading it at every change.
+func (p MemProc) Steady(t time.Duration) bool {
+	c := p.c
+	if c.state != container.StateRunning || c.proc == nil {
+		return true
+	}
+	return len(c.tmpfsNames) == 0 && c.proc.use.memory.Slope(t-c.proc.use.origin) == 0
+}
+
+// memoryChanged tells the kernel that c's process started, ended or had its memory changed.
+func (r *Runtime) memoryChanged(c *ctr) {
+	if r.OnMemoryChange != nil {
+		r.OnMemoryChange(MemProc{c})
+	}
+}
+
 // Pids is how many processes the container runs at t.
 func (p MemProc) Pids(t time.Duration) float64 {
 	if p.c.proc == nil {
@@ -479,10 +512,9 @@ func (p MemProc) Pids(t time.Duration) float64 {
 	return p.c.proc.use.pids.Value(t - p.c.proc.use.origin)
 }
 
-// MemoryProcesses lists the running containers, in pod and creation order.
-// The list is kept until a container starts or stops (touch): the kernel asks at every
-// memory change, and walking every pod of a large node each time cost the square of its
-// pods. The slice is shared: callers must not change it.
+// MemoryProcesses lists the running containers, in pod and creation order (the kernel's
+// candidates when the kubepods cgroup or the node runs out). The list is kept until a
+// container starts or stops (touch). The slice is shared: callers must not change it.
 func (r *Runtime) MemoryProcesses() []MemProc {
 	if r.memProcs == nil {
 		r.memProcs = []MemProc{}
@@ -515,6 +547,7 @@ func (r *Runtime) OOMKill(id string, singleProcess bool) bool {
 	pids := (MemProc{c}).Pids(now)
 	if singleProcess && pids >= 2 {
 		c.memOffset += c.memoryAt(now) / pids
+		r.memoryChanged(c)
 		r.usageChanged()
 		return false
 	}

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/types"
-
 	"nodesim/model/cri"
 	"nodesim/model/usage"
 	"nodesim/sim"
@@ -21,7 +19,9 @@ import (
 // when the pod has a pod-level memory limit, the kubepods cgroup's limit
 // (node allocatable enforcement) and the machine's memory. Usage programs are piecewise
 // linear, so it plans the exact moment of the next crossing instead of sampling, and
-// re-plans whenever a process starts, stops or changes its program.
+// re-plans whenever a process starts, stops or changes its program. It keeps the memory
+// charged to each cgroup as running sums (see procs), so a change costs the work of the
+// processes it touches, not of the whole node.
 type Kernel struct {
 	clk           *sim.Clock
 	rt            *cri.Runtime
@@ -32,6 +32,10 @@ type Kernel struct {
 	replan        bool
 	watches       []*watch
 	levels        []*level
+	procs         *procs
+	// changed are the processes the runtime reported changed since the sums last took
+	// them in (a process may be there more than once: taking one in is idempotent).
+	changed []cri.MemProc
 }
 
 // level is a persistent watch on a memory level: it reports every crossing, both ways.
@@ -81,8 +85,9 @@ func (k *Kernel) WatchMemory(name string, pods bool, level float64, fn func()) {
 
 // NewKernel returns the kernel for a node with the given memory capacity and kubepods limit.
 func NewKernel(s *sim.Sim, rt *cri.Runtime, capacity, kubepodsLimit float64, singleProcessOOMKill bool) *Kernel {
-	k := &Kernel{clk: s.Clock("kernel", sim.PriorityRuntime), rt: rt, capacity: capacity, kubepodsLimit: kubepodsLimit, singleProcess: singleProcessOOMKill}
+	k := &Kernel{clk: s.Clock("kernel", sim.PriorityRuntime), rt: rt, capacity: capacity, kubepodsLimit: kubepodsLimit, singleProcess: singleProcessOOMKill, procs: newProcs()}
 	rt.OnUsageChange = k.Changed
+	rt.OnMemoryChange = func(p cri.MemProc) { k.changed = append(k.changed, p) }
 	return k
 }
 
@@ -107,6 +112,18 @@ func badness(usage float64, adj int, totalPages int64) int64 {
 	return pages(usage) + int64(adj)*(totalPages/1000)
 }
 
+// read brings the sums up to now: the reported changes, the steady processes whose
+// breakpoint has come, and a fresh reading of the moving ones.
+func (k *Kernel) read(now time.Duration) {
+	for i, p := range k.changed {
+		k.procs.update(p, now)
+		k.changed[i] = cri.MemProc{}
+	}
+	k.changed = k.changed[:0]
+	k.procs.advance(now)
+	k.procs.readMoving(now)
+}
+
 // plan acts on every limit exceeded now, then schedules itself at the next crossing or the
 // next breakpoint of any program, whichever comes first.
 func (k *Kernel) plan() {
@@ -118,34 +135,40 @@ func (k *Kernel) plan() {
 		k.timer = nil
 	}
 	now := k.clk.Elapsed()
-	procs := k.rt.MemoryProcesses()
+	k.read(now)
+	ps := k.procs
 	sys, sysSlope, horizon := k.rt.SystemMemoryAt(now)
-	for _, p := range procs {
-		if b := p.Break(now); b < horizon {
-			horizon = b
+	if len(ps.breaks) > 0 && ps.breaks[0].brk < horizon {
+		horizon = ps.breaks[0].brk
+	}
+	for _, e := range ps.moving {
+		if e.next < horizon {
+			horizon = e.next
 		}
 	}
 	next := horizon
 	var pods usage.Linear
 	pods.At, pods.Until = now, horizon
-	for _, p := range procs {
-		v, sl := p.Memory(now), p.Slope(now)
-		pods.Value += v
-		pods.Slope += sl
-		if lim := p.Limit(); lim > 0 {
-			if t, ok := (usage.Linear{At: now, Value: v, Slope: sl, Until: horizon}).Crossing(lim); ok && t < next {
+	pods.Value = ps.total()
+	for _, e := range ps.moving {
+		pods.Slope += e.slope
+		if lim := e.p.Limit(); lim > 0 {
+			if t, ok := (usage.Linear{At: now, Value: e.v, Slope: e.slope, Until: horizon}).Crossing(lim); ok && t < next {
 				next = t
 			}
 		}
 	}
-	for _, g := range podCgroups(procs) {
-		var line usage.Linear
-		line.At, line.Until = now, horizon
-		for _, p := range g.procs {
-			line.Value += p.Memory(now)
-			line.Slope += p.Slope(now)
+	if len(ps.over) > 0 {
+		next = now // a steady process above its limit: its line crosses at once
+	}
+	for _, g := range ps.hot {
+		line := usage.Linear{At: now, Value: g.used(), Until: horizon}
+		for _, e := range g.procs {
+			if e.moving {
+				line.Slope += e.slope
+			}
 		}
-		if t, ok := line.Crossing(g.limit); ok && t < next {
+		if t, ok := line.Crossing(g.limit()); ok && t < next {
 			next = t
 		}
 	}
@@ -212,10 +235,8 @@ func (k *Kernel) plan() {
 // reschedule itself at the same instant.
 func (k *Kernel) holdSystemMemory() {
 	now := k.clk.Elapsed()
-	total := 0.0
-	for _, p := range k.rt.MemoryProcesses() {
-		total += p.Memory(now)
-	}
+	k.read(now)
+	total := k.procs.total()
 	sys, _, _ := k.rt.SystemMemoryAt(now)
 	if total+sys <= k.capacity {
 		return
@@ -228,63 +249,50 @@ func (k *Kernel) holdSystemMemory() {
 }
 
 // enforce kills one process for the first limit exceeded now; it reports whether it did.
+// The first is in scan order (pod and creation order), as the full scan found it: a
+// container's own limit, then a pod cgroup's (pods in UID order), then kubepods, then the
+// node.
 func (k *Kernel) enforce() bool {
 	now := k.clk.Elapsed()
-	procs := k.rt.MemoryProcesses()
-	for _, p := range procs {
-		if lim := p.Limit(); lim > 0 && p.Memory(now) > lim {
-			k.kill(p, "cgroup", []cri.MemProc{p}, lim)
-			return true
+	k.read(now)
+	ps := k.procs
+	var first *proc
+	for _, e := range ps.over {
+		if first == nil || e.p.Before(first.p) {
+			first = e
 		}
 	}
-	for _, g := range podCgroups(procs) {
-		used := 0.0
-		for _, p := range g.procs {
-			used += p.Memory(now)
+	for _, e := range ps.moving {
+		if first != nil && first.p.Before(e.p) {
+			break // moving is in scan order: none later can come first
 		}
-		if used > g.limit {
-			return k.killWorst(g.procs, "pod", g.limit)
+		if lim := e.p.Limit(); lim > 0 && e.v > lim {
+			first = e
+			break
 		}
 	}
-	total := 0.0
-	for _, p := range procs {
-		total += p.Memory(now)
+	if first != nil {
+		k.kill(first.p, "cgroup", []cri.MemProc{first.p}, first.p.Limit())
+		return true
 	}
+	var exceeded *podCgroup
+	for _, g := range ps.hot {
+		if g.used() > g.limit() && (exceeded == nil || g.uid < exceeded.uid) {
+			exceeded = g
+		}
+	}
+	if exceeded != nil {
+		return k.killWorst(exceeded.memProcs(), "pod", exceeded.limit())
+	}
+	total := ps.total()
 	if k.kubepodsLimit > 0 && total > k.kubepodsLimit {
-		return k.killWorst(procs, "kubepods", k.kubepodsLimit)
+		return k.killWorst(k.rt.MemoryProcesses(), "kubepods", k.kubepodsLimit)
 	}
 	sys, _, _ := k.rt.SystemMemoryAt(now)
 	if total+sys > k.capacity {
-		return k.killWorst(procs, "node", k.capacity)
+		return k.killWorst(k.rt.MemoryProcesses(), "node", k.capacity)
 	}
 	return false
-}
-
-// podCgroup is a pod cgroup with a memory limit of its own (a pod-level memory limit) and
-// the running processes under it.
-type podCgroup struct {
-	limit float64
-	procs []cri.MemProc
-}
-
-// podCgroups groups the processes of pods whose cgroup has a memory limit, in the order
-// their pods first appear in procs (pod and creation order).
-func podCgroups(procs []cri.MemProc) []*podCgroup {
-	var out []*podCgroup
-	byUID := map[types.UID]*podCgroup{}
-	for _, p := range procs {
-		if p.PodLimit() <= 0 {
-			continue
-		}
-		g := byUID[p.PodUID()]
-		if g == nil {
-			g = &podCgroup{limit: p.PodLimit()}
-			byUID[p.PodUID()] = g
-			out = append(out, g)
-		}
-		g.procs = append(g.procs, p)
-	}
-	return out
 }
 
 // killWorst picks the victim with the highest badness; ties go to the last scanned, as
