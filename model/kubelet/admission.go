@@ -3,6 +3,7 @@ package kubelet
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -38,19 +39,41 @@ type activePods struct {
 	req   [][3]resource.Quantity // each pod's requests, by admittedResources
 	index map[types.UID]int
 	used  [3]resource.Quantity // the sum of req
+	// workers and statuses are the pod workers' TerminationVersion and the status
+	// manager's TerminalVersion at the last refresh.
+	workers, statuses uint64
 }
 
 // refreshActivePods brings the kubelet's set of active pods up to date with
 // filterOutInactivePods(GetPods()): pods that left or stopped being active go, pods that
 // joined or became active come, and only those have their requests added or taken off.
-// The set is kept between batches, so a batch costs one pass of activity checks over the
-// pods instead of summing every pod's requests again.
+// The set is kept between batches. When no pod's termination state (the pod workers'
+// TerminationVersion) or terminal phase (the status manager's TerminalVersion) moved since
+// the last refresh, only the pods whose objects the pod manager replaced, added or removed
+// can have changed, and only they are rechecked: pods arriving one by one then cost a
+// constant each instead of a pass over every pod.
 func (kl *Kubelet) refreshActivePods() *activePods {
 	a := kl.active
+	touched := kl.podManager.takeTouched()
+	workers, statuses := kl.podWorkers.TerminationVersion(), kl.statusManager.TerminalVersion()
+	if a != nil && a.workers == workers && a.statuses == statuses {
+		// No pod's termination state or terminal phase moved since the last refresh, so a
+		// pod's activity can only have changed if its object did: recheck just those.
+		kl.refreshTouched(a, touched)
+		return a
+	}
 	if a == nil {
 		a = &activePods{index: map[types.UID]int{}}
 		kl.active = a
 	}
+	a.workers, a.statuses = workers, statuses
+	kl.refreshAll(a)
+	return a
+}
+
+// refreshAll rechecks every pod: those of the set in the order of their places, then the
+// pods the manager knows outside it, in UID order.
+func (kl *Kubelet) refreshAll(a *activePods) {
 	for i := 0; i < len(a.pods); {
 		cur, ok := kl.podManager.GetPodByUID(a.pods[i].UID)
 		if !ok || !kl.isActive(cur) {
@@ -65,7 +88,45 @@ func (kl *Kubelet) refreshActivePods() *activePods {
 			kl.addActive(a, p)
 		}
 	}
-	return a
+}
+
+// refreshTouched is the full pass of refreshActivePods restricted to the pods whose objects
+// changed, in the same order, so that the set (its order included) comes out the same:
+// the pods of the set in the order of their places, a pod moved into a vacated place being
+// looked at next, then the pods outside the set in UID order. Every other pod's answer is
+// the same as at the last refresh.
+func (kl *Kubelet) refreshTouched(a *activePods, touched []types.UID) {
+	var places []int
+	for _, uid := range touched {
+		if i, ok := a.index[uid]; ok {
+			places = append(places, i)
+		}
+	}
+	slices.Sort(places)
+	for len(places) > 0 {
+		i := places[0]
+		places = places[1:]
+		cur, ok := kl.podManager.GetPodByUID(a.pods[i].UID)
+		if ok && kl.isActive(cur) {
+			kl.addActive(a, cur)
+			continue
+		}
+		last := len(a.pods) - 1
+		a.remove(a.pods[i].UID)
+		// The last pod took place i; when it is touched too, the full pass would look at
+		// it now, at place i, and it was the largest place left.
+		if n := len(places); i != last && n > 0 && places[n-1] == last {
+			places = append([]int{i}, places[:n-1]...)
+		}
+	}
+	for _, uid := range touched {
+		if _, ok := a.index[uid]; ok {
+			continue
+		}
+		if p, ok := kl.podManager.GetPodByUID(uid); ok && kl.isActive(p) {
+			kl.addActive(a, p)
+		}
+	}
 }
 
 // addActive adds p to the set, or puts it in the place of the pod with its UID.

@@ -1,11 +1,17 @@
 package kubelet
 
 import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
+
+	"nodesim/trace"
 )
 
 func memPod(uid, memory string) *corev1.Pod {
@@ -49,4 +55,63 @@ func TestActivePodsBookkeeping(t *testing.T) {
 	check("unknown removed", "7Gi", "a", "c")
 	a.remove("a")
 	check("a removed", "4Gi", "c")
+}
+
+// Between refreshes in which no pod's termination state or terminal phase moved, the kubelet
+// rechecks only the pods whose objects the pod manager replaced, added or removed. Over a
+// long random sequence of such changes (pods added, replaced by Failed or Running copies,
+// removed, in batches of 1 to 5), the set it keeps, its order and its sums included, equals
+// the full pass over every pod run from the same set.
+func TestRefreshActivePodsRechecksOnlyTouchedPods(t *testing.T) {
+	_, kl := newTestKubelet(t, &trace.Log{})
+	rng := rand.New(rand.NewPCG(1, 2))
+	pod := func(i int, phase corev1.PodPhase) *corev1.Pod {
+		p := memPod(fmt.Sprintf("uid-%03d", i), fmt.Sprintf("%dMi", 1+i%7))
+		p.Name, p.Namespace, p.Status.Phase = fmt.Sprintf("p%03d", i), "default", phase
+		return p
+	}
+	kl.refreshActivePods()
+	incremental := 0
+	for step := 0; step < 400; step++ {
+		for n := 1 + rng.IntN(5); n > 0; n-- {
+			i := rng.IntN(60)
+			switch rng.IntN(4) {
+			case 0, 1:
+				kl.podManager.AddPod(pod(i, corev1.PodRunning))
+			case 2:
+				kl.podManager.UpdatePod(pod(i, corev1.PodFailed))
+			case 3:
+				if p, ok := kl.podManager.GetPodByUID(types.UID(fmt.Sprintf("uid-%03d", i))); ok {
+					kl.podManager.RemovePod(p)
+				}
+			}
+		}
+		before := kl.active
+		want := &activePods{pods: slices.Clone(before.pods), req: slices.Clone(before.req),
+			index: maps.Clone(before.index), used: before.used}
+		kl.refreshAll(want)
+		if before.workers == kl.podWorkers.TerminationVersion() && before.statuses == kl.statusManager.TerminalVersion() {
+			incremental++
+		}
+		got := kl.refreshActivePods()
+		if !slices.Equal(got.pods, want.pods) || !maps.Equal(got.index, want.index) {
+			t.Fatalf("step %d: set %v, the full pass gives %v", step, uids(got.pods), uids(want.pods))
+		}
+		for r := range got.used {
+			if got.used[r].Cmp(want.used[r]) != 0 {
+				t.Fatalf("step %d: %s in use %s, the full pass gives %s", step, admittedResources[r], got.used[r].String(), want.used[r].String())
+			}
+		}
+	}
+	if incremental < 390 {
+		t.Fatalf("only %d of 400 refreshes rechecked just the touched pods", incremental)
+	}
+}
+
+func uids(pods []*corev1.Pod) []types.UID {
+	out := make([]types.UID, len(pods))
+	for i, p := range pods {
+		out[i] = p.UID
+	}
+	return out
 }

@@ -30,6 +30,9 @@ type podManager struct {
 	mirrorByName map[string]*corev1.Pod
 	// record receives the map changes; nil records nothing (unit tests).
 	record func(*trace.Event)
+	// touched holds the UIDs of the (non-mirror) pods added, replaced or removed since
+	// admission last brought its active set up to date (see refreshActivePods).
+	touched map[types.UID]struct{}
 }
 
 // KindPodManager is a pod entering (Name AddPod, or UpdatePod for a pod it did not hold)
@@ -61,6 +64,7 @@ func (m *podManager) set(op string, p *corev1.Pod) {
 	}
 	_, had := m.byUID[p.UID]
 	m.byUID[p.UID] = p
+	m.touch(p.UID)
 	m.byFullName[fullName(p)] = p
 	i, found := m.search(p.UID)
 	m.own(1)
@@ -99,6 +103,7 @@ func (m *podManager) RemovePod(p *corev1.Pod) {
 	}
 	_, had := m.byUID[p.UID]
 	delete(m.byUID, p.UID)
+	m.touch(p.UID)
 	if i, found := m.search(p.UID); found {
 		m.own(0)
 		m.sorted = slices.Delete(m.sorted, i, i+1)
@@ -216,3 +221,23 @@ func (c *reasonCache) Get(uid types.UID, name string) (reasonEntry, bool) {
 }
 
 func (c *reasonCache) Remove(uid types.UID) { delete(c.m, uid) }
+
+// touch notes that the pod with this UID changed in the manager.
+func (m *podManager) touch(uid types.UID) {
+	if m.touched == nil {
+		m.touched = map[types.UID]struct{}{}
+	}
+	m.touched[uid] = struct{}{}
+}
+
+// takeTouched returns the UIDs touched since the last call, in UID order (GetPods' order),
+// and forgets them.
+func (m *podManager) takeTouched() []types.UID {
+	uids := make([]types.UID, 0, len(m.touched))
+	for uid := range m.touched {
+		uids = append(uids, uid)
+	}
+	clear(m.touched)
+	slices.Sort(uids)
+	return uids
+}

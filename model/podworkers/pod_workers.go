@@ -108,13 +108,17 @@ func (s *podSyncStatus) WorkType() WorkType {
 
 // PodWorkers holds every pod's worker.
 type PodWorkers struct {
-	s              *sim.Sim
-	clk            *sim.Clock
-	handler        SyncHandler
-	workQueue      WorkQueue
-	cache          *container.Cache
-	resyncInterval time.Duration
-	backOffPeriod  time.Duration
+	// terminationVersion counts the changes to what IsPodTerminationRequested and
+	// IsPodKnownTerminated answer for any pod (a termination requested or finished, a
+	// pod's state forgotten): admission rechecks its active pods only when it moved.
+	terminationVersion uint64
+	s                  *sim.Sim
+	clk                *sim.Clock
+	handler            SyncHandler
+	workQueue          WorkQueue
+	cache              *container.Cache
+	resyncInterval     time.Duration
+	backOffPeriod      time.Duration
 
 	podsSynced      bool
 	podSyncStatuses map[types.UID]*podSyncStatus
@@ -179,6 +183,10 @@ type tracedEvent struct {
 // --- predicates (upstream's PodWorkers interface)
 
 // IsPodKnownTerminated reports whether the worker finished terminating the pod.
+// TerminationVersion changes whenever IsPodTerminationRequested or IsPodKnownTerminated
+// may answer differently for some pod.
+func (p *PodWorkers) TerminationVersion() uint64 { return p.terminationVersion }
+
 func (p *PodWorkers) IsPodKnownTerminated(uid types.UID) bool {
 	if st, ok := p.podSyncStatuses[uid]; ok {
 		return st.IsTerminated()
@@ -287,6 +295,7 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 				}
 				if !running {
 					status.terminatingAt, status.terminatedAt, status.startedTerminating = now, now, true
+					p.terminationVersion++
 					if len(cached.ContainerStatuses) == 0 && len(cached.SandboxStatuses) == 0 {
 						status.finished = true
 					}
@@ -327,19 +336,23 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 		case isRuntimePod:
 			status.deleted = true
 			status.terminatingAt = now
+			p.terminationVersion++
 			becameTerminating = true
 		case options.Pod.DeletionTimestamp != nil:
 			status.deleted = true
 			status.terminatingAt = now
+			p.terminationVersion++
 			becameTerminating = true
 		case isTerminalPhase(options.Pod):
 			status.terminatingAt = now
+			p.terminationVersion++
 			becameTerminating = true
 		case options.UpdateType == SyncPodKill:
 			if options.KillPodOptions != nil && options.KillPodOptions.Evict {
 				status.evicted = true
 			}
 			status.terminatingAt = now
+			p.terminationVersion++
 			becameTerminating = true
 		}
 	}
@@ -767,6 +780,7 @@ func (p *PodWorkers) cleanupUnstartedPod(uid types.UID, st *podSyncStatus) {
 	st.finished = true
 	st.working = false
 	st.terminatedAt = p.clk.Now()
+	p.terminationVersion++
 	p.record(st, KindWorkerState, "terminated", trace.Attr{Key: "reason", Value: "never started"})
 }
 
@@ -816,6 +830,7 @@ func (p *PodWorkers) finishRound(uid types.UID, st *podSyncStatus, update *Updat
 func (p *PodWorkers) completeSync(st *podSyncStatus) {
 	if st.terminatingAt.IsZero() {
 		st.terminatingAt = p.clk.Now()
+		p.terminationVersion++
 	}
 	st.startedTerminating = true
 	p.record(st, KindWorkerState, "terminating", trace.Attr{Key: "reason", Value: "pod reached a terminal phase"})
@@ -824,6 +839,7 @@ func (p *PodWorkers) completeSync(st *podSyncStatus) {
 
 func (p *PodWorkers) completeTerminating(st *podSyncStatus) {
 	st.terminatedAt = p.clk.Now()
+	p.terminationVersion++
 	for _, fn := range st.notifyPostTerminating {
 		fn()
 	}
@@ -835,6 +851,7 @@ func (p *PodWorkers) completeTerminating(st *podSyncStatus) {
 
 func (p *PodWorkers) completeTerminatingRuntimePod(uid types.UID, st *podSyncStatus) {
 	st.terminatedAt = p.clk.Now()
+	p.terminationVersion++
 	st.finished = true
 	st.working = false
 	st.closed = true
@@ -842,6 +859,7 @@ func (p *PodWorkers) completeTerminatingRuntimePod(uid types.UID, st *podSyncSta
 		fn()
 	}
 	delete(p.podSyncStatuses, uid)
+	p.terminationVersion++
 	p.record(st, KindWorkerState, "terminated", trace.Attr{Key: "reason", Value: "orphaned runtime pod killed"})
 	p.record(st, KindWorkerState, "finished", trace.Attr{Key: "reason", Value: "orphaned runtime pod killed"})
 }
@@ -1058,6 +1076,7 @@ func (p *PodWorkers) removeTerminatedWorker(uid types.UID, st *podSyncStatus, or
 			// never started, never seen running: forget it now
 		case !st.IsTerminationRequested():
 			st.terminatingAt = p.clk.Now()
+			p.terminationVersion++
 			why := graceWhy{from: "no pod spec to read it from: the floor", value: 1}
 			if st.activeUpdate != nil && st.activeUpdate.Pod != nil && st.activeUpdate.Pod.Spec.TerminationGracePeriodSeconds != nil {
 				st.gracePeriod = *st.activeUpdate.Pod.Spec.TerminationGracePeriodSeconds
@@ -1078,6 +1097,7 @@ func (p *PodWorkers) removeTerminatedWorker(uid types.UID, st *podSyncStatus, or
 	}
 	st.closed = true
 	delete(p.podSyncStatuses, uid)
+	p.terminationVersion++
 	if started, ok := p.startedStaticPodsByFullname[st.fullname]; ok && started == uid {
 		delete(p.startedStaticPodsByFullname, st.fullname)
 	}

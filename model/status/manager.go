@@ -50,11 +50,15 @@ type versionedPodStatus struct {
 
 // Manager is the status manager.
 type Manager struct {
-	s           *sim.Sim
-	clk         *sim.Clock
-	api         *apiserver.Server
-	safety      PodDeletionSafetyProvider
-	podStatuses map[types.UID]*versionedPodStatus
+	// terminalVersion counts the changes to which pods GetPodPhase reports terminal
+	// (a cached phase becoming or ceasing to be Succeeded or Failed, a terminal status
+	// dropped): admission rechecks its active pods only when it moved.
+	terminalVersion uint64
+	s               *sim.Sim
+	clk             *sim.Clock
+	api             *apiserver.Server
+	safety          PodDeletionSafetyProvider
+	podStatuses     map[types.UID]*versionedPodStatus
 	// synced is what the manager last wrote of each pod (see syncedState).
 	synced map[types.UID]*syncedState
 	uids   []types.UID // sortedUIDs' answer, nil when stale
@@ -131,6 +135,10 @@ func (m *Manager) PeekPodStatus(uid types.UID) (*corev1.PodStatus, bool) {
 }
 
 // GetPodPhase returns the cached phase without copying the status.
+// TerminalVersion changes whenever GetPodPhase may report a terminal phase differently
+// for some pod.
+func (m *Manager) TerminalVersion() uint64 { return m.terminalVersion }
+
 func (m *Manager) GetPodPhase(uid types.UID) (corev1.PodPhase, bool) {
 	if st, ok := m.podStatuses[uid]; ok {
 		return st.status.Phase, true
@@ -344,6 +352,9 @@ func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus,
 	if !isCached {
 		m.uids = nil
 	}
+	if isTerminal(ns.status.Phase) != (isCached && isTerminal(cached.status.Phase)) {
+		m.terminalVersion++
+	}
 	m.podStatuses[pod.UID] = ns
 	m.unsynced[pod.UID] = true
 	if finished && !ns.static {
@@ -399,6 +410,9 @@ func normalize(st *corev1.PodStatus) {
 func (m *Manager) RemoveOrphanedStatuses(known map[types.UID]bool) {
 	for uid := range m.podStatuses { // deleting in any order has the same effect
 		if !known[uid] {
+			if isTerminal(m.podStatuses[uid].status.Phase) {
+				m.terminalVersion++
+			}
 			delete(m.podStatuses, uid)
 			m.uids = nil
 			delete(m.synced, uid)
@@ -504,6 +518,9 @@ func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus, synced *syncedS
 	if m.canBeDeleted(uid, st) {
 		m.clk.Record(&trace.Event{Kind: KindDeletePod, Pod: st.podNamespace + "/" + st.podName})
 		m.api.ForceDelete(uid)
+		if isTerminal(st.status.Phase) {
+			m.terminalVersion++
+		}
 		delete(m.podStatuses, uid)
 		m.uids = nil
 		synced.version = 0
