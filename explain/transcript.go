@@ -99,6 +99,9 @@ func (t *Transcript) Record(e *trace.Event) {
 	if t.stopped {
 		return
 	}
+	// A sink's event is lent for the call only (trace.Sink), and held steps keep theirs.
+	kept := *e
+	e = &kept
 	for t.held != nil {
 		h := t.held
 		taken, complete := h.absorb(t, e)

@@ -93,9 +93,7 @@ func (c *Chan[T]) quietHead() (time.Duration, bool) {
 
 // depth is the attribute each recorded send, receive and drop carries: how many values the
 // channel holds after it, so that a trace can draw the channel's depth over time.
-func (c *Chan[T]) depth() []trace.Attr {
-	return []trace.Attr{{Key: "len", Value: strconv.Itoa(c.n)}}
-}
+func (c *Chan[T]) depth() []trace.Attr { return c.s.depthAttrs(c.n) }
 
 func (c *Chan[T]) put(v T) {
 	flow := c.s.NextFlow()
@@ -178,13 +176,48 @@ type Select struct {
 	waiting   bool
 	scheduled bool
 	ready     []int
+	// readySets holds the Ready list recorded for each set of ready cases seen, and
+	// attrs the "select" attribute: both are shared by every event that records them and
+	// never written once made (see readyNames and nameAttrs).
+	readySets map[uint64][]string
+	attrs     []trace.Attr
 	// Name is recorded with each choice (e.g. "syncLoopIteration").
 	Name string
+}
+
+// readyNames returns the names of the ready cases (sel.ready, whose bit set is ready). A
+// select has few cases and meets few distinct ready sets, so each list is made once and
+// shared by the events that record it; its capacity is its length, so an append copies.
+func (sel *Select) readyNames(ready uint64) []string {
+	if names, ok := sel.readySets[ready]; ok {
+		return names
+	}
+	names := make([]string, len(sel.ready))
+	for i, r := range sel.ready {
+		names[i] = sel.names[r]
+	}
+	if sel.readySets == nil {
+		sel.readySets = map[uint64][]string{}
+	}
+	sel.readySets[ready] = names
+	return names
+}
+
+// nameAttrs returns the attributes of a choice that took no tick: the select's name. It is
+// made again only if Name was changed since.
+func (sel *Select) nameAttrs() []trace.Attr {
+	if sel.attrs == nil || sel.attrs[0].Value != sel.Name {
+		sel.attrs = []trace.Attr{{Key: "select", Value: sel.Name}}
+	}
+	return sel.attrs
 }
 
 // NewSelect returns a select over cases, run on clock c's process. Each channel may be in
 // one select only, as each upstream channel has one receiving goroutine.
 func NewSelect(c *Clock, rng *RNG, name string, cases ...Selectable) *Select {
+	if len(cases) > 64 {
+		panic("sim: a select has at most 64 cases")
+	}
 	sel := &Select{c: c, rng: rng, cases: cases, Name: name}
 	sel.wakeFn = sel.wake
 	for _, ch := range cases {
@@ -223,9 +256,11 @@ func (sel *Select) poke() {
 func (sel *Select) wake() {
 	sel.scheduled = false
 	sel.ready = sel.ready[:0]
+	var ready uint64 // the ready cases as a bit set, the key of readyNames
 	for i, ch := range sel.cases {
 		if ch.Len() > 0 {
 			sel.ready = append(sel.ready, i)
+			ready |= 1 << i
 		}
 	}
 	if len(sel.ready) == 0 {
@@ -235,18 +270,15 @@ func (sel *Select) wake() {
 	if len(sel.ready) > 1 {
 		chosen = sel.ready[sel.rng.IntN(len(sel.ready))]
 	}
-	readyNames := make([]string, len(sel.ready))
-	for i, r := range sel.ready {
-		readyNames[i] = sel.names[r]
-	}
-	e := &trace.Event{Kind: trace.Select, Name: sel.names[chosen], Ready: readyNames,
-		Attrs: []trace.Attr{{Key: "select", Value: sel.Name}}}
+	e := trace.Event{Kind: trace.Select, Name: sel.names[chosen], Ready: sel.readyNames(ready)}
 	if at, ok := sel.cases[chosen].quietHead(); ok {
 		// A ticker's tick is not recorded when sent; the select that takes it says when it
 		// was sent (nanoseconds of simulated time), so that a trace can draw the arrow.
-		e.Attrs = append(e.Attrs, trace.Attr{Key: "sentAt", Value: strconv.FormatInt(int64(at), 10)})
+		e.Attrs = []trace.Attr{{Key: "select", Value: sel.Name}, {Key: "sentAt", Value: strconv.FormatInt(int64(at), 10)}}
+	} else {
+		e.Attrs = sel.nameAttrs()
 	}
-	sel.c.Record(e)
+	sel.c.Record(&e)
 	sel.waiting = false
 	h := sel.handle
 	sel.handle = nil

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"nodesim/trace"
@@ -112,17 +113,22 @@ func (a *event) before(b *event) bool {
 
 // Sim is one simulation: a virtual clock, its event queue, the run's seed and the trace.
 type Sim struct {
-	now     time.Duration
-	queue   []*event
-	free    []*event // popped free-list events, for schedule to reuse
-	seq     uint64
-	flows   uint64
-	seed    uint64
-	track   string
-	prio    Priority
-	life    *Lifetime
-	sink    trace.Sink
-	traceN  uint64
+	now    time.Duration
+	queue  []*event
+	free   []*event // popped free-list events, for schedule to reuse
+	seq    uint64
+	flows  uint64
+	seed   uint64
+	track  string
+	prio   Priority
+	life   *Lifetime
+	sink   trace.Sink
+	traceN uint64
+	// rec is the event handed to the sink (see Record); recording is set while it is lent.
+	rec       trace.Event
+	recording bool
+	// depth holds the channel depth attributes made so far (see depthAttrs).
+	depth   [][]trace.Attr
 	stopped bool
 	fired   uint64
 
@@ -301,7 +307,9 @@ func (s *Sim) NextFlow() uint64 {
 }
 
 // Record stamps e with the current time, sequence and (if unset) the running track, and
-// hands it to the trace sink.
+// hands a copy of it to the trace sink. A sink may use the event it receives only during
+// the call (see trace.Sink), so the copy is one event the Sim owns and reuses: e itself
+// never escapes, and a caller's &trace.Event{...} can live on its stack.
 func (s *Sim) Record(e *trace.Event) {
 	e.At = s.now
 	s.traceN++
@@ -309,7 +317,31 @@ func (s *Sim) Record(e *trace.Event) {
 	if e.Track == "" {
 		e.Track = s.track
 	}
-	s.sink.Record(e)
+	if s.recording {
+		// A sink recorded an event while handling another: the shared event is in use.
+		c := *e
+		s.sink.Record(&c)
+		return
+	}
+	s.recording = true
+	s.rec = *e
+	s.sink.Record(&s.rec)
+	// Cleared so that the event's attributes can be collected, and so that a sink that
+	// wrongly kept the pointer sees an empty event rather than a plausible one.
+	s.rec = trace.Event{}
+	s.recording = false
+}
+
+// depthAttrs returns the attributes of a channel step that leaves n values in the channel
+// ("len"). The slices are shared by every channel of the run and never written after they
+// are made (their capacity is their length, so an append copies), so an event may keep
+// one; the table grows with the deepest channel seen, bounded by the largest capacity.
+func (s *Sim) depthAttrs(n int) []trace.Attr {
+	for len(s.depth) <= n {
+		v := strconv.Itoa(len(s.depth))
+		s.depth = append(s.depth, []trace.Attr{{Key: "len", Value: v}})
+	}
+	return s.depth[n]
 }
 
 // --- the queue: a binary heap with positions, so that timers can be removed in O(log n).

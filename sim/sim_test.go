@@ -489,3 +489,35 @@ func TestResetAndGoDoNotAllocate(t *testing.T) {
 		t.Fatalf("a Reset and a Go per round allocate %v times", n)
 	}
 }
+
+type recordFunc func(*trace.Event)
+
+func (f recordFunc) Record(e *trace.Event) { f(e) }
+
+// Record lends the sink one event it reuses: the caller's event does not escape, a sink
+// that records from within Record gets an event of its own, and the stamps reach the caller.
+func TestRecordLendsOneEvent(t *testing.T) {
+	var s *Sim
+	var got []string
+	s = New(1, recordFunc(func(e *trace.Event) {
+		got = append(got, fmt.Sprintf("%d:%s", e.Seq, e.Name))
+		if e.Name == "outer" {
+			s.Record(&trace.Event{Kind: "k", Name: "inner"})
+			got = append(got, fmt.Sprintf("%d:%s", e.Seq, e.Name)) // still the outer event
+		}
+	}))
+	e := &trace.Event{Kind: "k", Name: "outer"}
+	s.Record(e)
+	if want := []string{"1:outer", "2:inner", "1:outer"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("sink saw %v, want %v", got, want)
+	}
+	if e.Seq != 1 {
+		t.Fatalf("caller's event stamped with seq %d, want 1", e.Seq)
+	}
+	quiet := New(1, nil)
+	if n := testing.AllocsPerRun(100, func() {
+		quiet.Record(&trace.Event{Kind: "k", Name: "n", Pod: "default/p"})
+	}); n != 0 {
+		t.Fatalf("Record allocates %v times per event", n)
+	}
+}

@@ -126,7 +126,10 @@ func (e *Event) String() string {
 	return b.String()
 }
 
-// Sink receives events as they are recorded.
+// Sink receives events as they are recorded. The event is lent for the call only: the
+// recorder reuses it for the next event, so a sink that keeps an event past Record copies
+// it (as Log does). Its slices (Ready, Attrs, a Reason's Values) may be shared with other
+// events and must never be written; keeping them is safe.
 type Sink interface {
 	Record(e *Event)
 }
