@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,18 +45,18 @@ const (
 // holds only per-pod and per-container state, so its memory follows the node's pods, not
 // the run's length.
 type invariantChecker struct {
-	running     map[string]bool   // pod/container has a running instance
-	terminal    map[string]string // pod -> terminal phase seen
-	terminating map[string]bool   // pod's worker began terminating it
-	terminated  map[string]bool   // pod's worker finished terminating it
-	attempts    map[string]int    // pod/container -> last attempt started
-	lastMet     string            // thresholds actionable in the last eviction pass
-	passEvicted int               // pressure evictions since the last eviction pass
+	running     map[string]map[string]bool // pod -> container -> has a running instance
+	terminal    map[string]string          // pod -> terminal phase seen
+	terminating map[string]bool            // pod's worker began terminating it
+	terminated  map[string]bool            // pod's worker finished terminating it
+	attempts    map[string]int             // pod/container -> last attempt started
+	lastMet     string                     // thresholds actionable in the last eviction pass
+	passEvicted int                        // pressure evictions since the last eviction pass
 	violation   *InvariantViolation
 }
 
 func newInvariantChecker() *invariantChecker {
-	return &invariantChecker{running: map[string]bool{}, terminal: map[string]string{},
+	return &invariantChecker{running: map[string]map[string]bool{}, terminal: map[string]string{},
 		terminating: map[string]bool{}, terminated: map[string]bool{}, attempts: map[string]int{}}
 }
 
@@ -70,7 +72,7 @@ func (v *invariantChecker) Record(e *trace.Event) {
 	switch e.Kind {
 	case "containerRunning":
 		key := e.Pod + "/" + e.Container
-		if v.running[key] {
+		if v.running[e.Pod][e.Container] {
 			v.fail(e, InvSecondInstance, "a second running instance of %s", key)
 		}
 		if v.terminated[e.Pod] {
@@ -81,9 +83,14 @@ func (v *invariantChecker) Record(e *trace.Event) {
 			v.fail(e, InvRestartCount, "%s restart count went from %d to %d", key, prev, a)
 		}
 		v.attempts[key] = a
-		v.running[key] = true
+		if v.running[e.Pod] == nil {
+			v.running[e.Pod] = map[string]bool{}
+		}
+		v.running[e.Pod][e.Container] = true
 	case "containerExited":
-		v.running[e.Pod+"/"+e.Container] = false
+		if v.running[e.Pod] != nil {
+			v.running[e.Pod][e.Container] = false
+		}
 	case "criCall":
 		if (e.Name == "CreateContainer" || e.Name == "StartContainer") && v.terminating[e.Pod] {
 			v.fail(e, InvStartAfterTerm, "%s %s/%s after the pod worker began terminating the pod", e.Name, e.Pod, e.Container)
@@ -102,10 +109,11 @@ func (v *invariantChecker) Record(e *trace.Event) {
 			v.terminating[e.Pod] = true
 		case "terminated":
 			v.terminating[e.Pod] = true
-			prefix := e.Pod + "/"
-			for k, r := range v.running {
-				if r && strings.HasPrefix(k, prefix) {
-					v.fail(e, InvRunsAfterTerm, "%s terminated with %s still running", e.Pod, k)
+			// Only this pod's containers, named in order so the first violation is the same
+			// in every run.
+			for _, c := range slices.Sorted(maps.Keys(v.running[e.Pod])) {
+				if v.running[e.Pod][c] {
+					v.fail(e, InvRunsAfterTerm, "%s terminated with %s still running", e.Pod, e.Pod+"/"+c)
 				}
 			}
 			v.terminated[e.Pod] = true

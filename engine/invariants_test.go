@@ -158,3 +158,28 @@ func TestInterruptedStopsTheRun(t *testing.T) {
 type sinkFunc func(*trace.Event)
 
 func (f sinkFunc) Record(e *trace.Event) { f(e) }
+
+// A pod whose worker finished terminating it with containers still running breaks
+// InvRunsAfterTerm, naming the first of them by name; another pod's running container (in a
+// pod whose name shares the prefix) does not count, and an exited one neither.
+func TestTerminatedWithRunningContainerNamesTheFirst(t *testing.T) {
+	v := newInvariantChecker()
+	for _, e := range []trace.Event{
+		{Kind: "containerRunning", Pod: "ns/web-2", Container: "app", Attrs: []trace.Attr{{Key: "attempt", Value: "0"}}},
+		{Kind: "containerRunning", Pod: "ns/web", Container: "zeta", Attrs: []trace.Attr{{Key: "attempt", Value: "0"}}},
+		{Kind: "containerRunning", Pod: "ns/web", Container: "beta", Attrs: []trace.Attr{{Key: "attempt", Value: "0"}}},
+		{Kind: "containerRunning", Pod: "ns/web", Container: "alpha", Attrs: []trace.Attr{{Key: "attempt", Value: "0"}}},
+		{Kind: "containerExited", Pod: "ns/web", Container: "alpha"},
+		{Kind: "workerState", Name: "terminated", Pod: "ns/web-3"},
+	} {
+		v.Record(&e)
+	}
+	if v.violation != nil {
+		t.Fatalf("a pod without containers terminated: %+v", v.violation)
+	}
+	v.Record(&trace.Event{Kind: "workerState", Name: "terminated", Pod: "ns/web"})
+	if v.violation == nil || v.violation.Invariant != InvRunsAfterTerm ||
+		v.violation.Detail != "ns/web terminated with ns/web/beta still running" {
+		t.Fatalf("violation %+v, want beta named", v.violation)
+	}
+}
