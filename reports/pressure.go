@@ -18,18 +18,29 @@ type pressure struct {
 	metSince map[string]time.Duration
 	// evictedAt is, per pod, when it was evicted, until the kubelet finishes terminating it.
 	evictedAt map[string]time.Duration
-	// failingSince is, per probe/pod/container, the first failure of the current run of
+	// failingSince is, per probe of a container, the first failure of the current run of
 	// failures (a success ends the run).
-	failingSince map[string]time.Duration
-	// killedByProbe is, per pod/container, the first failure of the run of probe failures
-	// that got the container killed, until it runs again.
-	killedByProbe map[string]time.Duration
+	failingSince map[probeKey]time.Duration
+	// killedByProbe is, per container, the first failure of the run of probe failures that
+	// got the container killed, until it runs again.
+	killedByProbe map[containerKey]time.Duration
 	// crossedAt is, per signal, when memory use last crossed a threshold's level upward (the
 	// kernel's ground truth), until it goes back down.
 	crossedAt map[string]time.Duration
 	// graceFor is, per pod, the row in Evictions of its eviction, until its pod worker
 	// records the grace period it settled on (the same instant).
 	graceFor map[string]evictionRow
+}
+
+// containerKey names one container of one pod. The maps that follow containers are keyed
+// by it rather than by a joined "pod/container" string, so that the Builder builds no
+// string per event: probe results are half of a run's events.
+type containerKey struct{ pod, container string }
+
+// probeKey names one probe (liveness, readiness, startup) of one container.
+type probeKey struct {
+	probe string
+	containerKey
 }
 
 // evictionRow is one row of Evictions and when the pod was evicted.
@@ -40,7 +51,7 @@ type evictionRow struct {
 
 func newPressure() pressure {
 	return pressure{metSince: map[string]time.Duration{}, evictedAt: map[string]time.Duration{},
-		failingSince: map[string]time.Duration{}, killedByProbe: map[string]time.Duration{}, crossedAt: map[string]time.Duration{},
+		failingSince: map[probeKey]time.Duration{}, killedByProbe: map[containerKey]time.Duration{}, crossedAt: map[string]time.Duration{},
 		graceFor: map[string]evictionRow{}}
 }
 
@@ -207,35 +218,45 @@ func (b *Builder) probeResult(e *trace.Event) {
 	if e.Attr("reason") == "initial" {
 		return // a new container's starting value, not a probe run
 	}
-	key := e.Name + "|" + e.Pod + "/" + e.Container
+	key := probeKey{e.Name, containerKey{e.Pod, e.Container}}
 	switch e.Attr("result") {
 	case "failure":
 		if _, ok := b.pr.failingSince[key]; !ok {
 			b.pr.failingSince[key] = e.At
 		}
 	case "success":
-		delete(b.pr.failingSince, key)
+		if len(b.pr.failingSince) > 0 { // most successes end no run of failures
+			delete(b.pr.failingSince, key)
+		}
 	}
 }
 
 // killing notes a container killed because its liveness or startup probe failed, dating the
 // kill from the first failure of the run that caused it.
 func (b *Builder) killing(e *trace.Event) {
-	probe := map[string]string{"LivenessProbe": "liveness", "StartupProbe": "startup"}[e.Attr("reason")]
-	if probe == "" {
+	var probe string
+	switch e.Attr("reason") {
+	case "LivenessProbe":
+		probe = "liveness"
+	case "StartupProbe":
+		probe = "startup"
+	default:
 		return
 	}
-	key := e.Pod + "/" + e.Container
-	if since, ok := b.pr.failingSince[probe+"|"+key]; ok {
+	key := containerKey{e.Pod, e.Container}
+	if since, ok := b.pr.failingSince[probeKey{probe, key}]; ok {
 		b.pr.killedByProbe[key] = since
-		delete(b.pr.failingSince, probe+"|"+key)
+		delete(b.pr.failingSince, probeKey{probe, key})
 	}
 }
 
 // probeRestarted completes probeFailureToRestart when a container killed by its probe runs
 // again.
 func (b *Builder) probeRestarted(e *trace.Event) {
-	key := e.Pod + "/" + e.Container
+	if len(b.pr.killedByProbe) == 0 {
+		return
+	}
+	key := containerKey{e.Pod, e.Container}
 	if since, ok := b.pr.killedByProbe[key]; ok {
 		b.lat.add("probeFailureToRestart", e.At-since)
 		delete(b.pr.killedByProbe, key)

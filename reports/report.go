@@ -256,7 +256,7 @@ type Builder struct {
 	r              *Report
 	pods           map[string]*podState
 	lat            *latencies
-	lastExit       map[string]time.Duration // pod/container -> last exit
+	lastExit       map[containerKey]time.Duration // a container's last exit
 	lastRelist     time.Duration
 	relists        int
 	initial        map[string]NodeCondition
@@ -279,7 +279,7 @@ func NewBuilder(in Input) *Builder {
 		r.NotModelled = []string{}
 	}
 	return &Builder{in: in, r: r, pods: map[string]*podState{}, lat: newLatencies(),
-		lastExit: map[string]time.Duration{}, initial: map[string]NodeCondition{}, pr: newPressure()}
+		lastExit: map[containerKey]time.Duration{}, initial: map[string]NodeCondition{}, pr: newPressure()}
 }
 
 func (b *Builder) get(key string) *podState {
@@ -369,16 +369,16 @@ func (b *Builder) Record(e *trace.Event) {
 		if att > p.maxAttempt[e.Container] {
 			p.maxAttempt[e.Container] = att
 		}
-		if t, ok := b.lastExit[e.Pod+"/"+e.Container]; ok {
+		if t, ok := b.lastExit[containerKey{e.Pod, e.Container}]; ok {
 			b.lat.add("containerRestart", e.At-t)
-			delete(b.lastExit, e.Pod+"/"+e.Container)
+			delete(b.lastExit, containerKey{e.Pod, e.Container})
 		}
 		b.probeRestarted(e)
 		b.r.Counts["containersStarted"]++
 	case kindContainerExit:
 		// OOM kills are counted from the OOM killer's own events (kindOOMKill), not from
 		// exit reasons, so that a kill is never counted twice.
-		b.lastExit[e.Pod+"/"+e.Container] = e.At
+		b.lastExit[containerKey{e.Pod, e.Container}] = e.At
 	case kindWorkerState:
 		if e.Name == "terminating" {
 			b.evictionGrace(e)
@@ -462,9 +462,16 @@ func (b *Builder) Finish(end time.Duration) *Report {
 		b.r.NodeConditions = append(b.r.NodeConditions, b.initial[t])
 	}
 	b.conditionOrder = nil
+	// The scenario's pods in their order, then the others the kubelet saw (static pods'
+	// mirrors, pods created during the run) by name. A set of the scenario's pods keeps
+	// this linear in the pods: a node of 10,000 pods would otherwise compare each with each.
 	order := append([]string{}, b.in.PodOrder...)
-	for key := range b.pods {
-		if !contains(order, key) && b.pods[key].hasSeen {
+	scenarioPods := make(map[string]bool, len(order))
+	for _, key := range order {
+		scenarioPods[key] = true
+	}
+	for key, p := range b.pods {
+		if !scenarioPods[key] && p.hasSeen {
 			order = append(order, key)
 		}
 	}
