@@ -185,15 +185,17 @@ func (kl *Kubelet) SyncTerminatedPod(pod *corev1.Pod, podStatus *container.PodSt
 // generateAPIPodStatus builds the pod's API status from the runtime's view (upstream
 // generateAPIPodStatus), with the active-deadline check of the pod sync handlers.
 func (kl *Kubelet) generateAPIPodStatus(pod *corev1.Pod, podStatus *container.PodStatus, podIsTerminal bool) corev1.PodStatus {
-	old := pod.Status
-	if st, ok := kl.statusManager.GetPodStatus(pod.UID); ok {
+	// The cached status is read in place: status generation only reads the old status,
+	// and the status manager never changes a cached status (PeekPodStatus).
+	old := &pod.Status
+	if st, ok := kl.statusManager.PeekPodStatus(pod.UID); ok {
 		old = st
 	}
 	reasons := func(uid types.UID, name string) (status.Reason, bool) {
 		e, ok := kl.reasonCache.Get(uid, name)
 		return status.Reason{Err: e.err, Message: e.message}, ok
 	}
-	st := status.GenerateAPIPodStatus(pod, podStatus, &old, podIsTerminal, reasons, probeState{kl, pod}, kl.clk.Now())
+	st := status.GenerateAPIPodStatus(pod, podStatus, old, podIsTerminal, reasons, probeState{kl, pod}, kl.clk.Now())
 	if kl.probeManager != nil {
 		kl.probeManager.UpdatePodStatus(pod, &st)
 	}

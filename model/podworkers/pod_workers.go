@@ -182,11 +182,11 @@ type tracedEvent struct {
 
 // --- predicates (upstream's PodWorkers interface)
 
-// IsPodKnownTerminated reports whether the worker finished terminating the pod.
 // TerminationVersion changes whenever IsPodTerminationRequested or IsPodKnownTerminated
 // may answer differently for some pod.
 func (p *PodWorkers) TerminationVersion() uint64 { return p.terminationVersion }
 
+// IsPodKnownTerminated reports whether the worker finished terminating the pod.
 func (p *PodWorkers) IsPodKnownTerminated(uid types.UID) bool {
 	if st, ok := p.podSyncStatuses[uid]; ok {
 		return st.IsTerminated()

@@ -134,11 +134,11 @@ func (m *Manager) PeekPodStatus(uid types.UID) (*corev1.PodStatus, bool) {
 	return nil, false
 }
 
-// GetPodPhase returns the cached phase without copying the status.
 // TerminalVersion changes whenever GetPodPhase may report a terminal phase differently
 // for some pod.
 func (m *Manager) TerminalVersion() uint64 { return m.terminalVersion }
 
+// GetPodPhase returns the cached phase without copying the status.
 func (m *Manager) GetPodPhase(uid types.UID) (corev1.PodPhase, bool) {
 	if st, ok := m.podStatuses[uid]; ok {
 		return st.status.Phase, true
