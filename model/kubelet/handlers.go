@@ -155,12 +155,3 @@ func (kl *Kubelet) isAdmittedPodTerminal(pod *corev1.Pod) bool {
 	}
 	return false
 }
-
-// workQueue is the syncLoop's work queue: pod UIDs with the time their next sync is due
-// (upstream pkg/kubelet/util/queue).
-type workQueue struct {
-	s     simClock
-	queue map[string]time.Time
-}
-
-type simClock interface{ Now() time.Time }

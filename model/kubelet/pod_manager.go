@@ -30,6 +30,9 @@ type podManager struct {
 	mirrorByName map[string]*corev1.Pod
 	// record receives the map changes; nil records nothing (unit tests).
 	record func(*trace.Event)
+	// withDeadline is the pods of sorted that have an active deadline, in UID order: the
+	// ones getPodsToSync must look at on every tick whether or not they are due.
+	withDeadline []*corev1.Pod
 	// touched holds the UIDs of the (non-mirror) pods added, replaced or removed since
 	// admission last brought its active set up to date (see refreshActivePods).
 	touched map[types.UID]struct{}
@@ -73,6 +76,7 @@ func (m *podManager) set(op string, p *corev1.Pod) {
 	} else {
 		m.sorted = slices.Insert(m.sorted, i, p)
 	}
+	m.fileDeadline(p, p.Spec.ActiveDeadlineSeconds != nil)
 	if !had {
 		m.changed(op, p)
 	}
@@ -108,6 +112,7 @@ func (m *podManager) RemovePod(p *corev1.Pod) {
 		m.own(0)
 		m.sorted = slices.Delete(m.sorted, i, i+1)
 	}
+	m.fileDeadline(p, false)
 	if cur, ok := m.byFullName[fullName(p)]; ok && cur.UID == p.UID {
 		delete(m.byFullName, fullName(p))
 	}
@@ -115,6 +120,24 @@ func (m *podManager) RemovePod(p *corev1.Pod) {
 		m.changed("RemovePod", p)
 	}
 }
+
+// fileDeadline puts p in withDeadline (replacing the pod of its UID) when has, or takes
+// its UID out.
+func (m *podManager) fileDeadline(p *corev1.Pod, has bool) {
+	i, found := slices.BinarySearchFunc(m.withDeadline, p.UID, func(q *corev1.Pod, uid types.UID) int { return cmp.Compare(q.UID, uid) })
+	switch {
+	case has && found:
+		m.withDeadline[i] = p
+	case has:
+		m.withDeadline = slices.Insert(m.withDeadline, i, p)
+	case found:
+		m.withDeadline = slices.Delete(m.withDeadline, i, i+1)
+	}
+}
+
+// podsWithActiveDeadline returns the desired pods that have an active deadline, ordered by
+// UID. The slice is the manager's: callers must not keep or modify it.
+func (m *podManager) podsWithActiveDeadline() []*corev1.Pod { return m.withDeadline }
 
 func (m *podManager) changed(op string, p *corev1.Pod) {
 	if m.record == nil {
@@ -158,30 +181,100 @@ func (m *podManager) GetPods() []*corev1.Pod {
 	return m.sorted
 }
 
+// workQueue is the syncLoop's work queue: pod UIDs with the time their next sync is due
+// (upstream pkg/kubelet/util/queue).
+type workQueue struct {
+	s simClock
+	// queue holds each pod's current time; due holds every time given since it last came
+	// due, replaced ones included (see GetWork).
+	queue map[types.UID]time.Time
+	due   queueHeap
+	out   []types.UID // GetWork's answer, reused
+}
+
+type simClock interface{ Now() time.Time }
+
 func newWorkQueue(s *sim.Sim) *workQueue {
-	return &workQueue{s: s, queue: map[string]time.Time{}}
+	return &workQueue{s: s, queue: map[types.UID]time.Time{}}
 }
 
 // Enqueue sets the pod's next sync time, replacing any earlier entry.
 func (q *workQueue) Enqueue(uid types.UID, delay time.Duration) {
-	q.queue[string(uid)] = q.s.Now().Add(delay)
+	t := q.s.Now().Add(delay)
+	q.queue[uid] = t
+	q.due.push(queueItem{t, uid})
 }
 
-// GetWork removes and returns the pods whose time is strictly before now (nil when none
-// is due, the common case once a second).
-func (q *workQueue) GetWork() map[types.UID]bool {
+// GetWork removes and returns the pods whose time is strictly before now, in UID order
+// (nil when none is due). The slice is reused by the next call.
+//
+// The pods come off the heap of times: an item whose pod has since been given another
+// time (Enqueue replaced its entry) no longer matches the pod's entry and is dropped when
+// its own time comes, so only due items are looked at, not every queued pod.
+func (q *workQueue) GetWork() []types.UID {
 	now := q.s.Now()
-	var out map[types.UID]bool
-	for uid, t := range q.queue {
-		if t.Before(now) {
-			if out == nil {
-				out = map[types.UID]bool{}
-			}
-			out[types.UID(uid)] = true
-			delete(q.queue, uid)
+	out := q.out[:0]
+	for len(q.due) > 0 && q.due[0].t.Before(now) {
+		it := q.due.pop()
+		if t, ok := q.queue[it.uid]; ok && t.Equal(it.t) {
+			out = append(out, it.uid)
+			delete(q.queue, it.uid)
 		}
 	}
+	slices.Sort(out)
+	q.out = out
+	if len(out) == 0 {
+		return nil
+	}
 	return out
+}
+
+// queueItem is one Enqueue: the time the pod was given.
+type queueItem struct {
+	t   time.Time
+	uid types.UID
+}
+
+// queueHeap is a min-heap of queue items by time (ties in any order: GetWork sorts what it
+// returns).
+type queueHeap []queueItem
+
+func (h *queueHeap) push(it queueItem) {
+	*h = append(*h, it)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !a[i].t.Before(a[parent].t) {
+			break
+		}
+		a[i], a[parent] = a[parent], a[i]
+		i = parent
+	}
+}
+
+func (h *queueHeap) pop() queueItem {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a[n] = queueItem{}
+	a = a[:n]
+	for i := 0; ; {
+		least, l, r := i, 2*i+1, 2*i+2
+		if l < n && a[l].t.Before(a[least].t) {
+			least = l
+		}
+		if r < n && a[r].t.Before(a[least].t) {
+			least = r
+		}
+		if least == i {
+			break
+		}
+		a[i], a[least] = a[least], a[i]
+		i = least
+	}
+	*h = a
+	return top
 }
 
 // reasonCache remembers why each container's last start failed (upstream reason_cache.go).

@@ -2,8 +2,10 @@ package kubelet
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -81,5 +83,78 @@ func TestPodManagerKeepsPodsSortedAndHandedOutSlicesStable(t *testing.T) {
 	m.AddPod(testPod("b2", nil))
 	if got := uidsOf(m.GetPods()); got != "0,a,b2,c," {
 		t.Fatalf("GetPods = %s, want 0,a,b2,c,", got)
+	}
+}
+
+// fakeNow is a work queue's clock that a test moves by hand.
+type fakeNow struct{ t time.Time }
+
+func (c *fakeNow) Now() time.Time { return c.t }
+
+// getPodsToSync looks only at the due pods (the work queue's heap) and the pods with an
+// active deadline (the pod manager's index); over random histories of pods coming, changing
+// and going, with and without deadlines, and of requeues, some replacing an entry not yet
+// due, it gives what the full pass gives: every desired pod in UID order, taken when its
+// queue entry is strictly before now or it is past its active deadline.
+func TestGetPodsToSyncMatchesTheFullPass(t *testing.T) {
+	_, kl := newTestKubelet(t, &trace.Log{})
+	clock := &fakeNow{t: kl.clk.Now()}
+	kl.podManager = newPodManager(nil)
+	kl.workQueue = &workQueue{s: clock, queue: map[types.UID]time.Time{}}
+	ref := map[types.UID]time.Time{} // the work queue as a plain map, walked whole
+	rng := rand.New(rand.NewPCG(3, 4))
+	uid := func(i int) types.UID { return types.UID(fmt.Sprintf("uid-%03d", i)) }
+	taken := 0
+	for step := 0; step < 2000; step++ {
+		for n := rng.IntN(6); n > 0; n-- {
+			i := rng.IntN(40)
+			switch rng.IntN(6) {
+			case 0, 1:
+				p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("p%03d", i), UID: uid(i)}}
+				if rng.IntN(2) == 0 {
+					d := int64(rng.IntN(20))
+					p.Spec.ActiveDeadlineSeconds = &d
+					start := metav1.NewTime(kl.clk.Now().Add(-time.Duration(rng.IntN(20)) * time.Second))
+					kl.statusManager.SetPodStatus(p, corev1.PodStatus{StartTime: &start})
+				}
+				if rng.IntN(2) == 0 {
+					kl.podManager.AddPod(p)
+				} else {
+					kl.podManager.UpdatePod(p)
+				}
+			case 2:
+				if p, ok := kl.podManager.GetPodByUID(uid(i)); ok {
+					kl.podManager.RemovePod(p)
+				}
+			default:
+				delay := time.Duration(rng.IntN(4000)) * time.Millisecond
+				kl.workQueue.Enqueue(uid(i), delay)
+				ref[uid(i)] = clock.t.Add(delay)
+			}
+		}
+		clock.t = clock.t.Add(time.Duration(rng.IntN(1500)) * time.Millisecond)
+		var want []*corev1.Pod
+		for _, pod := range kl.podManager.GetPods() {
+			due := false
+			if at, ok := ref[pod.UID]; ok && at.Before(clock.t) {
+				due = true
+			}
+			if due || pod.Spec.ActiveDeadlineSeconds != nil && kl.pastActiveDeadline(pod) {
+				want = append(want, pod)
+			}
+		}
+		for u, at := range ref {
+			if at.Before(clock.t) {
+				delete(ref, u)
+			}
+		}
+		got := kl.getPodsToSync()
+		if !slices.Equal(got, want) {
+			t.Fatalf("step %d: got %v, the full pass gives %v", step, uids(got), uids(want))
+		}
+		taken += len(got)
+	}
+	if taken < 1000 || len(kl.workQueue.due) > 200 {
+		t.Fatalf("%d pods taken, %d heap items left: the history does not exercise the queue", taken, len(kl.workQueue.due))
 	}
 }

@@ -267,13 +267,28 @@ func (kl *Kubelet) handler(name, why string, pods []*corev1.Pod) {
 }
 
 // getPodsToSync returns the pods whose work-queue time has come, and those past their
-// active deadline (upstream getPodsToSync).
+// active deadline (upstream getPodsToSync), in UID order. Only the due pods and the pods
+// with an active deadline are looked at: both lists come in UID order, and are merged.
 func (kl *Kubelet) getPodsToSync() []*corev1.Pod {
 	ready := kl.workQueue.GetWork()
+	deadlined := kl.podManager.podsWithActiveDeadline()
 	var out []*corev1.Pod
-	for _, pod := range kl.podManager.GetPods() {
-		if ready[pod.UID] || pod.Spec.ActiveDeadlineSeconds != nil && kl.pastActiveDeadline(pod) {
-			out = append(out, pod)
+	for len(ready) > 0 || len(deadlined) > 0 {
+		switch {
+		case len(deadlined) == 0 || len(ready) > 0 && ready[0] < deadlined[0].UID:
+			// Due; a pod no longer desired is left out.
+			if pod, ok := kl.podManager.GetPodByUID(ready[0]); ok {
+				out = append(out, pod)
+			}
+			ready = ready[1:]
+		case len(ready) > 0 && ready[0] == deadlined[0].UID:
+			out = append(out, deadlined[0])
+			ready, deadlined = ready[1:], deadlined[1:]
+		default:
+			if kl.pastActiveDeadline(deadlined[0]) {
+				out = append(out, deadlined[0])
+			}
+			deadlined = deadlined[1:]
 		}
 	}
 	return out
