@@ -111,10 +111,10 @@ type Kubelet struct {
 	prober           *prober.Manager
 	admitHandlers    []AdmitHandler
 	statsProvider    *eviction.StatsProvider
-	// housekeeping's scratch sets, kept between passes
-	cleanupKnown, cleanupDesired map[types.UID]bool
-	evictionManager              *eviction.Manager
-	imageGCTimer                 *sim.Timer
+	// cleanup is what housekeeping keeps between passes (see HandlePodCleanups)
+	cleanup         cleanupMemo
+	evictionManager *eviction.Manager
+	imageGCTimer    *sim.Timer
 
 	syncTicker         *sim.Ticker
 	housekeepingTicker *sim.Ticker
@@ -148,7 +148,7 @@ type ProbeManager interface {
 	AddPod(pod *corev1.Pod)
 	StopLivenessAndStartup(pod *corev1.Pod)
 	RemovePod(pod *corev1.Pod)
-	CleanupPods(desired map[types.UID]bool)
+	CleanupPods(desired func(types.UID) bool, desiredVersion uint64)
 	UpdatePodStatus(pod *corev1.Pod, st *corev1.PodStatus)
 }
 

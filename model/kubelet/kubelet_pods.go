@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"nodesim/model/container"
@@ -16,39 +17,36 @@ import (
 // terminate workers of pods no longer desired, restart workers for desired pods that lost
 // theirs, kill runtime pods nobody knows, drop stale statuses and back-off entries. It
 // returns how long it took, during which the syncLoop handles nothing else.
+//
+// Each step skips the walks whose inputs did not move since the previous pass: the pod
+// manager's UIDs (podsVersion), the workers' states (StateVersion), the runtime's listing
+// (shared and immutable while nothing in the runtime changes), and the status manager's
+// and the prober's own pods. See cleanupMemo.
 func (kl *Kubelet) HandlePodCleanups() time.Duration {
 	allPods := kl.podManager.GetPods()
-	workingPods := kl.podWorkers.SyncKnownPodsFunc(kl.podManager.HasUID)
+	podsVersion := kl.podManager.podsVersion
+	workingPods := kl.podWorkers.SyncKnownPodsFunc(kl.podManager.HasUID, podsVersion)
+	// Nothing below changes a worker before the probe cleanup and the pods-without-worker
+	// list have read them: this is the version of the snapshot workingPods is.
+	workersVersion := kl.podWorkers.StateVersion()
 
 	var cost time.Duration
 	runtimePods, err := kl.runtime.GetPods()
 	cost += kl.runtime.ListCost()
-	if kl.cleanupKnown == nil {
-		kl.cleanupKnown, kl.cleanupDesired = map[types.UID]bool{}, map[types.UID]bool{}
-	}
-	known := kl.cleanupKnown
-	clear(known)
-	for _, p := range allPods {
-		known[p.UID] = true
-	}
-	kl.statusManager.RemoveOrphanedStatuses(known)
+	kl.statusManager.RemoveOrphanedStatuses(kl.podManager.HasUID, podsVersion)
 	if kl.probeManager != nil {
-		desired := kl.cleanupDesired
-		clear(desired)
-		for uid, w := range workingPods {
-			if w.State != podworkers.TerminatedPod {
-				desired[uid] = true
-			}
-		}
-		kl.probeManager.CleanupPods(desired)
+		kl.probeManager.CleanupPods(func(uid types.UID) bool {
+			w, ok := workingPods[uid]
+			return ok && w.State != podworkers.TerminatedPod
+		}, workersVersion)
 	}
 
+	memo := &kl.cleanup
+	noWorker := memo.withoutWorker(allPods, workingPods, podsVersion, workersVersion)
 	restarted, killed, orphans := 0, 0, 0
 	start := kl.clk.Now()
-	for _, pod := range allPods {
-		if _, ok := workingPods[pod.UID]; ok {
-			continue
-		}
+	for _, i := range noWorker {
+		pod := allPods[i]
 		if kl.podWorkers.IsPodKnownTerminated(pod.UID) || !kl.isActive(pod) {
 			continue
 		}
@@ -57,24 +55,25 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 		kl.dispatchWork(pod, podworkers.SyncPodCreate, mirror, start)
 		restarted++
 	}
-	for _, pod := range allPods {
-		if _, ok := workingPods[pod.UID]; ok {
-			continue
-		}
+	for _, i := range noWorker {
+		pod := allPods[i]
 		if pod.DeletionTimestamp != nil && kl.isAdmittedPodTerminal(pod) {
 			kl.podWorkers.UpdatePod(podworkers.UpdatePodOptions{Pod: pod, UpdateType: podworkers.SyncPodKill, StartTime: start})
 			killed++
 		}
 	}
-	if err == nil {
+	if err == nil && !memo.noOrphans(runtimePods, podsVersion, workersVersion) {
 		one := int64(1)
 		for _, rp := range runtimePods {
-			if _, ok := workingPods[rp.ID]; ok || known[rp.ID] || !hasRunning(rp) {
+			if _, ok := workingPods[rp.ID]; ok || kl.podManager.HasUID(rp.ID) || !hasRunning(rp) {
 				continue
 			}
 			kl.podWorkers.UpdatePod(podworkers.UpdatePodOptions{RunningPod: rp, UpdateType: podworkers.SyncPodKill,
 				KillPodOptions: &podworkers.KillPodOptions{PodTerminationGracePeriodSecondsOverride: &one}})
 			orphans++
+		}
+		if orphans == 0 {
+			memo.orphansChecked(runtimePods, podsVersion, workersVersion)
 		}
 	}
 	kl.crashLoop.GC(kl.clk.Now())
@@ -84,6 +83,57 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 		{Key: "killed", Value: strconv.Itoa(killed)}, {Key: "orphans", Value: strconv.Itoa(orphans)}},
 		Reason: trace.Because("housekeepingInline", "housekeeping runs inline in the syncLoop goroutine: no other case is served until it returns")})
 	return cost
+}
+
+// cleanupMemo is what housekeeping keeps between passes, each part with the versions of
+// what it was derived from; a part is used only while those have not moved.
+//
+// The desired pods without a worker depend on which UIDs the pod manager holds and which
+// workers exist (a worker created or forgotten moves StateVersion); the same UIDs are at
+// the same places of GetPods' UID-ordered list, so they are kept as indexes. The runtime
+// pods to kill as orphans depend on the runtime's listing (the same slice until something
+// in the runtime changes), the pod manager's UIDs and the workers: a pass that found none
+// finds none again while all three are as they were.
+type cleanupMemo struct {
+	noWorkerValid                 bool
+	noWorkerPods, noWorkerWorkers uint64
+	noWorker                      []int
+	orphansValid                  bool
+	orphansListing                []*container.Pod
+	orphansPods, orphansWorkers   uint64
+}
+
+// withoutWorker returns the indexes in allPods of the pods without a worker in workingPods,
+// in order.
+func (m *cleanupMemo) withoutWorker(allPods []*corev1.Pod, workingPods map[types.UID]podworkers.PodWorkerSync, podsVersion, workersVersion uint64) []int {
+	if m.noWorkerValid && m.noWorkerPods == podsVersion && m.noWorkerWorkers == workersVersion {
+		return m.noWorker
+	}
+	m.noWorker = m.noWorker[:0]
+	for i, pod := range allPods {
+		if _, ok := workingPods[pod.UID]; !ok {
+			m.noWorker = append(m.noWorker, i)
+		}
+	}
+	m.noWorkerValid, m.noWorkerPods, m.noWorkerWorkers = true, podsVersion, workersVersion
+	return m.noWorker
+}
+
+// noOrphans reports whether a pass over this listing is known to find no orphan.
+func (m *cleanupMemo) noOrphans(listing []*container.Pod, podsVersion, workersVersion uint64) bool {
+	return m.orphansValid && m.orphansPods == podsVersion && m.orphansWorkers == workersVersion && sameListing(m.orphansListing, listing)
+}
+
+// orphansChecked notes that a pass over this listing found no orphan.
+func (m *cleanupMemo) orphansChecked(listing []*container.Pod, podsVersion, workersVersion uint64) {
+	m.orphansValid, m.orphansListing, m.orphansPods, m.orphansWorkers = true, listing, podsVersion, workersVersion
+}
+
+// sameListing reports whether a and b are the same runtime listing. The runtime hands out
+// one slice until something changes and never writes to it; the memo holds the old one, so
+// its array cannot be reused for a new listing.
+func sameListing(a, b []*container.Pod) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 func hasRunning(p *container.Pod) bool {

@@ -23,9 +23,12 @@ type podManager struct {
 	// sorted is GetPods' answer, kept in UID order as pods come and go: re-sorting every
 	// pod at each addition made a node's pods, arriving one by one, cost the square of
 	// their number. Once handed out it is shared, so the next change works on a copy.
-	sorted       []*corev1.Pod
-	handedOut    bool
-	byUID        map[types.UID]*corev1.Pod
+	sorted    []*corev1.Pod
+	handedOut bool
+	byUID     map[types.UID]*corev1.Pod
+	// podsVersion counts the UIDs entering or leaving byUID: HasUID, and which pods GetPods
+	// lists (not the objects), may answer differently only once it moved.
+	podsVersion  uint64
 	byFullName   map[string]*corev1.Pod
 	mirrorByName map[string]*corev1.Pod
 	// record receives the map changes; nil records nothing (unit tests).
@@ -67,6 +70,9 @@ func (m *podManager) set(op string, p *corev1.Pod) {
 	}
 	_, had := m.byUID[p.UID]
 	m.byUID[p.UID] = p
+	if !had {
+		m.podsVersion++
+	}
 	m.touch(p.UID)
 	m.byFullName[fullName(p)] = p
 	i, found := m.search(p.UID)
@@ -107,6 +113,9 @@ func (m *podManager) RemovePod(p *corev1.Pod) {
 	}
 	_, had := m.byUID[p.UID]
 	delete(m.byUID, p.UID)
+	if had {
+		m.podsVersion++
+	}
 	m.touch(p.UID)
 	if i, found := m.search(p.UID); found {
 		m.own(0)

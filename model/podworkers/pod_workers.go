@@ -126,8 +126,19 @@ type PodWorkers struct {
 	startedStaticPodsByFullname        map[string]types.UID
 	waitingToStartStaticPodsByFullname map[string][]types.UID
 
-	known   map[types.UID]bool          // SyncKnownPods' scratch
 	syncOut map[types.UID]PodWorkerSync // SyncKnownPods' answer, valid until the next call
+	// workerVersion counts the changes housekeeping reads that terminationVersion does not
+	// (see StateVersion): a worker created, a restart requested, a worker given its first
+	// pod spec.
+	workerVersion uint64
+	// What the previous SyncKnownPodsFunc left, for the next one to start from when
+	// nothing it reads moved (see SyncKnownPodsFunc): whether syncOut may be reused, the
+	// desired set's version it was given, StateVersion as it returned, and the workers it
+	// acted on that are still there, in UID order.
+	syncValid          bool
+	syncDesiredVersion uint64
+	syncStateVersion   uint64
+	syncAct            []types.UID
 
 	// resyncText is resyncInterval as requeue reasons print it; both are fixed at New.
 	resyncText string
@@ -185,6 +196,12 @@ type tracedEvent struct {
 // TerminationVersion changes whenever IsPodTerminationRequested or IsPodKnownTerminated
 // may answer differently for some pod.
 func (p *PodWorkers) TerminationVersion() uint64 { return p.terminationVersion }
+
+// StateVersion changes whenever a worker's state that housekeeping reads may have changed:
+// a worker created or forgotten, its termination requested or finished, a restart
+// requested, its first pod spec merged (what SyncKnownPods reports and acts on). Both
+// counters only grow, so their sum moves whenever either does.
+func (p *PodWorkers) StateVersion() uint64 { return p.terminationVersion + p.workerVersion }
 
 // IsPodKnownTerminated reports whether the worker finished terminating the pod.
 func (p *PodWorkers) IsPodKnownTerminated(uid types.UID) bool {
@@ -303,6 +320,7 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 			}
 		}
 		p.podSyncStatuses[uid] = status
+		p.workerVersion++
 	}
 	var merged *trace.Reason
 	if status.pendingUpdate != nil {
@@ -324,6 +342,7 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 
 	if ok && status.IsTerminationRequested() && options.UpdateType == SyncPodCreate {
 		status.restartRequested = true
+		p.workerVersion++
 		return
 	}
 	if status.IsFinished() {
@@ -697,6 +716,9 @@ func (p *PodWorkers) startPodSync(uid types.UID) (ok bool, update *UpdatePodOpti
 	}
 	update = st.pendingUpdate
 	st.pendingUpdate = nil
+	if update.Pod != nil && !st.hasConfig {
+		p.workerVersion++ // the mergeLastUpdate below may give the worker its first pod spec
+	}
 
 	if st.IsStarted() {
 		st.mergeLastUpdate(update)
@@ -1005,39 +1027,55 @@ func (p *PodWorkers) SyncKnownPods(desired []*corev1.Pod) map[types.UID]PodWorke
 	for _, pod := range desired {
 		known[pod.UID] = true
 	}
-	return p.SyncKnownPodsFunc(func(uid types.UID) bool { return known[uid] })
+	p.syncValid = false // a set of its own: no version to compare with
+	return p.SyncKnownPodsFunc(func(uid types.UID) bool { return known[uid] }, 0)
 }
 
 // SyncKnownPodsFunc is SyncKnownPods with the desired set given as a lookup (the pod
-// manager's), so that housekeeping need not build one every pass.
-func (p *PodWorkers) SyncKnownPodsFunc(isDesired func(types.UID) bool) map[types.UID]PodWorkerSync {
+// manager's), so that housekeeping need not build one every pass, and the version of that
+// set: desiredVersion must change whenever isDesired may answer differently for some UID.
+//
+// Only workers that need action (restart requested, or not desired) change state here.
+// When neither the desired set nor any worker's state (StateVersion) moved since the
+// previous call returned, the workers needing action are exactly those the previous call
+// acted on and kept (a restart request is never withdrawn, and no worker came or went), and
+// every other worker's entry in the answer is unchanged: only those are looked at again.
+func (p *PodWorkers) SyncKnownPodsFunc(isDesired func(types.UID) bool, desiredVersion uint64) map[types.UID]PodWorkerSync {
 	p.podsSynced = true
 	known := isDesired
 	if p.syncOut == nil {
 		p.syncOut = map[types.UID]PodWorkerSync{}
 	}
-	// Only workers that need action (restart requested, or orphaned) change state here; they
-	// are handled in UID order so that runs are reproducible. The others are just reported.
-	var act []types.UID
 	// The answer is only read until the next call, so one map serves every call.
 	out := p.syncOut
-	clear(out)
-	for uid, st := range p.podSyncStatuses {
-		if st.restartRequested || !known(uid) {
-			act = append(act, uid)
-			continue
+	act := p.syncAct
+	if !p.syncValid || desiredVersion != p.syncDesiredVersion || p.StateVersion() != p.syncStateVersion {
+		act = act[:0]
+		clear(out)
+		for uid, st := range p.podSyncStatuses {
+			if st.restartRequested || !known(uid) {
+				act = append(act, uid)
+				continue
+			}
+			out[uid] = workerSync(st, false)
 		}
-		out[uid] = workerSync(st, false)
+		// The workers needing action are handled in UID order so that runs are
+		// reproducible. The others are just reported.
+		slices.Sort(act)
 	}
-	slices.Sort(act)
+	kept := act[:0]
 	for _, uid := range act {
 		st := p.podSyncStatuses[uid]
 		orphan := !known(uid)
 		if p.removeTerminatedWorker(uid, st, orphan) {
+			delete(out, uid)
 			continue
 		}
 		out[uid] = workerSync(st, orphan)
+		kept = append(kept, uid)
 	}
+	p.syncAct = kept
+	p.syncValid, p.syncDesiredVersion, p.syncStateVersion = true, desiredVersion, p.StateVersion()
 	return out
 }
 

@@ -3,6 +3,8 @@ package podworkers
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -911,5 +913,93 @@ func TestOrphanGracePeriodIsRecorded(t *testing.T) {
 	want := []string{"the kill's grace period is 30s, from the pod's terminationGracePeriodSeconds (30s); a later update can only shorten it"}
 	if !slices.Equal(got, want) {
 		t.Errorf("recorded\n got  %q\n want %q", got, want)
+	}
+}
+
+// SyncKnownPodsFunc re-examines only the workers it acted on while neither the desired set
+// nor any worker's state moved. Two identical pod workers go through the same random
+// history (pods created, killed, deleted, made desired or not, runtime-only kills,
+// creations during termination that request a restart); housekeeping on one takes the
+// incremental path whenever it may, on the other always walks every worker. Their answers
+// and everything they record must stay identical.
+func TestSyncKnownPodsFuncMatchesTheFullPass(t *testing.T) {
+	type twin struct {
+		e   *env
+		log *trace.Log
+	}
+	mk := func() twin {
+		log := &trace.Log{}
+		s := sim.New(7, log)
+		cache := container.NewCache(s)
+		h := &fakeSyncer{s: s, delay: 300 * time.Millisecond}
+		e := &env{s: s, cache: cache, h: h, q: &fakeQueue{s: s}, pw: New(s, h, &fakeQueue{s: s}, cache, time.Minute), test: s.Clock("test", sim.PriorityConfig)}
+		e.relistEvery(time.Second)
+		return twin{e, log}
+	}
+	inc, full := mk(), mk()
+	desired := map[types.UID]bool{}
+	var desiredVersion uint64
+	isDesired := func(uid types.UID) bool { return desired[uid] }
+	pods := map[types.UID]*corev1.Pod{}
+	rng := rand.New(rand.NewPCG(5, 6))
+	incremental, compared := 0, 0
+	for step := 0; step < 1500; step++ {
+		for n := rng.IntN(3); n > 0; n-- {
+			uid := types.UID(fmt.Sprintf("u%02d", rng.IntN(25)))
+			var o *UpdatePodOptions
+			switch rng.IntN(8) {
+			case 0, 1:
+				pod := newPod(string(uid), "p-"+string(uid))
+				pods[uid] = pod
+				o = &UpdatePodOptions{UpdateType: SyncPodCreate, Pod: pod}
+			case 2:
+				desired[uid] = !desired[uid]
+				desiredVersion++
+			case 3:
+				if pod := pods[uid]; pod != nil {
+					o = &UpdatePodOptions{UpdateType: SyncPodKill, Pod: pod}
+				}
+			case 4:
+				if pod := pods[uid]; pod != nil {
+					o = &UpdatePodOptions{UpdateType: SyncPodUpdate, Pod: deleted(pod, int64(rng.IntN(3)))}
+				}
+			case 5:
+				o = &UpdatePodOptions{UpdateType: SyncPodKill, RunningPod: &container.Pod{ID: uid, Name: "p-" + string(uid), Namespace: "ns"}}
+			}
+			if o != nil {
+				inc.e.pw.UpdatePod(*o)
+				full.e.pw.UpdatePod(*o)
+			}
+		}
+		// Now and then housekeeping comes before the workers' next rounds.
+		if rng.IntN(3) > 0 {
+			until := inc.e.s.Elapsed() + time.Duration(rng.IntN(1500))*time.Millisecond
+			inc.e.s.RunUntil(until)
+			full.e.s.RunUntil(until)
+		}
+
+		pw := inc.e.pw
+		if pw.syncValid && pw.syncDesiredVersion == desiredVersion && pw.syncStateVersion == pw.StateVersion() {
+			incremental++
+		}
+		got := maps.Clone(pw.SyncKnownPodsFunc(isDesired, desiredVersion))
+		full.e.pw.syncValid = false
+		want := full.e.pw.SyncKnownPodsFunc(isDesired, desiredVersion)
+		if !maps.Equal(got, want) {
+			t.Fatalf("step %d: answer %v, the full pass gives %v", step, got, want)
+		}
+		if len(inc.log.Events) != len(full.log.Events) {
+			t.Fatalf("step %d: %d events recorded, %d with the full pass", step, len(inc.log.Events), len(full.log.Events))
+		}
+		for i := compared; i < len(inc.log.Events); i++ {
+			if a, b := inc.log.Events[i].String(), full.log.Events[i].String(); a != b {
+				t.Fatalf("step %d: event %d is %s, with the full pass %s", step, i, a, b)
+			}
+		}
+		compared = len(inc.log.Events)
+	}
+	t.Logf("%d events, %d incremental passes", compared, incremental)
+	if incremental < 300 {
+		t.Fatalf("only %d of 1500 passes took the incremental path", incremental)
 	}
 }

@@ -61,6 +61,12 @@ type Manager struct {
 	// UpdatePodStatus at every status generation) look up the pod once and find its
 	// workers in a short sorted list, and need neither sort nor hash a key per worker.
 	byPod map[types.UID][]*worker
+	// workersVersion counts the workers added. cleanedUp says CleanupPods left only
+	// workers of desired pods when workersVersion was cleanedWorkers and its desired set
+	// was at cleanedDesired.
+	workersVersion                 uint64
+	cleanedUp                      bool
+	cleanedWorkers, cleanedDesired uint64
 	// counts are the decimal strings of 0, 1, 2, ... that probe results record as their
 	// "counted" attribute, grown on demand up to maxCounted; strings never change, so every
 	// event shares them.
@@ -126,6 +132,7 @@ func (m *Manager) addWorkers(pod *corev1.Pod, c *corev1.Container) {
 		}
 		w := newWorker(m, pod, c, pt, probe)
 		m.byPod[pod.UID] = slices.Insert(workers, i, w)
+		m.workersVersion++
 		w.start()
 	}
 }
@@ -169,10 +176,18 @@ func (m *Manager) RemovePod(pod *corev1.Pod) {
 
 // CleanupPods stops the workers of pods not in desired (housekeeping). It looks at each pod
 // once, through byPod, rather than at every worker.
-func (m *Manager) CleanupPods(desired map[types.UID]bool) {
+//
+// desiredVersion must change whenever desired may answer differently for some UID. A call
+// leaves only workers of desired pods; while no worker was added since (workersVersion)
+// and the desired set did not move, there is nothing to stop and the walk is skipped.
+func (m *Manager) CleanupPods(desired func(types.UID) bool, desiredVersion uint64) {
+	if m.cleanedUp && m.cleanedWorkers == m.workersVersion && m.cleanedDesired == desiredVersion {
+		return
+	}
+	m.cleanedUp, m.cleanedWorkers, m.cleanedDesired = true, m.workersVersion, desiredVersion
 	var stale []*worker
 	for uid, workers := range m.byPod {
-		if !desired[uid] {
+		if !desired(uid) {
 			stale = append(stale, workers...)
 		}
 	}

@@ -70,6 +70,12 @@ type Manager struct {
 	// RemoveOrphanedStatuses.
 	unsynced map[types.UID]bool
 	finished map[types.UID]bool
+	// podsVersion counts the pods entering or leaving podStatuses. orphansChecked says
+	// RemoveOrphanedStatuses left only known pods when podsVersion was orphansPods and
+	// its known set was at orphansKnown.
+	podsVersion               uint64
+	orphansChecked            bool
+	orphansPods, orphansKnown uint64
 	// changed is changedUIDs' buffer, reused by every batch of changes (a batch runs to
 	// its end before another can start).
 	changed   []types.UID
@@ -351,6 +357,7 @@ func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus,
 	}
 	if !isCached {
 		m.uids = nil
+		m.podsVersion++
 	}
 	if isTerminal(ns.status.Phase) != (isCached && isTerminal(cached.status.Phase)) {
 		m.terminalVersion++
@@ -407,19 +414,27 @@ func normalize(st *corev1.PodStatus) {
 }
 
 // RemoveOrphanedStatuses drops cached statuses of pods the kubelet no longer knows.
-func (m *Manager) RemoveOrphanedStatuses(known map[types.UID]bool) {
-	for uid := range m.podStatuses { // deleting in any order has the same effect
-		if !known[uid] {
-			if isTerminal(m.podStatuses[uid].status.Phase) {
+// knownVersion must change whenever known may answer differently for some UID. A pass
+// leaves only known pods; while neither the cached pods (podsVersion) nor the known set
+// moved since, there is nothing to drop and the walk is skipped.
+func (m *Manager) RemoveOrphanedStatuses(known func(types.UID) bool, knownVersion uint64) {
+	if m.orphansChecked && m.orphansPods == m.podsVersion && m.orphansKnown == knownVersion {
+		return
+	}
+	for uid, st := range m.podStatuses { // deleting in any order has the same effect
+		if !known(uid) {
+			if isTerminal(st.status.Phase) {
 				m.terminalVersion++
 			}
 			delete(m.podStatuses, uid)
 			m.uids = nil
+			m.podsVersion++
 			delete(m.synced, uid)
 			delete(m.unsynced, uid)
 			delete(m.finished, uid)
 		}
 	}
+	m.orphansChecked, m.orphansPods, m.orphansKnown = true, m.podsVersion, knownVersion
 }
 
 // sortedUIDs lists the cached pods in UID order; the list is kept until a pod comes or goes.
@@ -523,6 +538,7 @@ func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus, synced *syncedS
 		}
 		delete(m.podStatuses, uid)
 		m.uids = nil
+		m.podsVersion++
 		synced.version = 0
 		delete(m.finished, uid)
 	}
