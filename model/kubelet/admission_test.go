@@ -6,11 +6,13 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
 
+	"nodesim/model/podworkers"
 	"nodesim/trace"
 )
 
@@ -114,4 +116,64 @@ func uids(pods []*corev1.Pod) []types.UID {
 		out[i] = p.UID
 	}
 	return out
+}
+
+// filterOutInactivePods reuses what it read of the pod manager's pods while their UIDs, the
+// workers' terminations and the terminal statuses are unchanged; over random histories of
+// pods coming, changing and going, kills and terminal statuses, it gives what checking
+// every pod gives.
+func TestFilterOutInactivePodsMatchesTheFullPass(t *testing.T) {
+	s, kl := newTestKubelet(t, &trace.Log{})
+	rng := rand.New(rand.NewPCG(7, 8))
+	pod := func(i int, phase corev1.PodPhase) *corev1.Pod {
+		p := memPod(fmt.Sprintf("uid-%03d", i), "1Mi")
+		p.Name, p.Namespace, p.Status.Phase = fmt.Sprintf("p%03d", i), "default", phase
+		return p
+	}
+	reused := 0
+	for step := 0; step < 600; step++ {
+		for n := rng.IntN(3); n > 0; n-- {
+			i := rng.IntN(40)
+			cur, ok := kl.podManager.GetPodByUID(types.UID(fmt.Sprintf("uid-%03d", i)))
+			switch rng.IntN(6) {
+			case 0:
+				kl.podManager.AddPod(pod(i, corev1.PodRunning))
+			case 1:
+				kl.podManager.UpdatePod(pod(i, corev1.PodSucceeded))
+			case 2:
+				if ok {
+					kl.podManager.RemovePod(cur)
+				}
+			case 3:
+				if ok {
+					kl.podWorkers.UpdatePod(podworkers.UpdatePodOptions{Pod: cur, UpdateType: podworkers.SyncPodKill, StartTime: kl.clk.Now()})
+				}
+			case 4:
+				if ok {
+					kl.statusManager.SetPodStatus(cur, corev1.PodStatus{Phase: corev1.PodFailed})
+				}
+			}
+		}
+		if rng.IntN(2) == 0 {
+			s.RunUntil(s.Elapsed() + time.Duration(rng.IntN(2000))*time.Millisecond)
+		}
+		pods := kl.podManager.GetPods()
+		var want []*corev1.Pod
+		for _, p := range pods {
+			if kl.isActive(p) {
+				want = append(want, p)
+			}
+		}
+		c := kl.activeFilter
+		if c.valid && c.pods == kl.podManager.podsVersion && c.workers == kl.podWorkers.TerminationVersion() && c.statuses == kl.statusManager.TerminalVersion() {
+			reused++
+		}
+		if got := kl.filterOutInactivePods(pods); !slices.Equal(got, want) {
+			t.Fatalf("step %d: active %v, checking every pod gives %v", step, uids(got), uids(want))
+		}
+	}
+	if reused < 50 {
+		t.Fatalf("only %d of 600 calls reused what the previous one read", reused)
+	}
+	t.Logf("%d of 600 calls reused what the previous one read", reused)
 }

@@ -127,16 +127,75 @@ func (kl *Kubelet) HandlePodSyncs(pods []*corev1.Pod) {
 func isTerminal(p corev1.PodPhase) bool { return p == corev1.PodSucceeded || p == corev1.PodFailed }
 
 // filterOutInactivePods drops pods the workers finished and terminal pods not being
-// terminated: what remains counts against the node's resources.
+// terminated: what remains counts against the node's resources. The caller owns the slice
+// returned.
+//
+// Given the pod manager's list (GetPods), what isActive reads of each pod other than its
+// object is kept, by the pod's place in the list, with the versions it was read at; while
+// none moved it is reused and only each pod's own phase is read again. The versions: which
+// UIDs the pod manager holds (podsVersion: the same UIDs are at the same places), the
+// workers' terminations (TerminationVersion, which covers IsPodKnownTerminated and
+// IsPodTerminationRequested) and which pods the status manager holds terminal
+// (TerminalVersion).
 func (kl *Kubelet) filterOutInactivePods(pods []*corev1.Pod) []*corev1.Pod {
 	out := make([]*corev1.Pod, 0, len(pods))
-	for _, p := range pods {
-		if kl.isActive(p) {
+	if !kl.podManager.isHandedOut(pods) {
+		for _, p := range pods {
+			if kl.isActive(p) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	c := &kl.activeFilter
+	podsVersion, workers, statuses := kl.podManager.podsVersion, kl.podWorkers.TerminationVersion(), kl.statusManager.TerminalVersion()
+	if !c.valid || c.pods != podsVersion || c.workers != workers || c.statuses != statuses {
+		c.flags = c.flags[:0]
+		for _, p := range pods {
+			var f activeFlags
+			if kl.podWorkers.IsPodKnownTerminated(p.UID) {
+				f |= knownTerminated
+			}
+			if phase, ok := kl.statusManager.GetPodPhase(p.UID); ok && isTerminal(phase) {
+				f |= statusTerminal
+			}
+			if kl.podWorkers.IsPodTerminationRequested(p.UID) {
+				f |= terminationRequested
+			}
+			c.flags = append(c.flags, f)
+		}
+		c.valid, c.pods, c.workers, c.statuses = true, podsVersion, workers, statuses
+	}
+	for i, p := range pods {
+		// isActive, with what it reads besides the pod object taken from the flags.
+		f := c.flags[i]
+		if f&knownTerminated != 0 {
+			continue
+		}
+		if terminal := isTerminal(p.Status.Phase) || f&statusTerminal != 0; !terminal || f&terminationRequested != 0 {
 			out = append(out, p)
 		}
 	}
 	return out
 }
+
+// activeFilter is what filterOutInactivePods keeps of the pod manager's pods: for each, in
+// GetPods' order, what isActive reads besides the pod object, and the versions it was read
+// at.
+type activeFilter struct {
+	valid                   bool
+	pods, workers, statuses uint64
+	flags                   []activeFlags
+}
+
+// activeFlags are one pod's answers from the pod workers and the status manager.
+type activeFlags uint8
+
+const (
+	knownTerminated      activeFlags = 1 << iota // IsPodKnownTerminated
+	statusTerminal                               // the status manager holds a terminal phase
+	terminationRequested                         // IsPodTerminationRequested
+)
 
 // isActive is filterOutInactivePods' test for one pod.
 func (kl *Kubelet) isActive(p *corev1.Pod) bool {

@@ -113,6 +113,7 @@ type Kubelet struct {
 	statsProvider    *eviction.StatsProvider
 	// cleanup is what housekeeping keeps between passes (see HandlePodCleanups)
 	cleanup         cleanupMemo
+	activeFilter    activeFilter // filterOutInactivePods' last answer
 	evictionManager *eviction.Manager
 	imageGCTimer    *sim.Timer
 

@@ -183,6 +183,12 @@ func (m *podManager) GetMirrorPodByPod(p *corev1.Pod) (*corev1.Pod, bool) {
 	return mp, ok
 }
 
+// isHandedOut reports whether pods is the list GetPods last handed out and the pod map has
+// not changed since: such a list is never written to again.
+func (m *podManager) isHandedOut(pods []*corev1.Pod) bool {
+	return m.handedOut && len(pods) == len(m.sorted) && (len(pods) == 0 || &pods[0] == &m.sorted[0])
+}
+
 // GetPods returns the desired pods (not mirror pods), ordered by UID. The slice is shared:
 // callers must not modify it.
 func (m *podManager) GetPods() []*corev1.Pod {
