@@ -112,10 +112,13 @@ type Kubelet struct {
 	admitHandlers    []AdmitHandler
 	statsProvider    *eviction.StatsProvider
 	// cleanup is what housekeeping keeps between passes (see HandlePodCleanups)
-	cleanup         cleanupMemo
-	activeFilter    activeFilter // filterOutInactivePods' last answer
-	evictionManager *eviction.Manager
-	imageGCTimer    *sim.Timer
+	cleanup      cleanupMemo
+	activeFilter activeFilter // filterOutInactivePods' last answer
+	// gcClean are the runtime pods the last containerGC found nothing to remove in, in UID
+	// order; gcCleanNext is the other buffer, which the next pass fills.
+	gcClean, gcCleanNext []gcCleanPod
+	evictionManager      *eviction.Manager
+	imageGCTimer         *sim.Timer
 
 	syncTicker         *sim.Ticker
 	housekeepingTicker *sim.Ticker

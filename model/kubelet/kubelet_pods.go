@@ -196,6 +196,12 @@ func (kl *Kubelet) cleanUpContainersInPod(uid types.UID, exitedID string) {
 // containerGC is the periodic container garbage collection (every minute): dead containers
 // beyond one per container name, every dead container and idle sandbox of pods whose
 // runtime may be removed.
+//
+// What it removes of a pod depends only on the pod's containers and sandboxes (their
+// names, order and states) and on the two answers of the pod workers. The runtime's
+// listing gives an unchanged pod as the same object, so a pod found with nothing to remove
+// is remembered (gcClean) with its listing object and those answers, and passed over while
+// all three are the same.
 func (kl *Kubelet) containerGC() {
 	defer func() {
 		kl.gcTimer = kl.s.Clock("gc", sim.PriorityDefault).Schedule(containerGCPeriod, kl.containerGC)
@@ -209,12 +215,23 @@ func (kl *Kubelet) containerGC() {
 	}
 	allReady := kl.sourcesReady.AllReady()
 	removed := 0
+	// Both the listing and gcClean are in UID order: walk them together.
+	prev, clean := kl.gcClean, kl.gcCleanNext[:0]
 	for _, p := range pods {
 		removeAll := allReady && kl.podWorkers.ShouldPodContentBeRemoved(p.ID)
+		podGone := allReady && kl.podWorkers.ShouldPodRuntimeBeRemoved(p.ID)
+		for len(prev) > 0 && prev[0].pod.ID < p.ID {
+			prev = prev[1:]
+		}
+		if len(prev) > 0 && prev[0] == (gcCleanPod{p, removeAll, podGone}) {
+			clean = append(clean, prev[0])
+			continue
+		}
 		st, err := kl.runtime.GetPodStatus(p.ID, p.Name, p.Namespace)
 		if err != nil {
 			continue
 		}
+		removedBefore := removed
 		seen := map[string]int{}
 		for _, c := range st.ContainerStatuses {
 			if c.State == container.StateRunning {
@@ -235,7 +252,7 @@ func (kl *Kubelet) containerGC() {
 				kept++
 			}
 		}
-		podGone := allReady && kl.podWorkers.ShouldPodRuntimeBeRemoved(p.ID)
+		podGone = allReady && kl.podWorkers.ShouldPodRuntimeBeRemoved(p.ID)
 		for i, sb := range st.SandboxStatuses {
 			if sb.State == container.SandboxReady {
 				continue
@@ -245,8 +262,19 @@ func (kl *Kubelet) containerGC() {
 				removed++
 			}
 		}
+		if removed == removedBefore {
+			clean = append(clean, gcCleanPod{p, removeAll, podGone})
+		}
 	}
+	kl.gcClean, kl.gcCleanNext = clean, kl.gcClean
 	if removed > 0 {
 		kl.s.Record(&trace.Event{Track: "gc", Kind: "containerGC", Attrs: []trace.Attr{{Key: "removed", Value: strconv.Itoa(removed)}}})
 	}
+}
+
+// gcCleanPod is a runtime pod in which containerGC found nothing to remove: its listing
+// object and the pod workers' answers then.
+type gcCleanPod struct {
+	pod                *container.Pod
+	removeAll, podGone bool
 }
