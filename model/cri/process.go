@@ -186,8 +186,9 @@ func exitReason(c *ctr) *trace.Reason {
 
 // ProcessUp reports whether a running container's process has finished starting up (its
 // behaviour's startup time has passed).
-func (r *Runtime) ProcessUp(id string) bool {
-	c := r.ctrs[id]
+func (r *Runtime) ProcessUp(id string) bool { return r.processUp(r.ctrs[id]) }
+
+func (r *Runtime) processUp(c *ctr) bool {
 	if c == nil || c.state != container.StateRunning || c.proc == nil {
 		return false
 	}
@@ -225,11 +226,38 @@ func (r *Runtime) PreStopDuration(id string) time.Duration {
 // without a matching step the probe succeeds once the process is up (its startup time has
 // passed). It also says how long the probe took (the step's latency).
 func (r *Runtime) RunProbe(id string, probe string) (bool, time.Duration) {
+	return r.runProbe(r.ctrs[id], probe)
+}
+
+// ProbeTarget is one container as a probe worker holds it, so that its probes need no
+// lookup by ID. It stays valid for the container's whole life: a container record stands
+// for one container only (a restart creates another, and IDs are never reused), it runs
+// at most once, and only a container that no longer runs can be removed, so a target whose
+// container is gone answers as RunProbe answers an unknown ID: the probe fails.
+type ProbeTarget struct {
+	r     *Runtime
+	c     *ctr
+	probe string
+}
+
+// ProbeTarget returns the target of the given probe ("liveness", "readiness" or
+// "startup") of the container with the given ID, or nil if there is no such container.
+func (r *Runtime) ProbeTarget(id string, probe string) *ProbeTarget {
 	c := r.ctrs[id]
+	if c == nil {
+		return nil
+	}
+	return &ProbeTarget{r: r, c: c, probe: probe}
+}
+
+// RunProbe answers one probe of the target, as Runtime.RunProbe does.
+func (t *ProbeTarget) RunProbe() (bool, time.Duration) { return t.r.runProbe(t.c, t.probe) }
+
+func (r *Runtime) runProbe(c *ctr, probe string) (bool, time.Duration) {
 	if c == nil || c.state != container.StateRunning || c.proc == nil {
 		return false, 0
 	}
-	up := r.ProcessUp(id)
+	up := r.processUp(c)
 	var steps []api.ProbeStep
 	if p := c.proc.b.Probes; p != nil {
 		switch probe {

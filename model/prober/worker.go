@@ -30,6 +30,31 @@ type worker struct {
 	lastResult   results.Result
 	resultRun    int
 	onHold       bool
+	// published is the result this worker last put in its results manager for containerID
+	// (publishedKnown false: none, or removed since): what results.Get would return. The
+	// worker is the only writer of that entry (one worker per container and probe type,
+	// one results manager per probe type, and container IDs are never reused), so it
+	// keeps the copy in step on every Set and Remove and need not look the ID up.
+	published      results.Result
+	publishedKnown bool
+	// target is the runtime's handle to container containerID for this probe type, held
+	// until the ID changes (nil: not looked up yet, or the runtime did not know the ID).
+	target Target
+
+	// every is the probe's period. The spec of a worker's probe never changes (a pod update
+	// comes as a new object, and AddPod keeps the existing workers), so it is read once.
+	every time.Duration
+
+	// seen is the pod status the last round read and seenCS the container's entry in it
+	// (nil: none). A cached status is never changed in place (see StatusProvider), so while
+	// the status manager hands out the same status the entry is the one findStatus would
+	// find; and since the worker holds the pointer, a later status cannot reuse its address.
+	// seenDelayOver records that the probe's initial delay had passed for the container
+	// seenCS describes: its start time is fixed and the clock only moves on, so it stays
+	// passed until the status changes.
+	seen          *corev1.PodStatus
+	seenCS        *corev1.ContainerStatus
+	seenDelayOver bool
 
 	// statusID is the last ContainerID read from the pod's status ("containerd://abc"), and
 	// runtimeID the same without its scheme ("abc"): a probe parses the ID only when the
@@ -57,7 +82,7 @@ func newWorker(m *Manager, pod *corev1.Pod, c *corev1.Container, pt ProbeType, s
 	w := &worker{
 		m: m, pod: pod, podKey: pod.Namespace + "/" + pod.Name, container: c, probeType: pt, spec: spec, results: m.resultsFor(pt),
 		clk: m.s.Clock("prober "+key, sim.PriorityDefault), rng: m.s.RNG("prober/" + key),
-		lastResult: results.Unknown,
+		lastResult: results.Unknown, every: time.Duration(spec.PeriodSeconds) * time.Second,
 	}
 	w.unblock = func() { w.blocked = false }
 	switch pt {
@@ -74,7 +99,7 @@ func newWorker(m *Manager, pod *corev1.Pod, c *corev1.Container, pt ProbeType, s
 // key names the worker: its pod, container and probe type.
 func (w *worker) key() probeKey { return probeKey{w.pod.UID, w.container.Name, w.probeType} }
 
-func (w *worker) period() time.Duration { return time.Duration(w.spec.PeriodSeconds) * time.Second }
+func (w *worker) period() time.Duration { return w.every }
 
 // start begins the worker's loop: probe once, then on every period. A kubelet that started
 // less than a period ago first waits a random part of the period, so that probes created
@@ -128,7 +153,7 @@ func (w *worker) stop() {
 		w.ticker.Stop()
 	}
 	if w.containerID != "" {
-		w.results.Remove(w.containerID)
+		w.forget()
 	}
 	w.m.remove(w)
 }
@@ -142,27 +167,14 @@ func (w *worker) run() {
 // set publishes a result; the send blocks while the syncLoop's channel is full.
 func (w *worker) set(r results.Result) {
 	w.blocked = true
+	w.published, w.publishedKnown = r, true
 	w.results.Set(w.containerID, r, w.pod.UID, w.unblock)
 }
 
-// resultEvent is a probeResult event with room for the two attributes every probe records
-// (result and counted), so that recording the usual probe, which every worker does every
-// period, takes a single allocation; the rarer third and fourth (timeout, held or changed)
-// move the attributes to a slice of their own. Each event owns its attributes: a sink may
-// keep them.
-type resultEvent struct {
-	trace.Event
-	attrs [2]trace.Attr
-}
-
-// newResultEvent starts the event of a probe whose result is label, the worker's resultRun-th
-// such result in a row.
-func (w *worker) newResultEvent(label string) *resultEvent {
-	e := &resultEvent{}
-	e.attrs = [2]trace.Attr{{Key: "result", Value: label}, {Key: "counted", Value: w.m.counted(w.resultRun)}}
-	e.Event = trace.Event{Kind: trace.ProbeResult, Name: string(w.probeType), Pod: w.podKey,
-		Container: w.container.Name, Attrs: e.attrs[:]}
-	return e
+// forget removes the result of the container the worker probed.
+func (w *worker) forget() {
+	w.published, w.publishedKnown = results.Unknown, false
+	w.results.Remove(w.containerID)
 }
 
 // resultLabel is how the trace names a result: "success" or "failure".
@@ -222,7 +234,10 @@ func (w *worker) doProbe() bool {
 	if status.Phase == corev1.PodFailed || status.Phase == corev1.PodSucceeded {
 		return false
 	}
-	c := findStatus(status, w.container.Name)
+	if status != w.seen {
+		w.seen, w.seenCS, w.seenDelayOver = status, findStatus(status, w.container.Name), false
+	}
+	c := w.seenCS
 	if c == nil || c.ContainerID == "" {
 		return true // the container has not been created yet
 	}
@@ -235,9 +250,9 @@ func (w *worker) doProbe() bool {
 	id := w.runtimeID
 	if w.containerID != id {
 		if w.containerID != "" {
-			w.results.Remove(w.containerID)
+			w.forget()
 		}
-		w.containerID = id
+		w.containerID, w.target = id, nil
 		w.lastResult, w.resultRun = results.Unknown, 0
 		adopted := !w.m.ChangeContainerStatusOnKubeletRestart && c.State.Running != nil &&
 			w.m.StartedBeforeKubeletRestart(c.State.Running.StartedAt.Time)
@@ -273,8 +288,11 @@ func (w *worker) doProbe() bool {
 		w.set(results.Success)
 		return false
 	}
-	if w.clk.Since(c.State.Running.StartedAt.Time) < time.Duration(w.spec.InitialDelaySeconds)*time.Second {
-		return true
+	if !w.seenDelayOver {
+		if w.clk.Since(c.State.Running.StartedAt.Time) < time.Duration(w.spec.InitialDelaySeconds)*time.Second {
+			return true
+		}
+		w.seenDelayOver = true
 	}
 	started := c.Started != nil && *c.Started
 	if w.probeType == Startup && started {
@@ -284,7 +302,13 @@ func (w *worker) doProbe() bool {
 		return true // liveness and readiness wait for the startup probe
 	}
 
-	ok, took := w.m.runner.RunProbe(w.containerID, w.probeType)
+	if w.target == nil {
+		w.target = w.m.runner.ProbeTarget(w.containerID, w.probeType)
+	}
+	ok, took := false, time.Duration(0) // a container the runtime does not know fails
+	if w.target != nil {
+		ok, took = w.target.RunProbe()
+	}
 	timedOut := took > time.Duration(w.spec.TimeoutSeconds)*time.Second
 	result := results.Success
 	if !ok || timedOut {
@@ -295,25 +319,29 @@ func (w *worker) doProbe() bool {
 	} else {
 		w.lastResult, w.resultRun = result, 1
 	}
-	e := w.newResultEvent(resultLabel(result))
+	// The event lives on the stack (Record copies it) and its attributes come from the
+	// manager's shared table, so the usual probe allocates nothing.
+	e := trace.Event{Kind: trace.ProbeResult, Name: string(w.probeType), Pod: w.podKey, Container: w.container.Name}
+	timeout := ""
 	if timedOut {
-		e.Attrs = append(e.Attrs, trace.Attr{Key: "timeout", Value: took.String()})
+		timeout = took.String()
 	}
 	if (result == results.Failure && w.resultRun < int(w.spec.FailureThreshold)) ||
 		(result == results.Success && w.resultRun < int(w.spec.SuccessThreshold)) {
-		e.Attrs = append(e.Attrs, trace.Attr{Key: "held", Value: "true"})
+		e.Attrs = w.m.resultAttrs(result, w.resultRun, timeout, tailHeld)
 		e.Reason = w.heldReason(result)
-		w.clk.Record(&e.Event)
+		w.clk.Record(&e)
 		return true // below the threshold: keep the previous result
 	}
 	// An unchanged result is not published: Set would find it in the cache and return at
 	// once, without a send.
-	prev, known := w.results.Get(w.containerID)
-	changed := !known || prev != result
+	changed := !w.publishedKnown || w.published != result
+	tail := tailNone
 	if changed {
-		e.Attrs = append(e.Attrs, trace.Attr{Key: "changed", Value: "true"})
+		tail = tailChanged
 	}
-	w.clk.Record(&e.Event)
+	e.Attrs = w.m.resultAttrs(result, w.resultRun, timeout, tail)
+	w.clk.Record(&e)
 	if changed {
 		w.set(result)
 	}

@@ -28,7 +28,9 @@ type fakeRunner struct {
 	took time.Duration
 }
 
-func (f *fakeRunner) RunProbe(string, ProbeType) (bool, time.Duration) { return f.ok, f.took }
+func (f *fakeRunner) ProbeTarget(string, ProbeType) Target { return f }
+
+func (f *fakeRunner) RunProbe() (bool, time.Duration) { return f.ok, f.took }
 
 type harness struct {
 	s      *sim.Sim
