@@ -186,9 +186,8 @@ func exitReason(c *ctr) *trace.Reason {
 
 // ProcessUp reports whether a running container's process has finished starting up (its
 // behaviour's startup time has passed).
-func (r *Runtime) ProcessUp(id string) bool { return r.processUp(r.ctrs[id]) }
-
-func (r *Runtime) processUp(c *ctr) bool {
+func (r *Runtime) ProcessUp(id string) bool {
+	c := r.ctrs[id]
 	if c == nil || c.state != container.StateRunning || c.proc == nil {
 		return false
 	}
@@ -257,7 +256,8 @@ func (r *Runtime) runProbe(c *ctr, probe string) (bool, time.Duration) {
 	if c == nil || c.state != container.StateRunning || c.proc == nil {
 		return false, 0
 	}
-	up := r.processUp(c)
+	since := r.s.Now().Sub(c.startedAt)
+	up := c.proc.b.Startup == nil || since >= c.proc.b.Startup.Duration // ProcessUp
 	var steps []api.ProbeStep
 	if p := c.proc.b.Probes; p != nil {
 		switch probe {
@@ -269,7 +269,6 @@ func (r *Runtime) runProbe(c *ctr, probe string) (bool, time.Duration) {
 			steps = p.Startup
 		}
 	}
-	since := r.s.Now().Sub(c.startedAt)
 	for _, st := range steps {
 		if st.From != nil && since < st.From.Duration {
 			continue

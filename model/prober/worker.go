@@ -105,7 +105,7 @@ func newWorker(m *Manager, pod *corev1.Pod, c *corev1.Container, pt ProbeType, s
 }
 
 // key names the worker: its pod, container and probe type.
-func (w *worker) key() probeKey { return probeKey{w.pod.UID, w.container.Name, w.probeType} }
+func (w *worker) key() probeKey { return probeKey{w.uid, w.containerName, w.probeType} }
 
 // start begins the worker's loop: probe once, then on every period. A kubelet that started
 // less than a period ago first waits a random part of the period, so that probes created
