@@ -225,7 +225,12 @@ func (r *Runtime) PreStopDuration(id string) time.Duration {
 // without a matching step the probe succeeds once the process is up (its startup time has
 // passed). It also says how long the probe took (the step's latency).
 func (r *Runtime) RunProbe(id string, probe string) (bool, time.Duration) {
-	return r.runProbe(r.ctrs[id], probe)
+	c := r.ctrs[id]
+	if c == nil {
+		return false, 0
+	}
+	t := ProbeTarget{r: r, c: c, probe: probe}
+	return t.RunProbe()
 }
 
 // ProbeTarget is one container as a probe worker holds it, so that its probes need no
@@ -237,6 +242,12 @@ type ProbeTarget struct {
 	r     *Runtime
 	c     *ctr
 	probe string
+	// What a probe reads of the running container, taken at its first probe: a container
+	// starts once, and its process's behaviour and start time never change after that.
+	running bool
+	started time.Duration // the container's start, as run time elapsed
+	upAfter time.Duration // the behaviour's startup time (0 without one)
+	steps   []api.ProbeStep
 }
 
 // ProbeTarget returns the target of the given probe ("liveness", "readiness" or
@@ -250,26 +261,31 @@ func (r *Runtime) ProbeTarget(id string, probe string) *ProbeTarget {
 }
 
 // RunProbe answers one probe of the target, as Runtime.RunProbe does.
-func (t *ProbeTarget) RunProbe() (bool, time.Duration) { return t.r.runProbe(t.c, t.probe) }
-
-func (r *Runtime) runProbe(c *ctr, probe string) (bool, time.Duration) {
-	if c == nil || c.state != container.StateRunning || c.proc == nil {
+func (t *ProbeTarget) RunProbe() (bool, time.Duration) {
+	c := t.c
+	if c.state != container.StateRunning || c.proc == nil {
 		return false, 0
 	}
-	since := r.s.Now().Sub(c.startedAt)
-	up := c.proc.b.Startup == nil || since >= c.proc.b.Startup.Duration // ProcessUp
-	var steps []api.ProbeStep
-	if p := c.proc.b.Probes; p != nil {
-		switch probe {
-		case "liveness":
-			steps = p.Liveness
-		case "readiness":
-			steps = p.Readiness
-		case "startup":
-			steps = p.Startup
+	if !t.running {
+		t.running = true
+		t.started = c.startedAt.Sub(sim.Epoch)
+		if c.proc.b.Startup != nil {
+			t.upAfter = c.proc.b.Startup.Duration
+		}
+		if p := c.proc.b.Probes; p != nil {
+			switch t.probe {
+			case "liveness":
+				t.steps = p.Liveness
+			case "readiness":
+				t.steps = p.Readiness
+			case "startup":
+				t.steps = p.Startup
+			}
 		}
 	}
-	for _, st := range steps {
+	since := t.r.s.Elapsed() - t.started // never negative
+	up := since >= t.upAfter             // as ProcessUp decides
+	for _, st := range t.steps {
 		if st.From != nil && since < st.From.Duration {
 			continue
 		}
