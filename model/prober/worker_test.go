@@ -382,3 +382,29 @@ func TestUnchangedStatusRound(t *testing.T) {
 		t.Fatalf("a deleted pod's liveness = %v, want Success", r)
 	}
 }
+
+// BenchmarkUnchangedProbe is one round of a readiness worker whose pod status and result do
+// not change: the common case, every period, for every probed container of a steady node.
+func BenchmarkUnchangedProbe(b *testing.B) {
+	s := sim.New(1, trace.Discard{})
+	started := metav1.NewTime(s.Now())
+	st := &fakeStatus{st: &corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{
+		Name: "c", ContainerID: "containerd://c1", Started: boolPtr(true),
+		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: started}}}}}}
+	m := NewManager(s, st, &fakeRunner{ok: true}, results.NewManager(s, "livenessManager"),
+		results.NewManager(s, "readinessManager"), results.NewManager(s, "startupManager"), s.Now().Add(-time.Hour))
+	probe := corev1.Probe{PeriodSeconds: 10, TimeoutSeconds: 1, SuccessThreshold: 1, FailureThreshold: 3}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "u", Name: "p", Namespace: "ns"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", ReadinessProbe: &probe}}}}
+	w := newWorker(m, pod, &pod.Spec.Containers[0], Readiness, &probe)
+	w.doProbe()
+	m.readiness.Updates().TryRecv()
+	s.Step(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		w.resultRun = 1 // stay within the shared attribute table
+		if !w.doProbe() || w.blocked {
+			b.Fatal("the worker stopped or blocked")
+		}
+	}
+}
