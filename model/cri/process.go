@@ -226,23 +226,66 @@ func (r *Runtime) PreStopDuration(id string) time.Duration {
 // passed). It also says how long the probe took (the step's latency).
 func (r *Runtime) RunProbe(id string, probe string) (bool, time.Duration) {
 	c := r.ctrs[id]
-	if c == nil || c.state != container.StateRunning || c.proc == nil {
+	if c == nil {
 		return false, 0
 	}
-	up := r.ProcessUp(id)
-	var steps []api.ProbeStep
-	if p := c.proc.b.Probes; p != nil {
-		switch probe {
-		case "liveness":
-			steps = p.Liveness
-		case "readiness":
-			steps = p.Readiness
-		case "startup":
-			steps = p.Startup
+	t := ProbeTarget{r: r, c: c, probe: probe}
+	return t.RunProbe()
+}
+
+// ProbeTarget is one container as a probe worker holds it, so that its probes need no
+// lookup by ID. It stays valid for the container's whole life: a container record stands
+// for one container only (a restart creates another, and IDs are never reused), it runs
+// at most once, and only a container that no longer runs can be removed, so a target whose
+// container is gone answers as RunProbe answers an unknown ID: the probe fails.
+type ProbeTarget struct {
+	r     *Runtime
+	c     *ctr
+	probe string
+	// What a probe reads of the running container, taken at its first probe: a container
+	// starts once, and its process's behaviour and start time never change after that.
+	running bool
+	started time.Duration // the container's start, as run time elapsed
+	upAfter time.Duration // the behaviour's startup time (0 without one)
+	steps   []api.ProbeStep
+}
+
+// ProbeTarget returns the target of the given probe ("liveness", "readiness" or
+// "startup") of the container with the given ID, or nil if there is no such container.
+func (r *Runtime) ProbeTarget(id string, probe string) *ProbeTarget {
+	c := r.ctrs[id]
+	if c == nil {
+		return nil
+	}
+	return &ProbeTarget{r: r, c: c, probe: probe}
+}
+
+// RunProbe answers one probe of the target, as Runtime.RunProbe does.
+func (t *ProbeTarget) RunProbe() (bool, time.Duration) {
+	c := t.c
+	if c.state != container.StateRunning || c.proc == nil {
+		return false, 0
+	}
+	if !t.running {
+		t.running = true
+		t.started = c.startedAt.Sub(sim.Epoch)
+		if c.proc.b.Startup != nil {
+			t.upAfter = c.proc.b.Startup.Duration
+		}
+		if p := c.proc.b.Probes; p != nil {
+			switch t.probe {
+			case "liveness":
+				t.steps = p.Liveness
+			case "readiness":
+				t.steps = p.Readiness
+			case "startup":
+				t.steps = p.Startup
+			}
 		}
 	}
-	since := r.s.Now().Sub(c.startedAt)
-	for _, st := range steps {
+	since := t.r.s.Elapsed() - t.started // never negative
+	up := since >= t.upAfter             // as ProcessUp decides
+	for _, st := range t.steps {
 		if st.From != nil && since < st.From.Duration {
 			continue
 		}

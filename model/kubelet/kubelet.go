@@ -204,8 +204,11 @@ func New(s *sim.Sim, deps Dependencies) *Kubelet {
 // probeRunner runs probes against the fake runtime.
 type probeRunner struct{ rt *cri.Runtime }
 
-func (p probeRunner) RunProbe(id string, pt prober.ProbeType) (bool, time.Duration) {
-	return p.rt.RunProbe(id, string(pt))
+func (p probeRunner) ProbeTarget(id string, pt prober.ProbeType) prober.Target {
+	if t := p.rt.ProbeTarget(id, string(pt)); t != nil {
+		return t
+	}
+	return nil // not a nil *cri.ProbeTarget in a non-nil interface
 }
 
 // Results managers, for the prober.

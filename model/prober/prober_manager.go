@@ -17,6 +17,7 @@ import (
 	"nodesim/model/kuberuntime"
 	"nodesim/model/prober/results"
 	"nodesim/sim"
+	"nodesim/trace"
 )
 
 // ProbeType is the kind of probe.
@@ -30,15 +31,26 @@ const (
 )
 
 // StatusProvider is the status manager, from which workers read the pod's latest status.
-// PeekPodStatus returns the cached status itself, which the worker only reads.
+// PeekPodStatus returns the cached status itself, which the worker only reads; a new status
+// comes as a new value, never as a change in place, so a worker may keep what it derived
+// from a status for as long as it gets the same pointer back.
 type StatusProvider interface {
 	PeekPodStatus(uid types.UID) (*corev1.PodStatus, bool)
 }
 
-// Runner runs one probe against a container: the fake runtime answers from the container's
-// behaviour script. It reports the result and how long the probe took.
+// Runner finds the containers probes run against: the fake runtime answers each probe from
+// the container's behaviour script.
 type Runner interface {
-	RunProbe(containerID string, probe ProbeType) (success bool, took time.Duration)
+	// ProbeTarget returns the target of a probe of the container with the given runtime
+	// ID, or nil if the runtime has no such container. A worker holds the target for as
+	// long as it probes that container ID, instead of looking the ID up every period.
+	ProbeTarget(containerID string, probe ProbeType) Target
+}
+
+// Target is one container as one kind of probe sees it.
+type Target interface {
+	// RunProbe runs the probe once: it reports the result and how long the probe took.
+	RunProbe() (success bool, took time.Duration)
 }
 
 type probeKey struct {
@@ -71,6 +83,13 @@ type Manager struct {
 	// "counted" attribute, grown on demand up to maxCounted; strings never change, so every
 	// event shares them.
 	counts []string
+	// attrs are the attribute lists of probeResult events without a timeout, shared by
+	// every event that records the same list: attrs[r][t][n] is result r (0 success,
+	// 1 failure), then the attribute after "counted" (t: none, held or changed), for
+	// counted n < maxCounted, built on first use. Sharing is safe because nothing changes a
+	// recorded event's attributes, and each list's capacity is its length, so an append to
+	// one copies it.
+	attrs [2][3][][]trace.Attr
 
 	// ChangeContainerStatusOnKubeletRestart is the feature gate of that name (deprecated and
 	// off by default since v1.35). Off, a worker that finds a container which was already
@@ -212,7 +231,7 @@ func (m *Manager) UpdatePodStatus(pod *corev1.Pod, _ *corev1.PodStatus) {
 		if w.probeType != Readiness || w.stopped {
 			continue
 		}
-		if r, ok := m.readiness.Get(w.containerID); ok && r == results.Success {
+		if w.publishedKnown && w.published == results.Success {
 			continue
 		}
 		w.trigger()
@@ -246,6 +265,57 @@ func (m *Manager) counted(n int) string {
 		m.counts = append(m.counts, strconv.Itoa(len(m.counts)))
 	}
 	return m.counts[n]
+}
+
+// The attribute a probeResult event records after "counted", if any.
+const (
+	tailNone    = iota
+	tailHeld    // "held": below the threshold, the previous result stands
+	tailChanged // "changed": the published result changes
+)
+
+// resultAttrs returns the attributes of a probe result event: the result, counted n, the
+// timeout (when the probe took longer than its timeoutSeconds, "" otherwise) and tail.
+// Lists without a timeout come from the shared table.
+func (m *Manager) resultAttrs(result results.Result, n int, timeout string, tail int) []trace.Attr {
+	r := 0
+	if result != results.Success {
+		r = 1
+	}
+	if timeout != "" || n < 0 || n >= maxCounted {
+		return buildResultAttrs(result, m.counted(n), timeout, tail)
+	}
+	table := &m.attrs[r][tail]
+	if len(*table) <= n {
+		*table = append(*table, make([][]trace.Attr, n+1-len(*table))...)
+	}
+	if (*table)[n] == nil {
+		(*table)[n] = buildResultAttrs(result, m.counted(n), "", tail)
+	}
+	return (*table)[n]
+}
+
+// buildResultAttrs makes a probe result event's attribute list, its capacity its length.
+func buildResultAttrs(result results.Result, counted, timeout string, tail int) []trace.Attr {
+	size := 2
+	if timeout != "" {
+		size++
+	}
+	if tail != tailNone {
+		size++
+	}
+	attrs := make([]trace.Attr, 0, size)
+	attrs = append(attrs, trace.Attr{Key: "result", Value: resultLabel(result)}, trace.Attr{Key: "counted", Value: counted})
+	if timeout != "" {
+		attrs = append(attrs, trace.Attr{Key: "timeout", Value: timeout})
+	}
+	switch tail {
+	case tailHeld:
+		attrs = append(attrs, trace.Attr{Key: "held", Value: "true"})
+	case tailChanged:
+		attrs = append(attrs, trace.Attr{Key: "changed", Value: "true"})
+	}
+	return attrs
 }
 
 func (m *Manager) resultsFor(pt ProbeType) *results.Manager {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"nodesim/model/kuberuntime"
 	"nodesim/model/prober/results"
@@ -15,40 +16,70 @@ import (
 )
 
 // worker probes one container with one probe type (upstream prober/worker.go).
+//
+// A round on an unchanged pod status does no lookup by name or ID: the worker holds the
+// status it last read and the container's entry in it, the runtime's handle to the
+// container, a copy of the result it last published, and its probe's settings; the
+// fields a round reads come first.
 type worker struct {
-	m         *Manager
-	clk       *sim.Clock
-	pod       *corev1.Pod
-	podKey    string // namespace/name, as the trace names the pod
-	container *corev1.Container
-	probeType ProbeType
-	spec      *corev1.Probe
-	results   *results.Manager
+	stopped bool
+	blocked bool // waiting for the syncLoop to take a result off the full channel
+	pending bool // a manual trigger is scheduled
+	onHold  bool
+	// seenProbes records that the last round on status seen passed every check that
+	// depends only on the status and on the clock (phase, container ID, running, initial
+	// delay, started) and ran the probe: on the same status they pass again, so the next
+	// round checks only what may have changed since (on hold, the pod's deletion).
+	seenProbes bool
+	// published is the result this worker last put in its results manager for containerID
+	// (publishedKnown false: none, or removed since): what results.Get would return. The
+	// worker is the only writer of that entry (one worker per container and probe type,
+	// one results manager per probe type, and container IDs are never reused), so it
+	// keeps the copy in step on every Set and Remove and need not look the ID up.
+	publishedKnown bool
+	published      results.Result
+	lastResult     results.Result
+	resultRun      int
+	// ticker fires every period and triggered once for a manual trigger; each worker keeps
+	// its two timers for its whole life and re-arms them (Reset) instead of scheduling a new
+	// function every round, so a round allocates no timer or closure.
+	ticker *sim.Timer
+	m      *Manager
+	uid    types.UID
+	// seen is the pod status the last round read and seenCS the container's entry in it
+	// (nil: none). A cached status is never changed in place (see StatusProvider), so while
+	// the status manager hands out the same status the entry is the one findStatus would
+	// find; and since the worker holds the pointer, a later status cannot reuse its address.
+	seen   *corev1.PodStatus
+	seenCS *corev1.ContainerStatus
+	// target is the runtime's handle to container containerID for this probe type, held
+	// until the ID changes (nil: not looked up yet, or the runtime did not know the ID).
+	target Target
+	// The probe's settings, read once: the spec of a worker's probe never changes (a pod
+	// update comes as a new object, and AddPod keeps the existing workers).
+	period, timeout                    time.Duration
+	failureThreshold, successThreshold int
+	clk                                *sim.Clock
+	probeType                          ProbeType
+	podKey                             string // namespace/name, as the trace names the pod
+	containerName                      string
 
+	pod          *corev1.Pod
+	container    *corev1.Container
+	spec         *corev1.Probe
+	results      *results.Manager
 	initialValue results.Result
 	containerID  string
-	lastResult   results.Result
-	resultRun    int
-	onHold       bool
-
 	// statusID is the last ContainerID read from the pod's status ("containerd://abc"), and
 	// runtimeID the same without its scheme ("abc"): a probe parses the ID only when the
 	// status names another container.
 	statusID, runtimeID string
 	// held are the reasons a probe below failureThreshold (0) or successThreshold (1)
 	// records, built on first use (see heldReason).
-	held [2]*trace.Reason
-
-	// ticker fires every period and triggered once for a manual trigger; each worker keeps
-	// its two timers for its whole life and re-arms them (Reset) instead of scheduling a new
-	// function every round, so a round allocates no timer or closure.
-	ticker    *sim.Timer
+	held      [2]*trace.Reason
 	triggered *sim.Timer
 	// unblock is the continuation of a blocking result send, made once per worker.
 	unblock func()
-	stopped bool
-	blocked bool // waiting for the syncLoop to take a result off the full channel
-	pending bool // a manual trigger is scheduled
 	rng     *sim.RNG
 }
 
@@ -57,7 +88,9 @@ func newWorker(m *Manager, pod *corev1.Pod, c *corev1.Container, pt ProbeType, s
 	w := &worker{
 		m: m, pod: pod, podKey: pod.Namespace + "/" + pod.Name, container: c, probeType: pt, spec: spec, results: m.resultsFor(pt),
 		clk: m.s.Clock("prober "+key, sim.PriorityDefault), rng: m.s.RNG("prober/" + key),
-		lastResult: results.Unknown,
+		lastResult: results.Unknown, uid: pod.UID, containerName: c.Name,
+		period: time.Duration(spec.PeriodSeconds) * time.Second, timeout: time.Duration(spec.TimeoutSeconds) * time.Second,
+		failureThreshold: int(spec.FailureThreshold), successThreshold: int(spec.SuccessThreshold),
 	}
 	w.unblock = func() { w.blocked = false }
 	switch pt {
@@ -72,17 +105,15 @@ func newWorker(m *Manager, pod *corev1.Pod, c *corev1.Container, pt ProbeType, s
 }
 
 // key names the worker: its pod, container and probe type.
-func (w *worker) key() probeKey { return probeKey{w.pod.UID, w.container.Name, w.probeType} }
-
-func (w *worker) period() time.Duration { return time.Duration(w.spec.PeriodSeconds) * time.Second }
+func (w *worker) key() probeKey { return probeKey{w.uid, w.containerName, w.probeType} }
 
 // start begins the worker's loop: probe once, then on every period. A kubelet that started
 // less than a period ago first waits a random part of the period, so that probes created
 // together at start-up do not all fire at once.
 func (w *worker) start() {
 	delay := time.Duration(0)
-	if w.clk.Since(w.m.kubeletStartedAt) < w.period() {
-		delay = w.rng.Uniform(0, w.period())
+	if w.clk.Since(w.m.kubeletStartedAt) < w.period {
+		delay = w.rng.Uniform(0, w.period)
 	}
 	w.ticker = w.clk.Schedule(delay, w.tick)
 }
@@ -91,7 +122,7 @@ func (w *worker) tick() {
 	if w.stopped {
 		return
 	}
-	w.ticker.Reset(w.period())
+	w.ticker.Reset(w.period)
 	if w.blocked {
 		return // the tick is lost, as a ticker's would be while the worker is stuck
 	}
@@ -128,7 +159,7 @@ func (w *worker) stop() {
 		w.ticker.Stop()
 	}
 	if w.containerID != "" {
-		w.results.Remove(w.containerID)
+		w.forget()
 	}
 	w.m.remove(w)
 }
@@ -142,27 +173,14 @@ func (w *worker) run() {
 // set publishes a result; the send blocks while the syncLoop's channel is full.
 func (w *worker) set(r results.Result) {
 	w.blocked = true
+	w.published, w.publishedKnown = r, true
 	w.results.Set(w.containerID, r, w.pod.UID, w.unblock)
 }
 
-// resultEvent is a probeResult event with room for the two attributes every probe records
-// (result and counted), so that recording the usual probe, which every worker does every
-// period, takes a single allocation; the rarer third and fourth (timeout, held or changed)
-// move the attributes to a slice of their own. Each event owns its attributes: a sink may
-// keep them.
-type resultEvent struct {
-	trace.Event
-	attrs [2]trace.Attr
-}
-
-// newResultEvent starts the event of a probe whose result is label, the worker's resultRun-th
-// such result in a row.
-func (w *worker) newResultEvent(label string) *resultEvent {
-	e := &resultEvent{}
-	e.attrs = [2]trace.Attr{{Key: "result", Value: label}, {Key: "counted", Value: w.m.counted(w.resultRun)}}
-	e.Event = trace.Event{Kind: trace.ProbeResult, Name: string(w.probeType), Pod: w.podKey,
-		Container: w.container.Name, Attrs: e.attrs[:]}
-	return e
+// forget removes the result of the container the worker probed.
+func (w *worker) forget() {
+	w.published, w.publishedKnown = results.Unknown, false
+	w.results.Remove(w.containerID)
 }
 
 // resultLabel is how the trace names a result: "success" or "failure".
@@ -215,16 +233,93 @@ func findStatus(st *corev1.PodStatus, name string) *corev1.ContainerStatus {
 
 // doProbe is one round (upstream worker.doProbe); it reports whether to keep going.
 func (w *worker) doProbe() bool {
-	status, ok := w.m.status.PeekPodStatus(w.pod.UID)
+	status, ok := w.m.status.PeekPodStatus(w.uid)
 	if !ok {
 		return true // no status yet: try again next tick
 	}
-	if status.Phase == corev1.PodFailed || status.Phase == corev1.PodSucceeded {
-		return false
+	if status != w.seen {
+		w.seen, w.seenCS, w.seenProbes = status, findStatus(status, w.containerName), false
 	}
-	c := findStatus(status, w.container.Name)
+	if w.seenProbes && !w.onHold {
+		// Of the checks the last round passed on this status, only the deletion can differ.
+		if w.stopsOnDeletion() {
+			w.set(results.Success)
+			return false
+		}
+	} else {
+		probe, keepGoing := w.checkStatus(status)
+		if !probe {
+			return keepGoing
+		}
+		w.seenProbes = true
+	}
+
+	if w.target == nil {
+		w.target = w.m.runner.ProbeTarget(w.containerID, w.probeType)
+	}
+	ok, took := false, time.Duration(0) // a container the runtime does not know fails
+	if w.target != nil {
+		ok, took = w.target.RunProbe()
+	}
+	timedOut := took > w.timeout
+	result := results.Success
+	if !ok || timedOut {
+		result = results.Failure
+	}
+	if w.lastResult == result {
+		w.resultRun++
+	} else {
+		w.lastResult, w.resultRun = result, 1
+	}
+	// The event lives on the stack (Record copies it) and its attributes come from the
+	// manager's shared table, so the usual probe allocates nothing.
+	e := trace.Event{Kind: trace.ProbeResult, Name: string(w.probeType), Pod: w.podKey, Container: w.containerName}
+	timeout := ""
+	if timedOut {
+		timeout = took.String()
+	}
+	if (result == results.Failure && w.resultRun < w.failureThreshold) ||
+		(result == results.Success && w.resultRun < w.successThreshold) {
+		e.Attrs = w.m.resultAttrs(result, w.resultRun, timeout, tailHeld)
+		e.Reason = w.heldReason(result)
+		w.clk.Record(&e)
+		return true // below the threshold: keep the previous result
+	}
+	// An unchanged result is not published: Set would find it in the cache and return at
+	// once, without a send.
+	changed := !w.publishedKnown || w.published != result
+	tail := tailNone
+	if changed {
+		tail = tailChanged
+	}
+	e.Attrs = w.m.resultAttrs(result, w.resultRun, timeout, tail)
+	w.clk.Record(&e)
+	if changed {
+		w.set(result)
+	}
+	if (w.probeType == Liveness || w.probeType == Startup) && result == results.Failure {
+		// The container will be restarted: hold until a new container ID shows up.
+		w.onHold = true
+		w.resultRun = 0
+	}
+	return true
+}
+
+// stopsOnDeletion reports whether a deleted pod's worker ends here, publishing Success:
+// liveness and startup probes stop once the pod is being deleted.
+func (w *worker) stopsOnDeletion() bool {
+	return (w.probeType == Liveness || w.probeType == Startup) && w.pod.DeletionTimestamp != nil
+}
+
+// checkStatus is the part of a round before the probe itself (upstream doProbe's checks on
+// the pod's status): it reports whether to probe now and, if not, whether to keep going.
+func (w *worker) checkStatus(status *corev1.PodStatus) (probe, keepGoing bool) {
+	if status.Phase == corev1.PodFailed || status.Phase == corev1.PodSucceeded {
+		return false, false
+	}
+	c := w.seenCS
 	if c == nil || c.ContainerID == "" {
-		return true // the container has not been created yet
+		return false, true // the container has not been created yet
 	}
 	if c.ContainerID != w.statusID {
 		w.statusID, w.runtimeID = c.ContainerID, c.ContainerID
@@ -235,9 +330,9 @@ func (w *worker) doProbe() bool {
 	id := w.runtimeID
 	if w.containerID != id {
 		if w.containerID != "" {
-			w.results.Remove(w.containerID)
+			w.forget()
 		}
-		w.containerID = id
+		w.containerID, w.target = id, nil
 		w.lastResult, w.resultRun = results.Unknown, 0
 		adopted := !w.m.ChangeContainerStatusOnKubeletRestart && c.State.Running != nil &&
 			w.m.StartedBeforeKubeletRestart(c.State.Running.StartedAt.Time)
@@ -251,76 +346,37 @@ func (w *worker) doProbe() bool {
 		}
 		w.onHold = false
 		if w.blocked {
-			return true
+			return false, true
 		}
 	}
 	if w.onHold {
-		return true
+		return false, true
 	}
 	if c.State.Running == nil {
 		w.set(results.Failure)
 		// Stop once the container will not run again.
 		if c.State.Terminated == nil {
-			return true
+			return false, true
 		}
 		if g := w.m.RestartGates; g.ContainerRestartRules {
-			return kuberuntime.ContainerShouldRestart(w.container, &w.pod.Spec, c.State.Terminated.ExitCode, g) ||
+			return false, kuberuntime.ContainerShouldRestart(w.container, &w.pod.Spec, c.State.Terminated.ExitCode, g) ||
 				(g.RestartAll() && kuberuntime.ShouldAllContainersRestart(w.pod, nil, status))
 		}
-		return w.pod.Spec.RestartPolicy != corev1.RestartPolicyNever || kuberuntime.IsRestartableInitContainer(w.container)
+		return false, w.pod.Spec.RestartPolicy != corev1.RestartPolicyNever || kuberuntime.IsRestartableInitContainer(w.container)
 	}
-	if w.pod.DeletionTimestamp != nil && (w.probeType == Liveness || w.probeType == Startup) {
+	if w.stopsOnDeletion() {
 		w.set(results.Success)
-		return false
+		return false, false
 	}
 	if w.clk.Since(c.State.Running.StartedAt.Time) < time.Duration(w.spec.InitialDelaySeconds)*time.Second {
-		return true
+		return false, true
 	}
 	started := c.Started != nil && *c.Started
 	if w.probeType == Startup && started {
-		return true // the startup probe has done its job
+		return false, true // the startup probe has done its job
 	}
 	if w.probeType != Startup && !started {
-		return true // liveness and readiness wait for the startup probe
+		return false, true // liveness and readiness wait for the startup probe
 	}
-
-	ok, took := w.m.runner.RunProbe(w.containerID, w.probeType)
-	timedOut := took > time.Duration(w.spec.TimeoutSeconds)*time.Second
-	result := results.Success
-	if !ok || timedOut {
-		result = results.Failure
-	}
-	if w.lastResult == result {
-		w.resultRun++
-	} else {
-		w.lastResult, w.resultRun = result, 1
-	}
-	e := w.newResultEvent(resultLabel(result))
-	if timedOut {
-		e.Attrs = append(e.Attrs, trace.Attr{Key: "timeout", Value: took.String()})
-	}
-	if (result == results.Failure && w.resultRun < int(w.spec.FailureThreshold)) ||
-		(result == results.Success && w.resultRun < int(w.spec.SuccessThreshold)) {
-		e.Attrs = append(e.Attrs, trace.Attr{Key: "held", Value: "true"})
-		e.Reason = w.heldReason(result)
-		w.clk.Record(&e.Event)
-		return true // below the threshold: keep the previous result
-	}
-	// An unchanged result is not published: Set would find it in the cache and return at
-	// once, without a send.
-	prev, known := w.results.Get(w.containerID)
-	changed := !known || prev != result
-	if changed {
-		e.Attrs = append(e.Attrs, trace.Attr{Key: "changed", Value: "true"})
-	}
-	w.clk.Record(&e.Event)
-	if changed {
-		w.set(result)
-	}
-	if (w.probeType == Liveness || w.probeType == Startup) && result == results.Failure {
-		// The container will be restarted: hold until a new container ID shows up.
-		w.onHold = true
-		w.resultRun = 0
-	}
-	return true
+	return true, true
 }

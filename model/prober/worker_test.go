@@ -23,12 +23,22 @@ func (f *fakeStatus) PeekPodStatus(types.UID) (*corev1.PodStatus, bool) {
 	return f.st, f.st != nil
 }
 
+// update replaces the status with a changed copy, as the status manager does: a cached
+// status is never changed in place, and workers rely on that.
+func (f *fakeStatus) update(change func(*corev1.PodStatus)) {
+	st := f.st.DeepCopy()
+	change(st)
+	f.st = st
+}
+
 type fakeRunner struct {
 	ok   bool
 	took time.Duration
 }
 
-func (f *fakeRunner) RunProbe(string, ProbeType) (bool, time.Duration) { return f.ok, f.took }
+func (f *fakeRunner) ProbeTarget(string, ProbeType) Target { return f }
+
+func (f *fakeRunner) RunProbe() (bool, time.Duration) { return f.ok, f.took }
 
 type harness struct {
 	s      *sim.Sim
@@ -146,7 +156,7 @@ func TestLivenessFailureHoldsUntilANewContainer(t *testing.T) {
 	if r := h.probe(t); r != results.Failure || !h.w.onHold {
 		t.Fatalf("on hold: the result must stay Failure, got %v (onHold %v)", r, h.w.onHold)
 	}
-	h.status.st.ContainerStatuses[0].ContainerID = "containerd://c2"
+	h.status.update(func(st *corev1.PodStatus) { st.ContainerStatuses[0].ContainerID = "containerd://c2" })
 	h.probe(t)
 	if h.w.onHold || h.w.containerID != "c2" {
 		t.Fatalf("a new container must lift the hold: onHold %v id %s", h.w.onHold, h.w.containerID)
@@ -183,7 +193,7 @@ func TestTimeoutFails(t *testing.T) {
 // liveness waits while the container has not started; startup idles once it has.
 func TestStartupGating(t *testing.T) {
 	h := newHarness(Liveness, corev1.Probe{FailureThreshold: 1})
-	h.status.st.ContainerStatuses[0].Started = boolPtr(false)
+	h.status.update(func(st *corev1.PodStatus) { st.ContainerStatuses[0].Started = boolPtr(false) })
 	h.runner.ok = false
 	h.probe(t)
 	if h.w.resultRun != 0 {
@@ -200,7 +210,7 @@ func TestStartupGating(t *testing.T) {
 // A terminal pod stops the worker.
 func TestTerminalPodStopsWorker(t *testing.T) {
 	h := newHarness(Readiness, corev1.Probe{})
-	h.status.st.Phase = corev1.PodSucceeded
+	h.status.update(func(st *corev1.PodStatus) { st.Phase = corev1.PodSucceeded })
 	if h.w.doProbe() {
 		t.Fatal("the worker kept going for a terminal pod")
 	}
@@ -264,7 +274,9 @@ func TestWorkerStopsWhenTheContainerWillNotRestart(t *testing.T) {
 		h.w.container.RestartPolicy = &never
 		h.w.container.RestartPolicyRules = []corev1.ContainerRestartRule{{Action: corev1.ContainerRestartRuleActionRestart,
 			ExitCodes: &corev1.ContainerRestartRuleOnExitCodes{Operator: corev1.ContainerRestartRuleOnExitCodesOpIn, Values: []int32{42}}}}
-		h.status.st.ContainerStatuses[0].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: tc.code}}
+		h.status.update(func(st *corev1.PodStatus) {
+			st.ContainerStatuses[0].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: tc.code}}
+		})
 		if got := h.w.doProbe(); got != tc.keep {
 			t.Errorf("exit %d, gates %+v: worker keeps going = %v, want %v", tc.code, tc.gates, got, tc.keep)
 		}
@@ -338,5 +350,61 @@ func TestResultEvents(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("probe results:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A round on the same status as the last one skips the status checks it passed, but still
+// sees what may change without a new status: the pod's deletion stops a liveness worker
+// (publishing Success), and a new status is checked afresh.
+func TestUnchangedStatusRound(t *testing.T) {
+	h := newHarness(Liveness, corev1.Probe{FailureThreshold: 1})
+	h.probe(t)
+	if !h.w.seenProbes || h.w.resultRun != 1 {
+		t.Fatalf("first round: seenProbes %v, resultRun %d", h.w.seenProbes, h.w.resultRun)
+	}
+	h.probe(t)
+	if h.w.resultRun != 2 {
+		t.Fatalf("a round on the same status did not probe: resultRun %d", h.w.resultRun)
+	}
+	h.status.update(func(st *corev1.PodStatus) { st.ContainerStatuses[0].Started = boolPtr(false) })
+	h.probe(t)
+	if h.w.resultRun != 2 || h.w.seenProbes {
+		t.Fatalf("liveness probed a container the new status says has not started: resultRun %d", h.w.resultRun)
+	}
+	h.status.update(func(st *corev1.PodStatus) { st.ContainerStatuses[0].Started = boolPtr(true) })
+	h.probe(t)
+	h.runner.ok = false
+	h.w.pod.DeletionTimestamp = &metav1.Time{Time: h.s.Now()}
+	if h.w.doProbe() {
+		t.Fatal("a liveness worker kept going for a deleted pod")
+	}
+	if r, _ := h.w.results.Get("c1"); r != results.Success {
+		t.Fatalf("a deleted pod's liveness = %v, want Success", r)
+	}
+}
+
+// BenchmarkUnchangedProbe is one round of a readiness worker whose pod status and result do
+// not change: the common case, every period, for every probed container of a steady node.
+func BenchmarkUnchangedProbe(b *testing.B) {
+	s := sim.New(1, trace.Discard{})
+	started := metav1.NewTime(s.Now())
+	st := &fakeStatus{st: &corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{
+		Name: "c", ContainerID: "containerd://c1", Started: boolPtr(true),
+		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: started}}}}}}
+	m := NewManager(s, st, &fakeRunner{ok: true}, results.NewManager(s, "livenessManager"),
+		results.NewManager(s, "readinessManager"), results.NewManager(s, "startupManager"), s.Now().Add(-time.Hour))
+	probe := corev1.Probe{PeriodSeconds: 10, TimeoutSeconds: 1, SuccessThreshold: 1, FailureThreshold: 3}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "u", Name: "p", Namespace: "ns"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", ReadinessProbe: &probe}}}}
+	w := newWorker(m, pod, &pod.Spec.Containers[0], Readiness, &probe)
+	w.doProbe()
+	m.readiness.Updates().TryRecv()
+	s.Step(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		w.resultRun = 1 // stay within the shared attribute table
+		if !w.doProbe() || w.blocked {
+			b.Fatal("the worker stopped or blocked")
+		}
 	}
 }
