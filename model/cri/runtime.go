@@ -202,6 +202,10 @@ type Runtime struct {
 	// or whose memory changes other than by following its programs (setUsage, a
 	// single-process OOM kill): the kernel updates its running sums for that process only.
 	OnMemoryChange func(MemProc)
+	// MemoryInUse, when set, is the memory every running process holds now as the kernel's
+	// running sums keep it (set by the kernel that OnMemoryChange reports to): PodsMemory
+	// answers with it instead of reading every process of the node.
+	MemoryInUse func() float64
 }
 
 // New returns a runtime on simulation s.

@@ -236,8 +236,18 @@ func (r *Runtime) PodTotals(uid types.UID) (disk, pids float64) {
 	return disk, pids
 }
 
-// PodsMemory is the memory every running container holds now (the kernel's view).
+// PodsMemory is the memory every running container holds now (the kernel's view). With a
+// kernel watching, its running sums give the same number (whole pages, so sums are exact
+// in any order) without reading every process.
 func (r *Runtime) PodsMemory() float64 {
+	if r.MemoryInUse != nil {
+		return r.MemoryInUse()
+	}
+	return r.podsMemoryScan()
+}
+
+// podsMemoryScan is PodsMemory read from every running process.
+func (r *Runtime) podsMemoryScan() float64 {
 	now := r.s.Elapsed()
 	total := 0.0
 	for _, uid := range r.podUIDs() {
