@@ -129,6 +129,11 @@ type ctr struct {
 	frozenDisk    float64
 	frozenVolumes map[string]float64
 	noise         map[string]uint64 // noise keys by usage kind
+	// noiseKeys are the memory, disk and pids noise keys, made on first use (keyed).
+	noiseKeys [3]uint64
+	keyed     bool
+	// reading is the last stats reading of the running process (readStats).
+	reading statsReading
 }
 
 // podObjects are one pod's sandboxes and containers, oldest first, and the listing of
