@@ -144,6 +144,8 @@ type podObjects struct {
 	sandboxes []*sandbox
 	ctrs      []*ctr
 	listing   *container.Pod
+	// totals are the pod's stats totals (podTotals), dropped by touch and memoryChanged.
+	totals podTotals
 }
 
 func (r *Runtime) objects(uid types.UID) *podObjects {
@@ -161,6 +163,7 @@ func (r *Runtime) objects(uid types.UID) *podObjects {
 func (r *Runtime) touch(uid types.UID) {
 	if o := r.byPod[uid]; o != nil {
 		o.listing = nil
+		o.totals.ok = false
 	}
 	r.listing = nil
 	r.memProcs = nil
@@ -211,6 +214,8 @@ type Runtime struct {
 	// running sums keep it (set by the kernel that OnMemoryChange reports to): PodsMemory
 	// answers with it instead of reading every process of the node.
 	MemoryInUse func() float64
+	// usageMarks counts podTotals' computations: each gets the next number as its mark.
+	usageMarks uint64
 }
 
 // New returns a runtime on simulation s.

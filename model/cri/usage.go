@@ -271,20 +271,56 @@ func (r *Runtime) PodTotals(uid types.UID) (disk, pids float64) {
 	if o == nil {
 		return 0, 0
 	}
+	t := r.podTotals(o)
+	return t.disk, t.pids
+}
+
+// UsageMark names the stats readings of a pod's containers now: while it returns the same
+// mark, EachContainer, EachVolume's disk aside, and PodTotals report the same figures. 0
+// is the mark of a pod the runtime has nothing of.
+func (r *Runtime) UsageMark(uid types.UID) uint64 {
+	o := r.byPod[uid]
+	if o == nil {
+		return 0
+	}
+	return r.podTotals(o).mark
+}
+
+// podTotals are a pod's stats totals as PodTotals adds them, and the stretch they hold for:
+// [from, until), the window in which every running container's reading holds (readStats),
+// as long as no container of the pod is created, started, stopped or removed (touch) and
+// no process's memory is changed other than by its programs (memoryChanged), both of which
+// drop them (ok false). Each computation gets a new mark from the runtime's counter.
+type podTotals struct {
+	ok          bool
+	mark        uint64
+	from, until time.Duration
+	disk, pids  float64
+}
+
+// podTotals brings o's totals up to now.
+func (r *Runtime) podTotals(o *podObjects) *podTotals {
 	now := r.s.Elapsed()
+	t := &o.totals
+	if t.ok && now >= t.from && now < t.until {
+		return t
+	}
+	r.usageMarks++
+	*t = podTotals{ok: true, mark: r.usageMarks, from: now, until: usage.Never}
 	for _, c := range o.ctrs {
 		if c.proc == nil {
 			continue
 		}
 		if c.state == container.StateRunning {
 			rd := r.readStats(c, now)
-			disk += rd.disk
-			pids += rd.pids
+			t.disk += rd.disk
+			t.pids += rd.pids
+			t.until = min(t.until, rd.until)
 		} else {
-			disk += c.frozenDisk
+			t.disk += c.frozenDisk
 		}
 	}
-	return disk, pids
+	return t
 }
 
 // PodsMemory is the memory every running container holds now (the kernel's view). With a
@@ -560,6 +596,9 @@ func (p MemProc) Steady(t time.Duration) bool {
 
 // memoryChanged tells the kernel that c's process started, ended or had its memory changed.
 func (r *Runtime) memoryChanged(c *ctr) {
+	if o := r.byPod[c.sandbox.uid]; o != nil {
+		o.totals.ok = false
+	}
 	if r.OnMemoryChange != nil {
 		r.OnMemoryChange(MemProc{c})
 	}

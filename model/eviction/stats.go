@@ -106,6 +106,7 @@ func (p *StatsProvider) housekeeping() {
 func (p *StatsProvider) volumeStats() {
 	for _, pod := range p.pods() {
 		vols := p.volumes[pod.UID]
+		had := len(vols) > 0
 		clear(vols)
 		p.rt.EachVolume(pod.UID, func(name string, bytes float64) {
 			if vols == nil {
@@ -114,6 +115,11 @@ func (p *StatsProvider) volumeStats() {
 			vols[name] += int64(bytes) // integer sums: order-free
 		})
 		p.volumes[pod.UID] = vols
+		if had || len(vols) > 0 {
+			if st := p.sampled[pod.UID]; st != nil {
+				st.volumesRead = false
+			}
+		}
 	}
 	p.vtimer = p.clk.Schedule(volumeStatsAggPeriod, p.volumeStats)
 }
@@ -134,9 +140,17 @@ func (st *PodStats) traceAttrs() []trace.Attr {
 
 // sample reads one pod's usage now into its record in sampled, and returns the record.
 // The record of the previous round is reused: readers only ever look at the latest.
+//
+// A record whose pod's usage mark (cri's UsageMark) is the one it was sampled at, and whose
+// volume figures have not been refreshed since (volumesRead), would be sampled to the same
+// figures: it is kept as it is.
 func (p *StatsProvider) sample(pod *corev1.Pod) *PodStats {
 	uid := pod.UID
 	st := p.sampled[uid]
+	mark := p.rt.UsageMark(uid)
+	if st != nil && st.mark == mark && st.volumesRead && isPodKey(st.pod, pod.Namespace, pod.Name) {
+		return st
+	}
 	if st == nil {
 		st = &PodStats{Containers: map[string]ContainerStats{}, Volumes: map[string]int64{}, pod: pod.Namespace + "/" + pod.Name}
 		p.sampled[uid] = st
@@ -170,6 +184,7 @@ func (p *StatsProvider) sample(pod *corev1.Pod) *PodStats {
 		st.LocalVolumesUsed += v
 	}
 	st.LocalVolumesInodes = st.LocalVolumesUsed / bytesPerInode
+	st.mark, st.volumesRead = mark, true
 	return st
 }
 

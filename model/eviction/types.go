@@ -263,6 +263,11 @@ type PodStats struct {
 	// (recorded attributes are never written, so events may share them).
 	attrs  []trace.Attr
 	traced [3]int64
+	// mark is the runtime's usage mark of the pod when it was sampled, and volumesRead is
+	// set when the sample took in the latest volume figures (volumeStats clears it when
+	// it refreshes them): with both, a new sample would give the same record.
+	mark        uint64
+	volumesRead bool
 }
 
 // ContainerStats is one container's usage, for eviction messages and container
