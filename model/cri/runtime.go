@@ -129,6 +129,11 @@ type ctr struct {
 	frozenDisk    float64
 	frozenVolumes map[string]float64
 	noise         map[string]uint64 // noise keys by usage kind
+	// noiseKeys are the memory, disk and pids noise keys, made on first use (keyed).
+	noiseKeys [3]uint64
+	keyed     bool
+	// reading is the last stats reading of the running process (readStats).
+	reading statsReading
 }
 
 // podObjects are one pod's sandboxes and containers, oldest first, and the listing of
@@ -139,6 +144,8 @@ type podObjects struct {
 	sandboxes []*sandbox
 	ctrs      []*ctr
 	listing   *container.Pod
+	// totals are the pod's stats totals (podTotals), dropped by touch and memoryChanged.
+	totals podTotals
 }
 
 func (r *Runtime) objects(uid types.UID) *podObjects {
@@ -156,6 +163,7 @@ func (r *Runtime) objects(uid types.UID) *podObjects {
 func (r *Runtime) touch(uid types.UID) {
 	if o := r.byPod[uid]; o != nil {
 		o.listing = nil
+		o.totals.ok = false
 	}
 	r.listing = nil
 	r.memProcs = nil
@@ -202,6 +210,12 @@ type Runtime struct {
 	// or whose memory changes other than by following its programs (setUsage, a
 	// single-process OOM kill): the kernel updates its running sums for that process only.
 	OnMemoryChange func(MemProc)
+	// MemoryInUse, when set, is the memory every running process holds now as the kernel's
+	// running sums keep it (set by the kernel that OnMemoryChange reports to): PodsMemory
+	// answers with it instead of reading every process of the node.
+	MemoryInUse func() float64
+	// usageMarks counts podTotals' computations: each gets the next number as its mark.
+	usageMarks uint64
 }
 
 // New returns a runtime on simulation s.

@@ -159,6 +159,58 @@ func (r *Runtime) noiseKey(c *ctr, what string) uint64 {
 	return k
 }
 
+// statsNoiseKeys are c's noise keys for memory, disk and pids (noiseKey's, made once).
+func (r *Runtime) statsNoiseKeys(c *ctr) *[3]uint64 {
+	if !c.keyed {
+		c.noiseKeys = [3]uint64{r.noiseKey(c, "memory"), r.noiseKey(c, "disk"), r.noiseKey(c, "pids")}
+		c.keyed = true
+	}
+	return &c.noiseKeys
+}
+
+// statsReading is a running process's usage as the stats provider reads it (with the
+// programs' seeded noise) at one sim time, kept for as long as it provably stays the same.
+// It is a function of the process's programs, its memOffset and the time: a new process
+// or setUsage brings new programs (a new use pointer), a single-process OOM kill changes
+// memOffset, and both are compared before the reading is reused; the time window [from,
+// until) covers only an instant, or, when no ramp and no noise is in force in any program
+// read, the stretch up to the programs' next breakpoint.
+type statsReading struct {
+	use                *programs
+	memOffset          float64
+	from, until        time.Duration
+	memory, disk, pids float64
+}
+
+// readStats is c's usage as the stats see it at now; c runs a process.
+func (r *Runtime) readStats(c *ctr, now time.Duration) *statsReading {
+	rd := &c.reading
+	use := c.proc.use
+	if rd.use == use && rd.memOffset == c.memOffset && now >= rd.from && now < rd.until {
+		return rd
+	}
+	t := now - use.origin
+	keys := r.statsNoiseKeys(c)
+	rd.use, rd.memOffset, rd.from, rd.until = use, c.memOffset, now, now+1
+	rd.memory = pages(use.memory.Noisy(t, keys[0]) - c.memOffset + r.noisyTmpfs(c, t))
+	rd.disk = use.disk.Noisy(t, keys[1])
+	rd.pids = use.pids.Noisy(t, keys[2])
+	if !use.memory.Still(t) || !use.disk.Still(t) || !use.pids.Still(t) {
+		return rd
+	}
+	next := min(use.memory.NextBreakpoint(t), use.disk.NextBreakpoint(t), use.pids.NextBreakpoint(t))
+	for _, name := range c.tmpfsNames {
+		if p := use.volumes[name]; p != nil {
+			if !p.Still(t) {
+				return rd
+			}
+			next = min(next, p.NextBreakpoint(t))
+		}
+	}
+	rd.until = max(usage.After(use.origin, next), now+1)
+	return rd
+}
+
 // EachContainer reports every container of a pod now, as Usage does but without building
 // records: name, whether it runs, memory (working set), disk and PIDs.
 func (r *Runtime) EachContainer(uid types.UID, fn func(name string, running bool, memory, disk, pids float64)) {
@@ -176,9 +228,8 @@ func (r *Runtime) EachContainer(uid types.UID, fn func(name string, running bool
 			fn(c.spec.Name, false, 0, c.frozenDisk, 0)
 			continue
 		}
-		t := now - c.proc.use.origin
-		mem := pages(c.proc.use.memory.Noisy(t, r.noiseKey(c, "memory")) - c.memOffset + r.noisyTmpfs(c, t))
-		fn(c.spec.Name, true, mem, c.proc.use.disk.Noisy(t, r.noiseKey(c, "disk")), c.proc.use.pids.Noisy(t, r.noiseKey(c, "pids")))
+		rd := r.readStats(c, now)
+		fn(c.spec.Name, true, rd.memory, rd.disk, rd.pids)
 	}
 }
 
@@ -220,24 +271,70 @@ func (r *Runtime) PodTotals(uid types.UID) (disk, pids float64) {
 	if o == nil {
 		return 0, 0
 	}
+	t := r.podTotals(o)
+	return t.disk, t.pids
+}
+
+// UsageMark names the stats readings of a pod's containers now: while it returns the same
+// mark, EachContainer, EachVolume's disk aside, and PodTotals report the same figures. 0
+// is the mark of a pod the runtime has nothing of.
+func (r *Runtime) UsageMark(uid types.UID) uint64 {
+	o := r.byPod[uid]
+	if o == nil {
+		return 0
+	}
+	return r.podTotals(o).mark
+}
+
+// podTotals are a pod's stats totals as PodTotals adds them, and the stretch they hold for:
+// [from, until), the window in which every running container's reading holds (readStats),
+// as long as no container of the pod is created, started, stopped or removed (touch) and
+// no process's memory is changed other than by its programs (memoryChanged), both of which
+// drop them (ok false). Each computation gets a new mark from the runtime's counter.
+type podTotals struct {
+	ok          bool
+	mark        uint64
+	from, until time.Duration
+	disk, pids  float64
+}
+
+// podTotals brings o's totals up to now.
+func (r *Runtime) podTotals(o *podObjects) *podTotals {
 	now := r.s.Elapsed()
+	t := &o.totals
+	if t.ok && now >= t.from && now < t.until {
+		return t
+	}
+	r.usageMarks++
+	*t = podTotals{ok: true, mark: r.usageMarks, from: now, until: usage.Never}
 	for _, c := range o.ctrs {
 		if c.proc == nil {
 			continue
 		}
 		if c.state == container.StateRunning {
-			t := now - c.proc.use.origin
-			disk += c.proc.use.disk.Noisy(t, r.noiseKey(c, "disk"))
-			pids += c.proc.use.pids.Noisy(t, r.noiseKey(c, "pids"))
+			rd := r.readStats(c, now)
+			t.disk += rd.disk
+			t.pids += rd.pids
+			t.until = min(t.until, rd.until)
 		} else {
-			disk += c.frozenDisk
+			t.disk += c.frozenDisk
 		}
 	}
-	return disk, pids
+	return t
 }
 
-// PodsMemory is the memory every running container holds now (the kernel's view).
+// PodsMemory is the memory every running container holds now (the kernel's view). With a
+// kernel watching, its running sums give the same number (whole pages, so sums are exact
+// in any order) without reading every process.
 func (r *Runtime) PodsMemory() float64 {
+	if r.MemoryInUse != nil {
+		return r.MemoryInUse()
+	}
+	return r.podsMemoryScan()
+}
+
+// podsMemoryScan is PodsMemory read from every running process.
+func (r *Runtime) podsMemoryScan() float64 {
 	now := r.s.Elapsed()
 	total := 0.0
 	for _, uid := range r.podUIDs() {
@@ -499,6 +596,9 @@ func (p MemProc) Steady(t time.Duration) bool {
 
 // memoryChanged tells the kernel that c's process started, ended or had its memory changed.
 func (r *Runtime) memoryChanged(c *ctr) {
+	if o := r.byPod[c.sandbox.uid]; o != nil {
+		o.totals.ok = false
+	}
 	if r.OnMemoryChange != nil {
 		r.OnMemoryChange(MemProc{c})
 	}

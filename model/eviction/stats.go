@@ -59,6 +59,8 @@ type StatsProvider struct {
 	volumes map[types.UID]map[string]int64
 	timer   *sim.Timer
 	vtimer  *sim.Timer
+	// round holds housekeeping's records while it sums them (emptied after each round).
+	round []*PodStats
 }
 
 // NewStatsProvider starts housekeeping.
@@ -78,13 +80,15 @@ func (p *StatsProvider) Stop() {
 
 func (p *StatsProvider) housekeeping() {
 	pods := p.pods()
+	round := p.round[:0]
 	for _, pod := range pods {
 		st := p.sample(pod)
-		p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "pod", Pod: st.pod, Attrs: []trace.Attr{
-			{Key: "memory", Value: itoa(st.MemoryWorkingSet)}, {Key: "disk", Value: itoa(st.RootFsUsed + st.LogsUsed + st.LocalVolumesUsed)},
-			{Key: "pids", Value: itoa(st.Processes)}}})
+		round = append(round, st)
+		p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "pod", Pod: st.pod, Attrs: st.traceAttrs()})
 	}
-	sum := p.summary(pods)
+	sum := p.summaryOf(pods, round)
+	clear(round)
+	p.round = round[:0]
 	p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "node", Attrs: []trace.Attr{
 		{Key: "memoryCapacity", Value: itoa(int64(p.node.MemoryCapacity))}, {Key: "memoryWorkingSet", Value: itoa(int64(sum.MemoryWorkingSet))},
 		{Key: "memoryAvailable", Value: itoa(int64(sum.MemoryAvailable))}, {Key: "allocatableMemoryAvailable", Value: itoa(int64(sum.AllocatableMemoryAvailable))},
@@ -102,6 +106,7 @@ func (p *StatsProvider) housekeeping() {
 func (p *StatsProvider) volumeStats() {
 	for _, pod := range p.pods() {
 		vols := p.volumes[pod.UID]
+		had := len(vols) > 0
 		clear(vols)
 		p.rt.EachVolume(pod.UID, func(name string, bytes float64) {
 			if vols == nil {
@@ -110,28 +115,53 @@ func (p *StatsProvider) volumeStats() {
 			vols[name] += int64(bytes) // integer sums: order-free
 		})
 		p.volumes[pod.UID] = vols
+		if had || len(vols) > 0 {
+			if st := p.sampled[pod.UID]; st != nil {
+				st.volumesRead = false
+			}
+		}
 	}
 	p.vtimer = p.clk.Schedule(volumeStatsAggPeriod, p.volumeStats)
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
+// traceAttrs are the attributes of the pod's stats event: memory, disk and PIDs. Most
+// samples repeat the last figures, and then the last event's attributes serve again.
+func (st *PodStats) traceAttrs() []trace.Attr {
+	figures := [3]int64{st.MemoryWorkingSet, st.RootFsUsed + st.LogsUsed + st.LocalVolumesUsed, st.Processes}
+	if st.attrs == nil || figures != st.traced {
+		st.attrs = []trace.Attr{{Key: "memory", Value: itoa(figures[0])}, {Key: "disk", Value: itoa(figures[1])},
+			{Key: "pids", Value: itoa(figures[2])}}
+		st.traced = figures
+	}
+	return st.attrs
+}
+
 // sample reads one pod's usage now into its record in sampled, and returns the record.
 // The record of the previous round is reused: readers only ever look at the latest.
+//
+// A record whose pod's usage mark (cri's UsageMark) is the one it was sampled at, and whose
+// volume figures have not been refreshed since (volumesRead), would be sampled to the same
+// figures: it is kept as it is.
 func (p *StatsProvider) sample(pod *corev1.Pod) *PodStats {
 	uid := pod.UID
 	st := p.sampled[uid]
+	mark := p.rt.UsageMark(uid)
+	if st != nil && st.mark == mark && st.volumesRead && isPodKey(st.pod, pod.Namespace, pod.Name) {
+		return st
+	}
 	if st == nil {
 		st = &PodStats{Containers: map[string]ContainerStats{}, Volumes: map[string]int64{}, pod: pod.Namespace + "/" + pod.Name}
 		p.sampled[uid] = st
 	} else {
-		containers, volumes, key := st.Containers, st.Volumes, st.pod
+		containers, volumes, key, attrs, traced := st.Containers, st.Volumes, st.pod, st.attrs, st.traced
 		if !isPodKey(key, pod.Namespace, pod.Name) {
-			key = pod.Namespace + "/" + pod.Name
+			key, attrs = pod.Namespace+"/"+pod.Name, nil
 		}
 		clear(containers)
 		clear(volumes)
-		*st = PodStats{Containers: containers, Volumes: volumes, pod: key}
+		*st = PodStats{Containers: containers, Volumes: volumes, pod: key, attrs: attrs, traced: traced}
 	}
 	p.rt.EachContainer(uid, func(name string, running bool, memory, disk, pids float64) {
 		cs := st.Containers[name]
@@ -143,6 +173,10 @@ func (p *StatsProvider) sample(pod *corev1.Pod) *PodStats {
 		cs.RootFsUsed += int64(disk)
 		st.RootFsUsed += int64(disk)
 		st.Containers[name] = cs
+		// As PodTotals adds them: a container that is not running reports no PIDs, and
+		// one that never ran no disk (adding those zeros changes no float sum).
+		st.disk += disk
+		st.pids += pids
 	})
 	st.RootFsInodes = st.RootFsUsed / bytesPerInode
 	for k, v := range p.volumes[uid] {
@@ -150,6 +184,7 @@ func (p *StatsProvider) sample(pod *corev1.Pod) *PodStats {
 		st.LocalVolumesUsed += v
 	}
 	st.LocalVolumesInodes = st.LocalVolumesUsed / bytesPerInode
+	st.mark, st.volumesRead = mark, true
 	return st
 }
 
@@ -174,15 +209,26 @@ func (p *StatsProvider) Get() *Summary {
 // just listed them (housekeeping, the eviction manager's pass) passes its list rather than
 // have every pod's activity looked up again.
 func (p *StatsProvider) summary(pods []*corev1.Pod) *Summary {
+	return p.summaryOf(pods, nil)
+}
+
+// summaryOf is summary. samples, when not nil, are the records of pods, index for index,
+// sampled at this instant: their totals are what PodTotals would answer now.
+func (p *StatsProvider) summaryOf(pods []*corev1.Pod, samples []*PodStats) *Summary {
 	now := p.clk.Now()
 	sum := &Summary{Time: now, Pods: p.sampled}
 	sysMem, sysDisk := p.rt.SystemUsage()
 	var podsDisk, pids, vols float64
 	podsMem := p.rt.PodsMemory()
-	for _, pod := range pods {
-		d, n := p.rt.PodTotals(pod.UID)
-		podsDisk += d
-		pids += n
+	for i, pod := range pods {
+		if samples != nil {
+			podsDisk += samples[i].disk
+			pids += samples[i].pids
+		} else {
+			d, n := p.rt.PodTotals(pod.UID)
+			podsDisk += d
+			pids += n
+		}
 		for _, v := range p.volumes[pod.UID] {
 			vols += float64(v)
 		}

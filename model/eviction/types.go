@@ -15,6 +15,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"nodesim/trace"
 )
 
 // Signal names a measurement the eviction manager compares against thresholds. Every
@@ -253,6 +255,19 @@ type PodStats struct {
 	// pod is the pod's namespace/name, kept with its record for housekeeping's trace
 	// (checked against the pod at each sample, so a reused UID gets its own).
 	pod string
+	// disk and pids are the sample's totals as the node summary adds them up: floats,
+	// summed in container order (PodTotals' numbers, read at the same instant).
+	disk, pids float64
+	// attrs are the attributes of the last stats event recorded for the pod, for the
+	// figures in traced; a sample with the same figures records the same slice again
+	// (recorded attributes are never written, so events may share them).
+	attrs  []trace.Attr
+	traced [3]int64
+	// mark is the runtime's usage mark of the pod when it was sampled, and volumesRead is
+	// set when the sample took in the latest volume figures (volumeStats clears it when
+	// it refreshes them): with both, a new sample would give the same record.
+	mark        uint64
+	volumesRead bool
 }
 
 // ContainerStats is one container's usage, for eviction messages and container

@@ -88,7 +88,16 @@ func NewKernel(s *sim.Sim, rt *cri.Runtime, capacity, kubepodsLimit float64, sin
 	k := &Kernel{clk: s.Clock("kernel", sim.PriorityRuntime), rt: rt, capacity: capacity, kubepodsLimit: kubepodsLimit, singleProcess: singleProcessOOMKill, procs: newProcs()}
 	rt.OnUsageChange = k.Changed
 	rt.OnMemoryChange = func(p cri.MemProc) { k.changed = append(k.changed, p) }
+	rt.MemoryInUse = k.memoryInUse
 	return k
+}
+
+// memoryInUse is the memory every running process holds now, from the running sums: the
+// runtime's PodsMemory for the stats provider. Bringing the sums up to now is what plan
+// does first in any case, and a reading is the same whoever asks first.
+func (k *Kernel) memoryInUse() float64 {
+	k.read(k.clk.Elapsed())
+	return k.procs.total()
 }
 
 // Changed asks for a re-plan at this instant (coalesced).

@@ -190,3 +190,11 @@ func (l Linear) Crossing(limit float64) (time.Duration, bool) {
 	}
 	return t, true
 }
+
+// Still reports whether Noisy stays what it is at t until NextBreakpoint(t): neither a
+// ramp nor noise is in force at t.
+func (p *Program) Still(t time.Duration) bool {
+	lt := p.local(t)
+	s := p.at(lt)
+	return s == nil || s.noise == 0 && (lt >= s.end || s.end == s.start)
+}
