@@ -66,13 +66,19 @@ type podSyncStatus struct {
 	// round after round until UpdatePod cancels it, which drops every pending step of the
 	// sync in flight, its CRI calls included.
 	ctx *sim.Lifetime
-	// round is the round in flight, for finishing it when its sync is cancelled.
+	// round is the round in flight, for finishing it when its sync is cancelled: nil
+	// between rounds, else &rounds.
 	round *round
+	// rounds is the worker's round, made ready for each round in turn (a worker runs one
+	// at a time). Reusing it is safe because nothing of a round outlives it: a round that
+	// finishes has had every answer it waited for, and the steps still pending of a
+	// cancelled round are dropped with its context, which the next round does not share.
+	rounds round
 }
 
 // round is one pass of podWorkerLoop in flight. Its steps are its methods, so that the
 // callbacks it hands out (to the sim, the pod cache and the sync function) are method
-// values of the one round rather than a closure each.
+// values of the worker's one round, bound once, rather than a closure each per round.
 type round struct {
 	p        *PodWorkers
 	uid      types.UID
@@ -84,6 +90,14 @@ type round struct {
 	start    time.Duration // when the sync function was called
 	// answered says GetNewerThan has answered; waited, that it did not answer at once.
 	answered, waited bool
+	// seq counts the worker's rounds, telling a round from the one before it (the round
+	// struct is the same).
+	seq uint64
+	// The round's steps as callbacks, bound once per worker (see podSyncStatus.rounds).
+	runFn         func()
+	cacheReadyFn  func(*container.PodStatus, error)
+	doneFn        func(error)
+	syncPodDoneFn func(bool, error)
 }
 
 func (s *podSyncStatus) IsWorking() bool              { return s.working }
@@ -443,12 +457,13 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 // cache entry has not called its sync function: it ends without one.
 func (p *PodWorkers) cancelSync(uid types.UID, st *podSyncStatus, reason string) {
 	r := st.round
+	seq := r.seq
 	r.ctx.End()
 	p.recordBecause(st, KindCancelSync, syncFuncName(r.workType, r.update),
 		trace.Because("cancelSync", "UpdatePod cancels the sync in flight when the pod starts terminating or its grace period shrinks: the next round terminates with the new grace period"),
 		trace.Attr{Key: "reason", Value: reason})
 	st.clk.Schedule(0, func() {
-		if st.round != r {
+		if st.round != r || r.seq != seq {
 			return
 		}
 		if r.syncing {
@@ -598,9 +613,16 @@ func (p *PodWorkers) podWorkerLoop(uid types.UID) {
 	if st.ctx == nil || st.ctx.Ended() {
 		st.ctx = st.clk.Life().Context("sync " + st.key)
 	}
-	r := &round{p: p, uid: uid, st: st, update: update, workType: workType, ctx: st.ctx}
+	r := &st.rounds
+	if r.runFn == nil {
+		r.p, r.uid, r.st = p, uid, st
+		r.runFn, r.cacheReadyFn, r.doneFn, r.syncPodDoneFn = r.run, r.cacheReady, r.done, r.syncPodDone
+	}
+	r.update, r.workType, r.ctx = update, workType, st.ctx
+	r.syncing, r.start, r.answered, r.waited = false, 0, false, false
+	r.seq++
 	st.round = r
-	p.s.Within(r.ctx, r.run)
+	p.s.Within(r.ctx, r.runFn)
 }
 
 // run waits for a runtime observation newer than the worker's previous sync, then runs
@@ -612,7 +634,7 @@ func (r *round) run() {
 		return
 	}
 	// Wait for a runtime observation made after this worker's previous sync.
-	p.cache.GetNewerThan(r.uid, st.lastSyncTime, r.cacheReady)
+	p.cache.GetNewerThan(r.uid, st.lastSyncTime, r.cacheReadyFn)
 	if !r.answered {
 		r.waited = true
 		p.recordBecause(st, KindWaitCache, "GetNewerThan", trace.Because("GetNewerThan", "a worker never syncs on a status older than its last sync: the next relist (or one of this pod) wakes it"),
@@ -640,7 +662,7 @@ func (r *round) sync(status *container.PodStatus, cacheErr error) {
 	r.syncing, r.start = true, p.clk.Elapsed()
 	switch workType {
 	case TerminatedPod:
-		p.handler.SyncTerminatedPod(update.Pod, status, r.done)
+		p.handler.SyncTerminatedPod(update.Pod, status, r.doneFn)
 	case TerminatingPod:
 		var gracePeriod *int64
 		if update.KillPodOptions != nil {
@@ -648,12 +670,12 @@ func (r *round) sync(status *container.PodStatus, cacheErr error) {
 		}
 		statusFn := p.acknowledgeTerminating(st)
 		if update.RunningPod != nil && update.Pod == nil {
-			p.handler.SyncTerminatingRuntimePod(update.RunningPod, r.done)
+			p.handler.SyncTerminatingRuntimePod(update.RunningPod, r.doneFn)
 		} else {
-			p.handler.SyncTerminatingPod(update.Pod, status, gracePeriod, statusFn, r.done)
+			p.handler.SyncTerminatingPod(update.Pod, status, gracePeriod, statusFn, r.doneFn)
 		}
 	default:
-		p.handler.SyncPod(update.UpdateType, update.Pod, update.MirrorPod, status, r.syncPodDone)
+		p.handler.SyncPod(update.UpdateType, update.Pod, update.MirrorPod, status, r.syncPodDoneFn)
 	}
 }
 
