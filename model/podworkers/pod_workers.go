@@ -470,7 +470,7 @@ func (p *PodWorkers) cancelSync(uid types.UID, st *podSyncStatus, reason string)
 			p.syncDone(uid, st, r.update, r.workType, false, context.Canceled, r.start)
 			return
 		}
-		p.finishRound(uid, st, r.update, r.workType, false, context.Canceled)
+		p.finishRound(uid, st, r.update, r.workType, false, context.Canceled, context.Canceled.Error())
 	})
 }
 
@@ -655,7 +655,7 @@ func (r *round) cacheReady(status *container.PodStatus, err error) {
 func (r *round) sync(status *container.PodStatus, cacheErr error) {
 	p, uid, st, update, workType := r.p, r.uid, r.st, r.update, r.workType
 	if cacheErr != nil {
-		p.finishRound(uid, st, update, workType, false, cacheErr)
+		p.finishRound(uid, st, update, workType, false, cacheErr, cacheErr.Error())
 		return
 	}
 	p.record(st, KindSyncStart, syncFuncName(workType, update), trace.Attr{Key: "update", Value: update.UpdateType.String()})
@@ -812,18 +812,23 @@ func (p *PodWorkers) syncDone(uid types.UID, st *podSyncStatus, update *UpdatePo
 	e := &tracedEvent{ev: trace.Event{Track: st.clk.Track(), Kind: KindSyncEnd, Name: syncFuncName(workType, update), Pod: st.key,
 		Dur: p.clk.Elapsed() - start}}
 	attrs := append(e.attrs[:0], trace.Attr{Key: "duration", Value: (p.clk.Elapsed() - start).String()})
+	// The error's text is built once, for the event and for completeWork: an aggregate
+	// error builds it anew on every call.
+	errText := ""
 	if err != nil {
-		attrs = append(attrs, trace.Attr{Key: "error", Value: err.Error()})
+		errText = err.Error()
+		attrs = append(attrs, trace.Attr{Key: "error", Value: errText})
 	}
 	if isTerminal {
 		attrs = append(attrs, trace.Attr{Key: "isTerminal", Value: "true"})
 	}
 	e.ev.Attrs = attrs
 	p.s.Record(&e.ev)
-	p.finishRound(uid, st, update, workType, isTerminal, err)
+	p.finishRound(uid, st, update, workType, isTerminal, err, errText)
 }
 
-func (p *PodWorkers) finishRound(uid types.UID, st *podSyncStatus, update *UpdatePodOptions, workType WorkType, isTerminal bool, err error) {
+// finishRound ends a round. errText is err.Error() ("" for no error).
+func (p *PodWorkers) finishRound(uid types.UID, st *podSyncStatus, update *UpdatePodOptions, workType WorkType, isTerminal bool, err error, errText string) {
 	st.inRound = false
 	st.round = nil
 	var phaseTransition bool
@@ -846,7 +851,7 @@ func (p *PodWorkers) finishRound(uid types.UID, st *podSyncStatus, update *Updat
 		p.completeSync(st)
 		phaseTransition = true
 	}
-	p.completeWork(uid, st, phaseTransition, err)
+	p.completeWorkText(uid, st, phaseTransition, err, errText)
 }
 
 func (p *PodWorkers) completeSync(st *podSyncStatus) {
@@ -907,6 +912,15 @@ func (p *PodWorkers) requeueLastPodUpdate(st *podSyncStatus) {
 
 // completeWork schedules the pod's next periodic sync, then takes pending work at once.
 func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransition bool, err error) {
+	errText := ""
+	if err != nil {
+		errText = err.Error()
+	}
+	p.completeWorkText(uid, st, phaseTransition, err, errText)
+}
+
+// completeWorkText is completeWork given err's text ("" for no error).
+func (p *PodWorkers) completeWorkText(uid types.UID, st *podSyncStatus, phaseTransition bool, err error, errText string) {
 	var delay, base time.Duration
 	var why string
 	factor := WorkerBackOffPeriodJitterFactor
@@ -918,7 +932,7 @@ func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransit
 	case err == nil:
 		base, factor, why = p.resyncInterval, WorkerResyncIntervalJitterFactor, "resync"
 		delay = st.rng.Jitter(base, factor)
-	case strings.Contains(err.Error(), "network is not ready"):
+	case strings.Contains(errText, "network is not ready"):
 		base, why = BackOffOnTransientErrorPeriod, "network not ready"
 		delay = st.rng.Jitter(base, factor)
 	case isBackoff:
@@ -936,10 +950,14 @@ func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransit
 		}
 		capped := ""
 		if base < remaining {
-			capped = fmt.Sprintf(", capped at the resync interval %s", base)
+			capped = ", capped at the resync interval " + p.durationText(base)
 		}
-		reason = trace.BecauseEach("requeueBackOff", fmt.Sprintf("the back-off ends in %s%s; jitter of up to %.0f%% makes it %s",
-			remaining.Round(time.Millisecond), capped, factor*100, delay.Round(time.Millisecond)),
+		// fmt.Sprintf("the back-off ends in %s%s; jitter of up to %.0f%% makes it %s"),
+		// built without boxing each value: this reason is recorded at every sync of a
+		// pod in crash-loop back-off.
+		_, percentText := jitterFactorText(factor)
+		reason = trace.BecauseEach("requeueBackOff", "the back-off ends in "+remaining.Round(time.Millisecond).String()+capped+
+			"; jitter of up to "+percentText+"% makes it "+delay.Round(time.Millisecond).String(),
 			trace.Attr{Key: "remaining", Value: remaining.String()}, trace.Attr{Key: "cap", Value: p.resyncText},
 			trace.Attr{Key: "jitterFactor", Value: strconv.FormatFloat(factor, 'g', -1, 64)}, trace.Attr{Key: "after", Value: delay.String()})
 	default:
