@@ -597,7 +597,7 @@ func (p *PodWorkers) podWorkerLoop(uid types.UID) {
 		return
 	}
 	st.doorbell = false
-	ctxOK, update, canStart, canEverStart := p.startPodSync(uid)
+	ctxOK, update, canStart, canEverStart := p.startPodSync(uid, st)
 	if !ctxOK {
 		return
 	}
@@ -710,9 +710,9 @@ func syncFuncName(w WorkType, u *UpdatePodOptions) string {
 	}
 }
 
-// startPodSync consumes the pending update (upstream startPodSync).
-func (p *PodWorkers) startPodSync(uid types.UID) (ok bool, update *UpdatePodOptions, canStart, canEverStart bool) {
-	st := p.podSyncStatuses[uid]
+// startPodSync consumes the pending update of the worker st of pod uid (upstream
+// startPodSync).
+func (p *PodWorkers) startPodSync(uid types.UID, st *podSyncStatus) (ok bool, update *UpdatePodOptions, canStart, canEverStart bool) {
 	if st.pendingUpdate == nil {
 		st.working = false
 		return false, nil, false, true
