@@ -101,7 +101,7 @@ type Kubelet struct {
 	statusManager *status.Manager
 	workQueue     *workQueue
 	reasonCache   *reasonCache
-	syncMemos     map[types.UID]*syncMemo // SyncPod's unchanged-status memos (kubelet_sync.go)
+	podSyncers    map[types.UID]*podSyncer // SyncPod's per-pod state (kubelet_sync.go)
 	crashLoop     *flowcontrol.Backoff
 
 	livenessManager  *results.Manager

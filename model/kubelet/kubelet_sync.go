@@ -21,7 +21,15 @@ import (
 // API status from the cached runtime status, stop if the phase is terminal, otherwise store
 // the status and let the runtime manager drive the containers.
 func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *corev1.Pod, podStatus *container.PodStatus, done func(isTerminal bool, err error)) {
-	terminal, restartingAllContainers := kl.syncAPIPodStatus(pod, podStatus)
+	ps := kl.podSyncers[pod.UID]
+	if ps == nil {
+		ps = newPodSyncer(kl)
+		if kl.podSyncers == nil {
+			kl.podSyncers = map[types.UID]*podSyncer{}
+		}
+		kl.podSyncers[pod.UID] = ps
+	}
+	terminal, restartingAllContainers := kl.syncAPIPodStatus(&ps.memo, pod, podStatus)
 	if terminal {
 		done(true, nil)
 		return
@@ -32,26 +40,56 @@ func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *cor
 	if kl.probeManager != nil {
 		kl.probeManager.AddPod(pod)
 	}
-	kl.kubeRuntime.SyncPod(pod, podStatus, kl.crashLoop, restartingAllContainers, func(result *kuberuntime.PodSyncResult) {
-		kl.reasonCache.Update(pod.UID, result)
-		err := result.Error()
-		if err == nil && len(result.SyncResults) > 0 {
-			// postSync: the sync acted, so ask PLEG to look at this pod at once.
-			if kl.pleg.OnDemand() {
-				kl.s.Record(&trace.Event{Kind: KindRelistRequested, Pod: pod.Namespace + "/" + pod.Name,
-					Attrs:  []trace.Attr{{Key: "uid", Value: string(pod.UID)}},
-					Reason: trace.Because("postSyncRelist", "the sync acted without error (postSync): the kubelet asks PLEG to relist this pod now (PLEGOnDemandRelist) instead of waiting for the next periodic relist")})
-			}
-			kl.pleg.RequestRelist(pod.UID)
+	ps.pod, ps.mirrorPod, ps.restartingAll, ps.done = pod, mirrorPod, restartingAllContainers, done
+	kl.kubeRuntime.SyncPod(pod, podStatus, kl.crashLoop, restartingAllContainers, ps.runtimeSyncedFn)
+}
+
+// podSyncer is SyncPod's state for one pod, from the pod's first sync until it terminates
+// (kl.podSyncers): its status memo, and the runtime sync in flight. A pod's worker runs one
+// SyncPod at a time, and the runtime manager answers each once (or, if the sync is
+// cancelled, never: its steps are dropped with the worker's context), so the fields of
+// the sync in flight and the callback bound once serve every sync of the pod in turn.
+type podSyncer struct {
+	kl   *Kubelet
+	memo syncMemo
+
+	// The runtime sync in flight: SyncPod's arguments its answer needs.
+	pod, mirrorPod  *corev1.Pod
+	restartingAll   bool
+	done            func(isTerminal bool, err error)
+	runtimeSyncedFn func(*kuberuntime.PodSyncResult) // runtimeSynced, bound once
+}
+
+func newPodSyncer(kl *Kubelet) *podSyncer {
+	ps := &podSyncer{kl: kl}
+	ps.memo.init(kl)
+	ps.runtimeSyncedFn = ps.runtimeSynced
+	return ps
+}
+
+// runtimeSynced is the runtime manager's answer to SyncPod: upstream's postSync, then the
+// pod worker's done.
+func (ps *podSyncer) runtimeSynced(result *kuberuntime.PodSyncResult) {
+	kl, pod, mirrorPod, restartingAllContainers, done := ps.kl, ps.pod, ps.mirrorPod, ps.restartingAll, ps.done
+	ps.pod, ps.mirrorPod, ps.done = nil, nil, nil
+	kl.reasonCache.Update(pod.UID, result)
+	err := result.Error()
+	if err == nil && len(result.SyncResults) > 0 {
+		// postSync: the sync acted, so ask PLEG to look at this pod at once.
+		if kl.pleg.OnDemand() {
+			kl.s.Record(&trace.Event{Kind: KindRelistRequested, Pod: pod.Namespace + "/" + pod.Name,
+				Attrs:  []trace.Attr{{Key: "uid", Value: string(pod.UID)}},
+				Reason: trace.Because("postSyncRelist", "the sync acted without error (postSync): the kubelet asks PLEG to relist this pod now (PLEGOnDemandRelist) instead of waiting for the next periodic relist")})
 		}
-		if restartingAllContainers && err == nil && removedAny(result) {
-			// The reset removed the pod's containers: sync again at once to start them,
-			// rather than wait for PLEG or the resync. That sync sees every container gone
-			// and clears AllContainersRestarting, so this does not repeat.
-			kl.podWorkers.UpdatePod(podworkers.UpdatePodOptions{Pod: pod, MirrorPod: mirrorPod, UpdateType: podworkers.SyncPodUpdate, StartTime: kl.clk.Now()})
-		}
-		done(false, err)
-	})
+		kl.pleg.RequestRelist(pod.UID)
+	}
+	if restartingAllContainers && err == nil && removedAny(result) {
+		// The reset removed the pod's containers: sync again at once to start them,
+		// rather than wait for PLEG or the resync. That sync sees every container gone
+		// and clears AllContainersRestarting, so this does not repeat.
+		kl.podWorkers.UpdatePod(podworkers.UpdatePodOptions{Pod: pod, MirrorPod: mirrorPod, UpdateType: podworkers.SyncPodUpdate, StartTime: kl.clk.Now()})
+	}
+	done(false, err)
 }
 
 // syncAPIPodStatus is SyncPod's first step: generate the pod's API status and store it
@@ -62,15 +100,7 @@ func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *cor
 // the same as the one the status manager holds. Such a sync is recognised by the pod's
 // syncMemo (see there), and then neither generates the status nor stores it: storing the
 // same status again would change nothing.
-func (kl *Kubelet) syncAPIPodStatus(pod *corev1.Pod, podStatus *container.PodStatus) (terminal, restartingAllContainers bool) {
-	memo := kl.syncMemos[pod.UID]
-	if memo == nil {
-		memo = newSyncMemo(kl)
-		if kl.syncMemos == nil {
-			kl.syncMemos = map[types.UID]*syncMemo{}
-		}
-		kl.syncMemos[pod.UID] = memo
-	}
+func (kl *Kubelet) syncAPIPodStatus(memo *syncMemo, pod *corev1.Pod, podStatus *container.PodStatus) (terminal, restartingAllContainers bool) {
 	cached, _ := kl.statusManager.PeekPodStatus(pod.UID)
 	// The deadline check depends on the time, so it is never part of the memo: a pod past
 	// its deadline is synced in full. (It reads only the pod and its start time, which
@@ -100,8 +130,7 @@ func (kl *Kubelet) syncAPIPodStatus(pod *corev1.Pod, podStatus *container.PodSta
 }
 
 // syncMemo lets SyncPod skip generating and storing the API status of a pod whose status
-// cannot have changed since its previous sync (one memo per pod, kept in kl.syncMemos from
-// the pod's first sync until it terminates).
+// cannot have changed since its previous sync (one memo per pod, in its podSyncer).
 //
 // The status GenerateAPIPodStatus builds is a function of the pod object, the runtime
 // status from the pod cache, the status manager's cached status, the answers of the reason
@@ -166,11 +195,11 @@ type reasonCall struct {
 	ok     bool
 }
 
-func newSyncMemo(kl *Kubelet) *syncMemo {
-	m := &syncMemo{kl: kl}
+// init readies a new memo.
+func (m *syncMemo) init(kl *Kubelet) {
+	m.kl = kl
 	m.probes.memo = m
 	m.reasons = m.lookupReason
-	return m
 }
 
 // reset forgets the memo before the status of pod is generated again.
@@ -322,7 +351,7 @@ func (kl *Kubelet) tryReconcileMirrorPods(pod, mirrorPod *corev1.Pod) {
 // period, then records the pod's final status (upstream SyncTerminatingPod).
 func (kl *Kubelet) SyncTerminatingPod(pod *corev1.Pod, podStatus *container.PodStatus, gracePeriod *int64, podStatusFn func(*corev1.PodStatus), done func(err error)) {
 	// A terminating pod never runs SyncPod again.
-	delete(kl.syncMemos, pod.UID)
+	delete(kl.podSyncers, pod.UID)
 	apiStatus := kl.generateAPIPodStatus(pod, podStatus, false)
 	if podStatusFn != nil {
 		podStatusFn(&apiStatus)
