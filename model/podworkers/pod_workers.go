@@ -35,6 +35,8 @@ type podSyncStatus struct {
 	working       bool
 	pendingUpdate *UpdatePodOptions
 	activeUpdate  *UpdatePodOptions
+	// updates is where UpdatePod stores the pending update (see pendingSlot).
+	updates [2]UpdatePodOptions
 
 	syncedAt    time.Time
 	startedAt   time.Time
@@ -434,8 +436,9 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 	if status.pendingUpdate != nil && !status.pendingUpdate.StartTime.IsZero() && status.pendingUpdate.StartTime.Before(options.StartTime) {
 		options.StartTime = status.pendingUpdate.StartTime
 	}
-	opts := options
-	status.pendingUpdate = &opts
+	slot := status.pendingSlot()
+	*slot = options
+	status.pendingUpdate = slot
 	status.working = true
 	p.ring(uid, status)
 
@@ -708,6 +711,21 @@ func syncFuncName(w WorkType, u *UpdatePodOptions) string {
 	default:
 		return "SyncPod"
 	}
+}
+
+// pendingSlot is where UpdatePod stores a new pending update: in place of the pending
+// update it replaces, else in the one of the worker's two update slots that the round in
+// flight does not use. A pending update's pointer is held only by pendingUpdate until a
+// round takes it, and then by that round (round.update) until it finishes, so that slot is
+// free again by the time a new pending update could need it.
+func (st *podSyncStatus) pendingSlot() *UpdatePodOptions {
+	if p := st.pendingUpdate; p == &st.updates[0] || p == &st.updates[1] {
+		return p
+	}
+	if st.round != nil && st.round.update == &st.updates[0] {
+		return &st.updates[1]
+	}
+	return &st.updates[0]
 }
 
 // startPodSync consumes the pending update of the worker st of pod uid (upstream
