@@ -587,7 +587,8 @@ func (p *PodWorkers) scheduleRound(uid types.UID, st *podSyncStatus) {
 			p.podWorkerLoop(uid)
 		}
 	}
-	st.clk.Schedule(0, st.takeDoorbell)
+	// Go, not Schedule: the round is never stopped, so it needs no Timer.
+	st.clk.Go(0, st.takeDoorbell)
 }
 
 // --- the worker loop

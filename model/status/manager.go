@@ -75,6 +75,8 @@ type Manager struct {
 	changed   []types.UID
 	signalled bool
 	ticker    *sim.Timer
+	// syncChangedFn is syncChanged, bound once.
+	syncChangedFn func()
 }
 
 // syncedState is the manager's record of its writes of one pod. An entry outlives the pod's
@@ -371,11 +373,19 @@ func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus,
 	m.clk.Record(&trace.Event{Kind: KindSetPodStatus, Pod: pod.Namespace + "/" + pod.Name, Attrs: statusAttrs(pod, &status, ns.version)})
 	if !m.signalled {
 		m.signalled = true
-		m.clk.Schedule(0, func() {
-			m.signalled = false
-			m.syncBatch(false)
-		})
+		if m.syncChangedFn == nil {
+			m.syncChangedFn = m.syncChanged
+		}
+		// Go, not Schedule: the batch is never stopped, so it needs no Timer.
+		m.clk.Go(0, m.syncChangedFn)
 	}
+}
+
+// syncChanged is the batch of changes a status change signals (upstream: the podStatusChannel
+// wakes syncBatch).
+func (m *Manager) syncChanged() {
+	m.signalled = false
+	m.syncBatch(false)
 }
 
 func keepTransitionTime(status, old *corev1.PodStatus, t corev1.PodConditionType, now time.Time) {
