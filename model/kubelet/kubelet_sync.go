@@ -21,20 +21,102 @@ import (
 // API status from the cached runtime status, stop if the phase is terminal, otherwise store
 // the status and let the runtime manager drive the containers.
 func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *corev1.Pod, podStatus *container.PodStatus, done func(isTerminal bool, err error)) {
-	apiStatus := kl.generateAPIPodStatus(pod, podStatus, false)
-	if isTerminal(apiStatus.Phase) {
-		kl.statusManager.SetPodStatus(pod, apiStatus)
+	ps := kl.podSyncers[pod.UID]
+	if ps == nil {
+		ps = newPodSyncer(kl)
+		if kl.podSyncers == nil {
+			kl.podSyncers = map[types.UID]*podSyncer{}
+		}
+		kl.podSyncers[pod.UID] = ps
+	}
+	terminal, restartingAllContainers := kl.syncAPIPodStatus(&ps.memo, pod, podStatus)
+	if terminal {
 		done(true, nil)
 		return
 	}
-	kl.statusManager.SetPodStatus(pod, apiStatus)
 	if podconfig.IsStaticPod(pod) {
 		kl.tryReconcileMirrorPods(pod, mirrorPod)
 	}
 	if kl.probeManager != nil {
 		kl.probeManager.AddPod(pod)
 	}
-	restartingAllContainers := false
+	ps.pod, ps.mirrorPod, ps.restartingAll, ps.done = pod, mirrorPod, restartingAllContainers, done
+	kl.kubeRuntime.SyncPod(pod, podStatus, kl.crashLoop, restartingAllContainers, ps.runtimeSyncedFn)
+}
+
+// podSyncer is SyncPod's state for one pod, from the pod's first sync until it terminates
+// (kl.podSyncers): its status memo, and the runtime sync in flight. A pod's worker runs one
+// SyncPod at a time, and the runtime manager answers each once (or, if the sync is
+// cancelled, never: its steps are dropped with the worker's context), so the fields of
+// the sync in flight and the callback bound once serve every sync of the pod in turn.
+type podSyncer struct {
+	kl   *Kubelet
+	memo syncMemo
+
+	// The runtime sync in flight: SyncPod's arguments its answer needs.
+	pod, mirrorPod  *corev1.Pod
+	restartingAll   bool
+	done            func(isTerminal bool, err error)
+	runtimeSyncedFn func(*kuberuntime.PodSyncResult) // runtimeSynced, bound once
+}
+
+func newPodSyncer(kl *Kubelet) *podSyncer {
+	ps := &podSyncer{kl: kl}
+	ps.memo.init(kl)
+	ps.runtimeSyncedFn = ps.runtimeSynced
+	return ps
+}
+
+// runtimeSynced is the runtime manager's answer to SyncPod: upstream's postSync, then the
+// pod worker's done.
+func (ps *podSyncer) runtimeSynced(result *kuberuntime.PodSyncResult) {
+	kl, pod, mirrorPod, restartingAllContainers, done := ps.kl, ps.pod, ps.mirrorPod, ps.restartingAll, ps.done
+	ps.pod, ps.mirrorPod, ps.done = nil, nil, nil
+	kl.reasonCache.Update(pod.UID, result)
+	err := result.Error()
+	if err == nil && len(result.SyncResults) > 0 {
+		// postSync: the sync acted, so ask PLEG to look at this pod at once.
+		if kl.pleg.OnDemand() {
+			kl.s.Record(&trace.Event{Kind: KindRelistRequested, Pod: pod.Namespace + "/" + pod.Name,
+				Attrs:  []trace.Attr{{Key: "uid", Value: string(pod.UID)}},
+				Reason: trace.Because("postSyncRelist", "the sync acted without error (postSync): the kubelet asks PLEG to relist this pod now (PLEGOnDemandRelist) instead of waiting for the next periodic relist")})
+		}
+		kl.pleg.RequestRelist(pod.UID)
+	}
+	if restartingAllContainers && err == nil && removedAny(result) {
+		// The reset removed the pod's containers: sync again at once to start them,
+		// rather than wait for PLEG or the resync. That sync sees every container gone
+		// and clears AllContainersRestarting, so this does not repeat.
+		kl.podWorkers.UpdatePod(podworkers.UpdatePodOptions{Pod: pod, MirrorPod: mirrorPod, UpdateType: podworkers.SyncPodUpdate, StartTime: kl.clk.Now()})
+	}
+	done(false, err)
+}
+
+// syncAPIPodStatus is SyncPod's first step: generate the pod's API status and store it
+// in the status manager. It reports whether the phase is terminal and whether the pod is
+// restarting all its containers (AllContainersRestarting is True, with the gate on).
+//
+// Most syncs are periodic resyncs of pods where nothing changed, whose status comes out
+// the same as the one the status manager holds. Such a sync is recognised by the pod's
+// syncMemo (see there), and then neither generates the status nor stores it: storing the
+// same status again would change nothing.
+func (kl *Kubelet) syncAPIPodStatus(memo *syncMemo, pod *corev1.Pod, podStatus *container.PodStatus) (terminal, restartingAllContainers bool) {
+	cached, _ := kl.statusManager.PeekPodStatus(pod.UID)
+	// The deadline check depends on the time, so it is never part of the memo: a pod past
+	// its deadline is synced in full. (It reads only the pod and its start time, which
+	// the readiness triggers below cannot change, so it may come first.)
+	if memo.matches(pod, podStatus, cached) && (isTerminal(memo.phase) || !kl.pastActiveDeadline(pod)) {
+		// What generateAPIPodStatus does besides generating: the readiness triggers
+		// (UpdatePodStatus does not read the status).
+		if kl.probeManager != nil {
+			kl.probeManager.UpdatePodStatus(pod, nil)
+		}
+		return isTerminal(memo.phase), memo.restartingAll
+	}
+	memo.reset(pod)
+	apiStatus, usedNow := kl.generateAPIPodStatusMemo(pod, podStatus, false, memo)
+	kl.statusManager.SetPodStatus(pod, apiStatus)
+	restartingAllContainers = false
 	if kl.RestartGates.RestartAll() {
 		for _, c := range apiStatus.Conditions {
 			if c.Type == corev1.AllContainersRestarting && c.Status == corev1.ConditionTrue {
@@ -42,26 +124,173 @@ func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *cor
 			}
 		}
 	}
-	kl.kubeRuntime.SyncPod(pod, podStatus, kl.crashLoop, restartingAllContainers, func(result *kuberuntime.PodSyncResult) {
-		kl.reasonCache.Update(pod.UID, result)
-		err := result.Error()
-		if err == nil && len(result.SyncResults) > 0 {
-			// postSync: the sync acted, so ask PLEG to look at this pod at once.
-			if kl.pleg.OnDemand() {
-				kl.s.Record(&trace.Event{Kind: KindRelistRequested, Pod: pod.Namespace + "/" + pod.Name,
-					Attrs:  []trace.Attr{{Key: "uid", Value: string(pod.UID)}},
-					Reason: trace.Because("postSyncRelist", "the sync acted without error (postSync): the kubelet asks PLEG to relist this pod now (PLEGOnDemandRelist) instead of waiting for the next periodic relist")})
+	after, _ := kl.statusManager.PeekPodStatus(pod.UID)
+	memo.store(pod, podStatus, cached, after, usedNow, apiStatus.Phase, restartingAllContainers)
+	return isTerminal(apiStatus.Phase), restartingAllContainers
+}
+
+// syncMemo lets SyncPod skip generating and storing the API status of a pod whose status
+// cannot have changed since its previous sync (one memo per pod, in its podSyncer).
+//
+// The status GenerateAPIPodStatus builds is a function of the pod object, the runtime
+// status from the pod cache, the status manager's cached status, the answers of the reason
+// cache and of the probe results, and the time (only when a condition changes status or
+// the pod has no start time yet: GenerateAPIPodStatusUsingNow says so). The memo keeps the
+// first three by identity, which is exact because none of them is ever changed in place:
+// the pod config hands out a new pod object for every change, PLEG stores a new runtime
+// status in the cache for every observation, and the status manager stores a new cached
+// status for every change. It keeps every question status generation asked of the reason
+// cache and the prober, with the answer, and asks them again to validate the memo. A sync
+// that used the time is never memoized.
+//
+// The memo is recorded only when SetPodStatus left the cached status as it was (the
+// generated status was the one already held), so the cached status the memo names is
+// both the input and the outcome of that sync. A later sync with the same inputs and
+// answers would generate the same status, and SetPodStatus would again keep the cached
+// status (it keeps transition times and the start time from it, so storing a status a
+// second time changes nothing) and record nothing. That sync is skipped, except for a pod
+// being deleted, whose every status is stored again (SetPodStatus forces it).
+type syncMemo struct {
+	kl *Kubelet
+
+	valid     bool
+	pod       *corev1.Pod
+	podStatus *container.PodStatus
+	cached    *corev1.PodStatus
+
+	// What the skipped sync would have answered.
+	phase         corev1.PodPhase
+	restartingAll bool
+
+	// The questions asked while generating the status, with their answers.
+	probeCalls  []probeCall
+	reasonCalls []reasonCall
+
+	// The ProbeState and ReasonLookup handed to status generation, made once per memo.
+	probes  memoProbes
+	reasons status.ReasonLookup
+}
+
+type probeCallKind uint8
+
+const (
+	callStartupResult probeCallKind = iota
+	callStarted
+	callReady
+)
+
+// probeCall is one question status generation asked the prober, and its answer (known is
+// StartupResult's second answer).
+type probeCall struct {
+	kind          probeCallKind
+	id            string
+	c             *corev1.Container
+	answer, known bool
+}
+
+// reasonCall is one reason cache lookup and its answer.
+type reasonCall struct {
+	name   string
+	reason status.Reason
+	ok     bool
+}
+
+// init readies a new memo.
+func (m *syncMemo) init(kl *Kubelet) {
+	m.kl = kl
+	m.probes.memo = m
+	m.reasons = m.lookupReason
+}
+
+// reset forgets the memo before the status of pod is generated again.
+func (m *syncMemo) reset(pod *corev1.Pod) {
+	m.valid = false
+	m.pod, m.podStatus, m.cached = nil, nil, nil
+	clear(m.probeCalls)
+	clear(m.reasonCalls)
+	m.probeCalls, m.reasonCalls = m.probeCalls[:0], m.reasonCalls[:0]
+	m.probes.p = probeState{m.kl, pod}
+}
+
+// store records a sync's inputs and outcome, if a later sync may reuse them (see syncMemo).
+func (m *syncMemo) store(pod *corev1.Pod, podStatus *container.PodStatus, before, after *corev1.PodStatus, usedNow bool, phase corev1.PodPhase, restartingAll bool) {
+	if usedNow || before == nil || before != after || podStatus == nil || pod.DeletionTimestamp != nil {
+		return
+	}
+	m.valid = true
+	m.pod, m.podStatus, m.cached = pod, podStatus, after
+	m.phase, m.restartingAll = phase, restartingAll
+}
+
+// matches reports whether a sync of pod with podStatus, the status manager holding cached,
+// would generate the memo's status and leave the cached status as it is.
+func (m *syncMemo) matches(pod *corev1.Pod, podStatus *container.PodStatus, cached *corev1.PodStatus) bool {
+	if !m.valid || m.pod != pod || m.podStatus != podStatus || m.cached != cached || pod.DeletionTimestamp != nil {
+		return false
+	}
+	p := probeState{m.kl, pod}
+	for i := range m.probeCalls {
+		c := &m.probeCalls[i]
+		switch c.kind {
+		case callStartupResult:
+			if answer, known := p.StartupResult(pod.UID, c.id); answer != c.answer || known != c.known {
+				return false
 			}
-			kl.pleg.RequestRelist(pod.UID)
+		case callStarted:
+			if p.Started(pod.UID, c.id, c.c) != c.answer {
+				return false
+			}
+		case callReady:
+			if p.Ready(pod.UID, c.id, c.c) != c.answer {
+				return false
+			}
 		}
-		if restartingAllContainers && err == nil && removedAny(result) {
-			// The reset removed the pod's containers: sync again at once to start them,
-			// rather than wait for PLEG or the resync. That sync sees every container gone
-			// and clears AllContainersRestarting, so this does not repeat.
-			kl.podWorkers.UpdatePod(podworkers.UpdatePodOptions{Pod: pod, MirrorPod: mirrorPod, UpdateType: podworkers.SyncPodUpdate, StartTime: kl.clk.Now()})
+	}
+	for i := range m.reasonCalls {
+		c := &m.reasonCalls[i]
+		if e, ok := m.kl.reasonCache.Get(pod.UID, c.name); ok != c.ok || e.err != c.reason.Err || e.message != c.reason.Message {
+			return false
 		}
-		done(false, err)
-	})
+	}
+	return true
+}
+
+// lookupReason is the reason cache lookup status generation makes, recorded.
+func (m *syncMemo) lookupReason(uid types.UID, name string) (status.Reason, bool) {
+	e, ok := m.kl.reasonCache.Get(uid, name)
+	r := status.Reason{Err: e.err, Message: e.message}
+	m.reasonCalls = append(m.reasonCalls, reasonCall{name: name, reason: r, ok: ok})
+	return r, ok
+}
+
+// memoProbes is the pod's probeState, recording every question and answer in its memo.
+type memoProbes struct {
+	p    probeState
+	memo *syncMemo
+}
+
+func (mp *memoProbes) RestartGates() kuberuntime.RestartGates { return mp.p.RestartGates() }
+
+func (mp *memoProbes) ChangeContainerStatusOnKubeletRestart() bool {
+	return mp.p.ChangeContainerStatusOnKubeletRestart()
+}
+
+func (mp *memoProbes) StartupResult(uid types.UID, id string) (success, known bool) {
+	success, known = mp.p.StartupResult(uid, id)
+	mp.memo.probeCalls = append(mp.memo.probeCalls, probeCall{kind: callStartupResult, id: id, answer: success, known: known})
+	return success, known
+}
+
+func (mp *memoProbes) Started(uid types.UID, id string, c *corev1.Container) bool {
+	answer := mp.p.Started(uid, id, c)
+	mp.memo.probeCalls = append(mp.memo.probeCalls, probeCall{kind: callStarted, id: id, c: c, answer: answer})
+	return answer
+}
+
+func (mp *memoProbes) Ready(uid types.UID, id string, c *corev1.Container) bool {
+	answer := mp.p.Ready(uid, id, c)
+	mp.memo.probeCalls = append(mp.memo.probeCalls, probeCall{kind: callReady, id: id, c: c, answer: answer})
+	return answer
 }
 
 // removedAny reports whether a sync removed a container.
@@ -121,6 +350,8 @@ func (kl *Kubelet) tryReconcileMirrorPods(pod, mirrorPod *corev1.Pod) {
 // SyncTerminatingPod stops every container of a pod being terminated, within the grace
 // period, then records the pod's final status (upstream SyncTerminatingPod).
 func (kl *Kubelet) SyncTerminatingPod(pod *corev1.Pod, podStatus *container.PodStatus, gracePeriod *int64, podStatusFn func(*corev1.PodStatus), done func(err error)) {
+	// A terminating pod never runs SyncPod again.
+	delete(kl.podSyncers, pod.UID)
 	apiStatus := kl.generateAPIPodStatus(pod, podStatus, false)
 	if podStatusFn != nil {
 		podStatusFn(&apiStatus)
@@ -185,17 +416,32 @@ func (kl *Kubelet) SyncTerminatedPod(pod *corev1.Pod, podStatus *container.PodSt
 // generateAPIPodStatus builds the pod's API status from the runtime's view (upstream
 // generateAPIPodStatus), with the active-deadline check of the pod sync handlers.
 func (kl *Kubelet) generateAPIPodStatus(pod *corev1.Pod, podStatus *container.PodStatus, podIsTerminal bool) corev1.PodStatus {
+	st, _ := kl.generateAPIPodStatusMemo(pod, podStatus, podIsTerminal, nil)
+	return st
+}
+
+// generateAPIPodStatusMemo is generateAPIPodStatus asking its questions of the reason
+// cache and the prober through memo (when not nil), and reporting whether the status
+// depends on the time (GenerateAPIPodStatusUsingNow; a deadline exceeded counts).
+func (kl *Kubelet) generateAPIPodStatusMemo(pod *corev1.Pod, podStatus *container.PodStatus, podIsTerminal bool, memo *syncMemo) (corev1.PodStatus, bool) {
 	// The cached status is read in place: status generation only reads the old status,
 	// and the status manager never changes a cached status (PeekPodStatus).
 	old := &pod.Status
 	if st, ok := kl.statusManager.PeekPodStatus(pod.UID); ok {
 		old = st
 	}
-	reasons := func(uid types.UID, name string) (status.Reason, bool) {
-		e, ok := kl.reasonCache.Get(uid, name)
-		return status.Reason{Err: e.err, Message: e.message}, ok
+	var reasons status.ReasonLookup
+	var probes status.ProbeState
+	if memo != nil {
+		reasons, probes = memo.reasons, &memo.probes
+	} else {
+		reasons = func(uid types.UID, name string) (status.Reason, bool) {
+			e, ok := kl.reasonCache.Get(uid, name)
+			return status.Reason{Err: e.err, Message: e.message}, ok
+		}
+		probes = probeState{kl, pod}
 	}
-	st := status.GenerateAPIPodStatus(pod, podStatus, old, podIsTerminal, reasons, probeState{kl, pod}, kl.clk.Now())
+	st, usedNow := status.GenerateAPIPodStatusUsingNow(pod, podStatus, old, podIsTerminal, reasons, probes, kl.clk.Now())
 	if kl.probeManager != nil {
 		kl.probeManager.UpdatePodStatus(pod, &st)
 	}
@@ -203,8 +449,9 @@ func (kl *Kubelet) generateAPIPodStatus(pod *corev1.Pod, podStatus *container.Po
 		st.Phase = corev1.PodFailed
 		st.Reason = "DeadlineExceeded"
 		st.Message = "Pod was active on the node longer than the specified deadline"
+		usedNow = true
 	}
-	return st
+	return st, usedNow
 }
 
 // probeState answers status generation's started/ready questions from the probe results

@@ -149,9 +149,18 @@ const noChange PodOperation = -1
 // statusOnly says in differs from the pod the source last gave (prev's origin) only in its
 // status and resource version; then the spec, labels, annotations and deletion fields of
 // prev and of the copy of in are deep copies of the same values, semantically equal, and
-// specChanged need not look.
+// specChanged need not look. The copy then shares prev's spec rather than copying in's
+// again: the kubelet never changes a pod's spec in place (a pod with another spec is
+// another object), and a status patch comes on every status write.
 func (c *PodConfig) classify(source string, prev, in *corev1.Pod, statusOnly bool) (*corev1.Pod, PodOperation) {
-	p := in.DeepCopy()
+	var p *corev1.Pod
+	if statusOnly && prev != nil {
+		p = &corev1.Pod{TypeMeta: in.TypeMeta, Spec: prev.Spec}
+		in.ObjectMeta.DeepCopyInto(&p.ObjectMeta)
+		in.Status.DeepCopyInto(&p.Status)
+	} else {
+		p = in.DeepCopy()
+	}
 	if p.Annotations == nil {
 		p.Annotations = map[string]string{}
 	}

@@ -35,6 +35,8 @@ type podSyncStatus struct {
 	working       bool
 	pendingUpdate *UpdatePodOptions
 	activeUpdate  *UpdatePodOptions
+	// updates is where UpdatePod stores the pending update (see pendingSlot).
+	updates [2]UpdatePodOptions
 
 	syncedAt    time.Time
 	startedAt   time.Time
@@ -66,13 +68,19 @@ type podSyncStatus struct {
 	// round after round until UpdatePod cancels it, which drops every pending step of the
 	// sync in flight, its CRI calls included.
 	ctx *sim.Lifetime
-	// round is the round in flight, for finishing it when its sync is cancelled.
+	// round is the round in flight, for finishing it when its sync is cancelled: nil
+	// between rounds, else &rounds.
 	round *round
+	// rounds is the worker's round, made ready for each round in turn (a worker runs one
+	// at a time). Reusing it is safe because nothing of a round outlives it: a round that
+	// finishes has had every answer it waited for, and the steps still pending of a
+	// cancelled round are dropped with its context, which the next round does not share.
+	rounds round
 }
 
 // round is one pass of podWorkerLoop in flight. Its steps are its methods, so that the
 // callbacks it hands out (to the sim, the pod cache and the sync function) are method
-// values of the one round rather than a closure each.
+// values of the worker's one round, bound once, rather than a closure each per round.
 type round struct {
 	p        *PodWorkers
 	uid      types.UID
@@ -84,6 +92,14 @@ type round struct {
 	start    time.Duration // when the sync function was called
 	// answered says GetNewerThan has answered; waited, that it did not answer at once.
 	answered, waited bool
+	// seq counts the worker's rounds, telling a round from the one before it (the round
+	// struct is the same).
+	seq uint64
+	// The round's steps as callbacks, bound once per worker (see podSyncStatus.rounds).
+	runFn         func()
+	cacheReadyFn  func(*container.PodStatus, error)
+	doneFn        func(error)
+	syncPodDoneFn func(bool, error)
 }
 
 func (s *podSyncStatus) IsWorking() bool              { return s.working }
@@ -439,8 +455,9 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 	if status.pendingUpdate != nil && !status.pendingUpdate.StartTime.IsZero() && status.pendingUpdate.StartTime.Before(options.StartTime) {
 		options.StartTime = status.pendingUpdate.StartTime
 	}
-	opts := options
-	status.pendingUpdate = &opts
+	slot := status.pendingSlot()
+	*slot = options
+	status.pendingUpdate = slot
 	status.working = true
 	p.ring(uid, status)
 
@@ -462,19 +479,20 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 // cache entry has not called its sync function: it ends without one.
 func (p *PodWorkers) cancelSync(uid types.UID, st *podSyncStatus, reason string) {
 	r := st.round
+	seq := r.seq
 	r.ctx.End()
 	p.recordBecause(st, KindCancelSync, syncFuncName(r.workType, r.update),
 		trace.Because("cancelSync", "UpdatePod cancels the sync in flight when the pod starts terminating or its grace period shrinks: the next round terminates with the new grace period"),
 		trace.Attr{Key: "reason", Value: reason})
 	st.clk.Schedule(0, func() {
-		if st.round != r {
+		if st.round != r || r.seq != seq {
 			return
 		}
 		if r.syncing {
 			p.syncDone(uid, st, r.update, r.workType, false, context.Canceled, r.start)
 			return
 		}
-		p.finishRound(uid, st, r.update, r.workType, false, context.Canceled)
+		p.finishRound(uid, st, r.update, r.workType, false, context.Canceled, context.Canceled.Error())
 	})
 }
 
@@ -588,7 +606,8 @@ func (p *PodWorkers) scheduleRound(uid types.UID, st *podSyncStatus) {
 			p.podWorkerLoop(uid)
 		}
 	}
-	st.clk.Schedule(0, st.takeDoorbell)
+	// Go, not Schedule: the round is never stopped, so it needs no Timer.
+	st.clk.Go(0, st.takeDoorbell)
 }
 
 // --- the worker loop
@@ -601,7 +620,7 @@ func (p *PodWorkers) podWorkerLoop(uid types.UID) {
 		return
 	}
 	st.doorbell = false
-	ctxOK, update, canStart, canEverStart := p.startPodSync(uid)
+	ctxOK, update, canStart, canEverStart := p.startPodSync(uid, st)
 	if !ctxOK {
 		return
 	}
@@ -617,9 +636,16 @@ func (p *PodWorkers) podWorkerLoop(uid types.UID) {
 	if st.ctx == nil || st.ctx.Ended() {
 		st.ctx = st.clk.Life().Context("sync " + st.key)
 	}
-	r := &round{p: p, uid: uid, st: st, update: update, workType: workType, ctx: st.ctx}
+	r := &st.rounds
+	if r.runFn == nil {
+		r.p, r.uid, r.st = p, uid, st
+		r.runFn, r.cacheReadyFn, r.doneFn, r.syncPodDoneFn = r.run, r.cacheReady, r.done, r.syncPodDone
+	}
+	r.update, r.workType, r.ctx = update, workType, st.ctx
+	r.syncing, r.start, r.answered, r.waited = false, 0, false, false
+	r.seq++
 	st.round = r
-	p.s.Within(r.ctx, r.run)
+	p.s.Within(r.ctx, r.runFn)
 }
 
 // run waits for a runtime observation newer than the worker's previous sync, then runs
@@ -631,7 +657,7 @@ func (r *round) run() {
 		return
 	}
 	// Wait for a runtime observation made after this worker's previous sync.
-	p.cache.GetNewerThan(r.uid, st.lastSyncTime, r.cacheReady)
+	p.cache.GetNewerThan(r.uid, st.lastSyncTime, r.cacheReadyFn)
 	if !r.answered {
 		r.waited = true
 		p.recordBecause(st, KindWaitCache, "GetNewerThan", trace.Because("GetNewerThan", "a worker never syncs on a status older than its last sync: the next relist (or one of this pod) wakes it"),
@@ -652,14 +678,14 @@ func (r *round) cacheReady(status *container.PodStatus, err error) {
 func (r *round) sync(status *container.PodStatus, cacheErr error) {
 	p, uid, st, update, workType := r.p, r.uid, r.st, r.update, r.workType
 	if cacheErr != nil {
-		p.finishRound(uid, st, update, workType, false, cacheErr)
+		p.finishRound(uid, st, update, workType, false, cacheErr, cacheErr.Error())
 		return
 	}
 	p.record(st, KindSyncStart, syncFuncName(workType, update), trace.Attr{Key: "update", Value: update.UpdateType.String()})
 	r.syncing, r.start = true, p.clk.Elapsed()
 	switch workType {
 	case TerminatedPod:
-		p.handler.SyncTerminatedPod(update.Pod, status, r.done)
+		p.handler.SyncTerminatedPod(update.Pod, status, r.doneFn)
 	case TerminatingPod:
 		var gracePeriod *int64
 		if update.KillPodOptions != nil {
@@ -667,12 +693,12 @@ func (r *round) sync(status *container.PodStatus, cacheErr error) {
 		}
 		statusFn := p.acknowledgeTerminating(st)
 		if update.RunningPod != nil && update.Pod == nil {
-			p.handler.SyncTerminatingRuntimePod(update.RunningPod, r.done)
+			p.handler.SyncTerminatingRuntimePod(update.RunningPod, r.doneFn)
 		} else {
-			p.handler.SyncTerminatingPod(update.Pod, status, gracePeriod, statusFn, r.done)
+			p.handler.SyncTerminatingPod(update.Pod, status, gracePeriod, statusFn, r.doneFn)
 		}
 	default:
-		p.handler.SyncPod(update.UpdateType, update.Pod, update.MirrorPod, status, r.syncPodDone)
+		p.handler.SyncPod(update.UpdateType, update.Pod, update.MirrorPod, status, r.syncPodDoneFn)
 	}
 }
 
@@ -707,9 +733,24 @@ func syncFuncName(w WorkType, u *UpdatePodOptions) string {
 	}
 }
 
-// startPodSync consumes the pending update (upstream startPodSync).
-func (p *PodWorkers) startPodSync(uid types.UID) (ok bool, update *UpdatePodOptions, canStart, canEverStart bool) {
-	st := p.podSyncStatuses[uid]
+// pendingSlot is where UpdatePod stores a new pending update: in place of the pending
+// update it replaces, else in the one of the worker's two update slots that the round in
+// flight does not use. A pending update's pointer is held only by pendingUpdate until a
+// round takes it, and then by that round (round.update) until it finishes, so that slot is
+// free again by the time a new pending update could need it.
+func (st *podSyncStatus) pendingSlot() *UpdatePodOptions {
+	if p := st.pendingUpdate; p == &st.updates[0] || p == &st.updates[1] {
+		return p
+	}
+	if st.round != nil && st.round.update == &st.updates[0] {
+		return &st.updates[1]
+	}
+	return &st.updates[0]
+}
+
+// startPodSync consumes the pending update of the worker st of pod uid (upstream
+// startPodSync).
+func (p *PodWorkers) startPodSync(uid types.UID, st *podSyncStatus) (ok bool, update *UpdatePodOptions, canStart, canEverStart bool) {
 	if st.pendingUpdate == nil {
 		st.working = false
 		return false, nil, false, true
@@ -812,18 +853,23 @@ func (p *PodWorkers) syncDone(uid types.UID, st *podSyncStatus, update *UpdatePo
 	e := &tracedEvent{ev: trace.Event{Track: st.clk.Track(), Kind: KindSyncEnd, Name: syncFuncName(workType, update), Pod: st.key,
 		Dur: p.clk.Elapsed() - start}}
 	attrs := append(e.attrs[:0], trace.Attr{Key: "duration", Value: (p.clk.Elapsed() - start).String()})
+	// The error's text is built once, for the event and for completeWork: an aggregate
+	// error builds it anew on every call.
+	errText := ""
 	if err != nil {
-		attrs = append(attrs, trace.Attr{Key: "error", Value: err.Error()})
+		errText = err.Error()
+		attrs = append(attrs, trace.Attr{Key: "error", Value: errText})
 	}
 	if isTerminal {
 		attrs = append(attrs, trace.Attr{Key: "isTerminal", Value: "true"})
 	}
 	e.ev.Attrs = attrs
 	p.s.Record(&e.ev)
-	p.finishRound(uid, st, update, workType, isTerminal, err)
+	p.finishRound(uid, st, update, workType, isTerminal, err, errText)
 }
 
-func (p *PodWorkers) finishRound(uid types.UID, st *podSyncStatus, update *UpdatePodOptions, workType WorkType, isTerminal bool, err error) {
+// finishRound ends a round. errText is err.Error() ("" for no error).
+func (p *PodWorkers) finishRound(uid types.UID, st *podSyncStatus, update *UpdatePodOptions, workType WorkType, isTerminal bool, err error, errText string) {
 	st.inRound = false
 	st.round = nil
 	var phaseTransition bool
@@ -846,7 +892,7 @@ func (p *PodWorkers) finishRound(uid types.UID, st *podSyncStatus, update *Updat
 		p.completeSync(st)
 		phaseTransition = true
 	}
-	p.completeWork(uid, st, phaseTransition, err)
+	p.completeWorkText(uid, st, phaseTransition, err, errText)
 }
 
 func (p *PodWorkers) completeSync(st *podSyncStatus) {
@@ -907,6 +953,15 @@ func (p *PodWorkers) requeueLastPodUpdate(st *podSyncStatus) {
 
 // completeWork schedules the pod's next periodic sync, then takes pending work at once.
 func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransition bool, err error) {
+	errText := ""
+	if err != nil {
+		errText = err.Error()
+	}
+	p.completeWorkText(uid, st, phaseTransition, err, errText)
+}
+
+// completeWorkText is completeWork given err's text ("" for no error).
+func (p *PodWorkers) completeWorkText(uid types.UID, st *podSyncStatus, phaseTransition bool, err error, errText string) {
 	var delay, base time.Duration
 	var why string
 	factor := WorkerBackOffPeriodJitterFactor
@@ -918,7 +973,7 @@ func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransit
 	case err == nil:
 		base, factor, why = p.resyncInterval, WorkerResyncIntervalJitterFactor, "resync"
 		delay = st.rng.Jitter(base, factor)
-	case strings.Contains(err.Error(), "network is not ready"):
+	case strings.Contains(errText, "network is not ready"):
 		base, why = BackOffOnTransientErrorPeriod, "network not ready"
 		delay = st.rng.Jitter(base, factor)
 	case isBackoff:
@@ -936,10 +991,14 @@ func (p *PodWorkers) completeWork(uid types.UID, st *podSyncStatus, phaseTransit
 		}
 		capped := ""
 		if base < remaining {
-			capped = fmt.Sprintf(", capped at the resync interval %s", base)
+			capped = ", capped at the resync interval " + p.durationText(base)
 		}
-		reason = trace.BecauseEach("requeueBackOff", fmt.Sprintf("the back-off ends in %s%s; jitter of up to %.0f%% makes it %s",
-			remaining.Round(time.Millisecond), capped, factor*100, delay.Round(time.Millisecond)),
+		// fmt.Sprintf("the back-off ends in %s%s; jitter of up to %.0f%% makes it %s"),
+		// built without boxing each value: this reason is recorded at every sync of a
+		// pod in crash-loop back-off.
+		_, percentText := jitterFactorText(factor)
+		reason = trace.BecauseEach("requeueBackOff", "the back-off ends in "+remaining.Round(time.Millisecond).String()+capped+
+			"; jitter of up to "+percentText+"% makes it "+delay.Round(time.Millisecond).String(),
 			trace.Attr{Key: "remaining", Value: remaining.String()}, trace.Attr{Key: "cap", Value: p.resyncText},
 			trace.Attr{Key: "jitterFactor", Value: strconv.FormatFloat(factor, 'g', -1, 64)}, trace.Attr{Key: "after", Value: delay.String()})
 	default:

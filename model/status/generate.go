@@ -734,6 +734,17 @@ func kubeletOwnedCondition(t corev1.PodConditionType) bool {
 // from oldStatus or the API status (the API server sets it at creation). Timestamps are at
 // whole seconds.
 func GenerateAPIPodStatus(pod *corev1.Pod, podStatus *container.PodStatus, oldStatus *corev1.PodStatus, podIsTerminal bool, reasons ReasonLookup, probes ProbeState, now time.Time) corev1.PodStatus {
+	s, _ := GenerateAPIPodStatusUsingNow(pod, podStatus, oldStatus, podIsTerminal, reasons, probes, now)
+	return s
+}
+
+// GenerateAPIPodStatusUsingNow is GenerateAPIPodStatus that also reports whether now went
+// into the status: a condition's LastTransitionTime (no previous condition of its type with
+// the same status) or the StartTime (none in the old status). When it did not, the status
+// is a function of the other arguments and of the answers of reasons and probes alone,
+// which lets a caller reuse a status generated from the same inputs at another time.
+func GenerateAPIPodStatusUsingNow(pod *corev1.Pod, podStatus *container.PodStatus, oldStatus *corev1.PodStatus, podIsTerminal bool, reasons ReasonLookup, probes ProbeState, now time.Time) (corev1.PodStatus, bool) {
+	usedNow := false
 	if podStatus == nil {
 		podStatus = &container.PodStatus{}
 	}
@@ -864,6 +875,7 @@ func GenerateAPIPodStatus(pod *corev1.Pod, podStatus *container.PodStatus, oldSt
 			c.LastTransitionTime = prev.LastTransitionTime
 		} else {
 			c.LastTransitionTime = apiTime(now)
+			usedNow = true
 		}
 	}
 
@@ -873,11 +885,12 @@ func GenerateAPIPodStatus(pod *corev1.Pod, podStatus *container.PodStatus, oldSt
 	} else {
 		t := apiTime(now)
 		s.StartTime = &t
+		usedNow = true
 	}
 	normalizeContainerTimes(s.InitContainerStatuses)
 	normalizeContainerTimes(s.ContainerStatuses)
 	normalizeContainerTimes(s.EphemeralContainerStatuses)
-	return s
+	return s, usedNow
 }
 
 // GenerateAllContainersRestartingCondition computes AllContainersRestarting for a pod with a

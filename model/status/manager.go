@@ -81,6 +81,8 @@ type Manager struct {
 	changed   []types.UID
 	signalled bool
 	ticker    *sim.Timer
+	// syncChangedFn is syncChanged, bound once.
+	syncChangedFn func()
 }
 
 // syncedState is the manager's record of its writes of one pod. An entry outlives the pod's
@@ -93,6 +95,12 @@ type syncedState struct {
 	// resourceVersion is the API resource version after the last write: an API object
 	// still at that version needs no reconcile.
 	resourceVersion string
+	// apiPod is apiPod's answer for the pod when the API server's ObjectsVersion was
+	// apiPodAt (apiPodKnown: there is one): the same answer while that version holds,
+	// which spares the periodic reconcile of every pod its API lookups.
+	apiPod      *corev1.Pod
+	apiPodAt    uint64
+	apiPodKnown bool
 }
 
 // NewManager returns a status manager writing to api.
@@ -372,11 +380,19 @@ func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus,
 	m.clk.Record(&trace.Event{Kind: KindSetPodStatus, Pod: pod.Namespace + "/" + pod.Name, Attrs: statusAttrs(pod, &status, ns.version)})
 	if !m.signalled {
 		m.signalled = true
-		m.clk.Schedule(0, func() {
-			m.signalled = false
-			m.syncBatch(false)
-		})
+		if m.syncChangedFn == nil {
+			m.syncChangedFn = m.syncChanged
+		}
+		// Go, not Schedule: the batch is never stopped, so it needs no Timer.
+		m.clk.Go(0, m.syncChangedFn)
 	}
+}
+
+// syncChanged is the batch of changes a status change signals (upstream: the podStatusChannel
+// wakes syncBatch).
+func (m *Manager) syncChanged() {
+	m.signalled = false
+	m.syncBatch(false)
 }
 
 func keepTransitionTime(status, old *corev1.PodStatus, t corev1.PodConditionType, now time.Time) {
@@ -496,8 +512,21 @@ func (m *Manager) apiPod(uid types.UID, st *versionedPodStatus) *corev1.Pod {
 	return p
 }
 
-func (m *Manager) needsReconcile(uid types.UID, st *versionedPodStatus, synced *syncedState) bool {
+// cachedAPIPod is apiPod, remembered in synced (see syncedState.apiPod). The answer depends
+// only on the pod (its UID, name and whether it is static, all fixed for a UID) and on which
+// objects the API server holds.
+func (m *Manager) cachedAPIPod(uid types.UID, st *versionedPodStatus, synced *syncedState) *corev1.Pod {
+	v := m.api.ObjectsVersion()
+	if synced.apiPodKnown && synced.apiPodAt == v {
+		return synced.apiPod
+	}
 	p := m.apiPod(uid, st)
+	synced.apiPod, synced.apiPodAt, synced.apiPodKnown = p, v, true
+	return p
+}
+
+func (m *Manager) needsReconcile(uid types.UID, st *versionedPodStatus, synced *syncedState) bool {
+	p := m.cachedAPIPod(uid, st, synced)
 	if p == nil || p.ResourceVersion == synced.resourceVersion {
 		return false
 	}
