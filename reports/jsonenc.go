@@ -32,7 +32,11 @@ var jsonSafe = func() (safe [utf8.RuneSelf]bool) {
 // escaped, <, > and & as \u003c, \u003e and \u0026, invalid UTF-8 as \ufffd, and U+2028
 // and U+2029 escaped.
 func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
+	return append(appendJSONStringBody(append(dst, '"'), s), '"')
+}
+
+// appendJSONStringBody appends s escaped as appendJSONString does, without the quotes.
+func appendJSONStringBody(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
@@ -78,8 +82,7 @@ func appendJSONString(dst []byte, s string) []byte {
 		}
 		i += size
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
 // appendJSONFloat appends f as encoding/json writes a float64: the shortest decimal that

@@ -121,3 +121,21 @@ func TestAppendJSONStringAndFloat(t *testing.T) {
 		}
 	}
 }
+
+// TestNameDetailEscapesAsJoined: a slice's name written in two parts (chromeEvent's Name
+// and NameDetail) is the JSON string of the joined name, whatever either part holds.
+func TestNameDetailEscapesAsJoined(t *testing.T) {
+	for _, a := range jsonTrickyStrings {
+		for _, d := range jsonTrickyStrings {
+			if d == "" {
+				continue
+			}
+			want, _ := json.Marshal(a + " " + d)
+			got := append(appendJSONStringBody([]byte{'"'}, a), ' ')
+			got = append(appendJSONStringBody(got, d), '"')
+			if !bytes.Equal(got, want) {
+				t.Errorf("name %q + %q: got %s, want %s", a, d, got, want)
+			}
+		}
+	}
+}

@@ -78,18 +78,21 @@ const perfettoPid = 1
 // with cat, dur, s, id, bp and args left out when empty (see emit). Ts and Dur are written
 // in microseconds (see appendMicros); Dur is written when HasDur is set.
 type chromeEvent struct {
-	Name   string
-	Cat    string
-	Ph     string
-	Ts     time.Duration
-	Dur    time.Duration
-	HasDur bool
-	Pid    int
-	Tid    int
-	Scope  string
-	ID     uint64
-	Bp     string
-	Args   perfArgs
+	Name string
+	// NameDetail, when set, is written after Name and a space, as part of the name: an
+	// event's slice is named by its kind and its name, without joining them in a string.
+	NameDetail string
+	Cat        string
+	Ph         string
+	Ts         time.Duration
+	Dur        time.Duration
+	HasDur     bool
+	Pid        int
+	Tid        int
+	Scope      string
+	ID         uint64
+	Bp         string
+	Args       perfArgs
 }
 
 // perfArg is one argument of a trace event: a string, an integer or a list of strings.
@@ -220,8 +223,14 @@ func (p *PerfettoWriter) emit(ev *chromeEvent) {
 			return
 		}
 	}
-	b := append(p.buf[:0], `{"name":`...)
-	b = appendJSONString(b, ev.Name)
+	b := append(p.buf[:0], `{"name":"`...)
+	b = appendJSONStringBody(b, ev.Name)
+	if ev.NameDetail != "" {
+		// A space ends any UTF-8 sequence Name ends with, so the two parts escape as
+		// their concatenation does.
+		b = appendJSONStringBody(append(b, ' '), ev.NameDetail)
+	}
+	b = append(b, '"')
 	if ev.Cat != "" {
 		b = append(b, `,"cat":`...)
 		b = appendJSONString(b, ev.Cat)
@@ -314,11 +323,12 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 		return
 	}
 	tid := p.tid(e.Track)
-	name := string(e.Kind)
-	if e.Name != "" && e.Name != name {
-		name += " " + e.Name
+	// The slice's name is the kind and the event's name, joined only where it is kept
+	// (kindName); the slice itself writes the two parts.
+	ev := chromeEvent{Name: string(e.Kind), Cat: string(e.Kind), Pid: perfettoPid, Tid: tid, Args: p.eventArgs(e)}
+	if e.Name != "" && e.Name != string(e.Kind) {
+		ev.NameDetail = e.Name
 	}
-	ev := chromeEvent{Name: name, Cat: string(e.Kind), Pid: perfettoPid, Tid: tid, Args: p.eventArgs(e)}
 	if e.Dur > 0 {
 		start, end := e.At, e.At+e.Dur
 		if endStamped(e.Kind) {
@@ -353,9 +363,9 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 			from = p.caller.tid
 		}
 		if from != tid {
-			p.emit(&chromeEvent{Name: name, Cat: string(e.Kind), Ph: "X", Ts: e.At, Dur: stepSlice, HasDur: true, Pid: perfettoPid, Tid: from, Args: p.eventArgs(e)})
+			p.emit(&chromeEvent{Name: ev.Name, NameDetail: ev.NameDetail, Cat: string(e.Kind), Ph: "X", Ts: e.At, Dur: stepSlice, HasDur: true, Pid: perfettoPid, Tid: from, Args: p.eventArgs(e)})
 		}
-		p.updates[e.Pod] = append(p.updates[e.Pod], pendingSend{ts: e.At, tid: from, name: name})
+		p.updates[e.Pod] = append(p.updates[e.Pod], pendingSend{ts: e.At, tid: from, name: kindName(e)})
 	case kindSyncStart:
 		// Every UpdatePod since the worker's last sync is picked up by this one.
 		for _, u := range p.updates[e.Pod] {
@@ -407,7 +417,7 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 		p.relistRequests[e.Attr("uid")] = pendingSend{ts: e.At, tid: tid, name: "RequestPodRelist"}
 	case kindRelist:
 		if e.Dur >= stepSlice {
-			p.relist = pendingSend{ts: e.At, tid: tid, name: name}
+			p.relist = pendingSend{ts: e.At, tid: tid, name: kindName(e)}
 			start := e.At - e.Dur
 			if e.Name == "relistPod" {
 				// The on-demand relist that serves a worker's request: an arrow from the
@@ -428,10 +438,13 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 	case trace.Select:
 		// A ticker's tick is not recorded as it is sent; the select records when it was.
 		// Its arrow starts on a thread of its own for the ticker.
-		if at, err := strconv.ParseInt(e.Attr("sentAt"), 10, 64); err == nil && at >= 0 {
-			from := p.tid("ticker " + e.Name)
-			p.emit(&chromeEvent{Name: "tick", Cat: "ticker", Ph: "X", Ts: time.Duration(at), Dur: stepSlice, HasDur: true, Pid: perfettoPid, Tid: from})
-			p.flow("ticker", e.Name, time.Duration(at), from, e.At, tid)
+		// Most selects took no tick: they have no sentAt, whose parse error would allocate.
+		if sentAt := e.Attr("sentAt"); sentAt != "" {
+			if at, err := strconv.ParseInt(sentAt, 10, 64); err == nil && at >= 0 {
+				from := p.tid("ticker " + e.Name)
+				p.emit(&chromeEvent{Name: "tick", Cat: "ticker", Ph: "X", Ts: time.Duration(at), Dur: stepSlice, HasDur: true, Pid: perfettoPid, Tid: from})
+				p.flow("ticker", e.Name, time.Duration(at), from, e.At, tid)
+			}
 		}
 	case kindCRICall:
 		// A StopContainer recorded without a duration blocks until the process exits.
@@ -480,6 +493,14 @@ func (p *PerfettoWriter) selectCases(e *trace.Event) {
 	if from := e.Attr(containerManagerCh); from != "" {
 		p.emit(&chromeEvent{Name: containerManagerCh + ": " + from, Cat: string(e.Kind), Ph: "i", Scope: "t", Ts: ts, Pid: perfettoPid, Tid: p.tid("containerManager")})
 	}
+}
+
+// kindName is the name of e's slice: its kind, and its name when that says more.
+func kindName(e *trace.Event) string {
+	if e.Name != "" && e.Name != string(e.Kind) {
+		return string(e.Kind) + " " + e.Name
+	}
+	return string(e.Kind)
 }
 
 // flow draws an arrow of category cat from (from, fromTid) to (to, toTid); both ends must
