@@ -138,7 +138,9 @@ func formatBytes(v float64) string {
 // pathOf draws points as a line, lifting the pen over NaN gaps; xs and ys are canvas
 // coordinates.
 func pathOf(xs, ys []float64) string {
-	var b strings.Builder
+	// Appended in place: a chart of a long run has tens of thousands of points, and
+	// num's string per coordinate was most of the cost. The bytes are num's.
+	var b []byte
 	pen := false
 	for i := range xs {
 		if math.IsNaN(ys[i]) {
@@ -146,15 +148,17 @@ func pathOf(xs, ys []float64) string {
 			continue
 		}
 		if pen {
-			b.WriteString("L")
+			b = append(b, 'L')
 		} else {
-			if b.Len() > 0 {
-				b.WriteString(" ")
+			if len(b) > 0 {
+				b = append(b, ' ')
 			}
-			b.WriteString("M")
+			b = append(b, 'M')
 		}
-		b.WriteString(num(xs[i]) + " " + num(ys[i]))
+		b = strconv.AppendFloat(b, xs[i], 'f', 1, 64)
+		b = append(b, ' ')
+		b = strconv.AppendFloat(b, ys[i], 'f', 1, 64)
 		pen = true
 	}
-	return b.String()
+	return string(b)
 }

@@ -17,13 +17,18 @@ import (
 // as of that second, each carried forward from the last stats sample that gave it; a cell
 // is empty before the first sample and after its pod has terminated. Rows are written as
 // soon as time has passed them, so a run of any length needs only the current values.
+//
+// Only the header goes through encoding/csv (a pod's name might need quoting); a row's
+// cells are numbers, 0/1 or empty, which csv writes as they are, so rows are written
+// directly: the cells once per change, as text, and each row as its time and that text.
 type TimelineWriter struct {
 	w      *bufio.Writer
-	csv    *csv.Writer
+	csv    *csv.Writer // the header's writer
 	pods   []string
 	u      usage
 	next   time.Duration // the time of the next row to write
-	cells  []string      // the current values (the row without its time), while clean
+	cells  []byte        // the current values as the text after a row's time (",v,...,v\n"), while clean
+	row    []byte        // the row being written
 	dirty  bool          // a value changed since cells was built
 	header bool
 	err    error
@@ -87,6 +92,12 @@ func (t *TimelineWriter) writeHeader() {
 	t.header = true
 	if err := t.csv.Write(TimelineHeader(t.pods)); err != nil {
 		t.err = fmt.Errorf("writing timeline: %w", err)
+		return
+	}
+	// The rows go to t.w directly, after the header.
+	t.csv.Flush()
+	if err := t.csv.Error(); err != nil {
+		t.err = fmt.Errorf("writing timeline: %w", err)
 	}
 }
 
@@ -95,29 +106,31 @@ func (t *TimelineWriter) writeRow() {
 		t.writeHeader()
 	}
 	if t.dirty {
-		t.cells = t.cells[:0]
+		c := t.cells[:0]
 		for _, g := range t.u.node {
-			t.cells = append(t.cells, g.String())
+			c = g.appendText(append(c, ','))
 		}
-		for _, c := range t.u.conditions {
-			t.cells = append(t.cells, map[bool]string{false: "0", true: "1"}[c])
+		for _, v := range t.u.conditions {
+			if v {
+				c = append(c, ',', '1')
+			} else {
+				c = append(c, ',', '0')
+			}
 		}
 		for _, pod := range t.pods {
 			p := t.u.pods[pod]
 			for i := 0; i < podGauges; i++ {
-				if p == nil {
-					t.cells = append(t.cells, "")
-				} else {
-					t.cells = append(t.cells, p[i].String())
+				c = append(c, ',')
+				if p != nil {
+					c = p[i].appendText(c)
 				}
 			}
 		}
+		t.cells = append(c, '\n')
 		t.dirty = false
 	}
-	row := make([]string, 0, 1+len(t.cells))
-	row = append(row, strconv.FormatInt(int64(t.next/time.Second), 10))
-	row = append(row, t.cells...)
-	if err := t.csv.Write(row); err != nil {
+	t.row = append(strconv.AppendInt(t.row[:0], int64(t.next/time.Second), 10), t.cells...)
+	if _, err := t.w.Write(t.row); err != nil && t.err == nil {
 		t.err = fmt.Errorf("writing timeline: %w", err)
 	}
 	t.next += time.Second

@@ -35,12 +35,15 @@ type TraceReason struct {
 }
 
 // TraceWriter streams the run's trace as JSON lines, one event per line, as it is
-// recorded (a trace.Sink).
+// recorded (a trace.Sink). Each line is the JSON encoding of a TraceLine, written by hand
+// (see jsonenc.go) into a buffer reused from line to line.
 type TraceWriter struct {
-	w   *bufio.Writer
-	enc *json.Encoder
-	cap eventCap
-	err error
+	w     *bufio.Writer
+	enc   *json.Encoder // for the truncation note only
+	line  []byte
+	attrs []trace.Attr // sortedAttrs' scratch
+	cap   eventCap
+	err   error
 }
 
 // NewTraceWriter writes to w; call Flush at the end.
@@ -53,32 +56,71 @@ func NewTraceWriter(w io.Writer) *TraceWriter {
 // one line of kind "truncated" that says how many events were left out and from when.
 func (t *TraceWriter) SetMaxEvents(n int) { t.cap.max = n }
 
-// Record writes one event.
+// Record writes one event: the bytes json.Encoder writes for its TraceLine, fields in
+// the struct's order, empty ones left out, attributes and reason values sorted by key.
 func (t *TraceWriter) Record(e *trace.Event) {
 	if t.err != nil || !t.cap.admit(e) {
 		return
 	}
-	l := TraceLine{Time: secs(e.At), Seq: e.Seq, Track: e.Track, Kind: string(e.Kind), Name: e.Name, Pod: e.Pod,
-		Container: e.Container, Flow: e.Flow, Ready: e.Ready}
+	b := append(t.line[:0], `{"t":`...)
+	b = appendJSONFloat(b, secs(e.At))
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendUint(b, e.Seq, 10)
+	if e.Track != "" {
+		b = append(b, `,"track":`...)
+		b = appendJSONString(b, e.Track)
+	}
+	b = append(b, `,"kind":`...)
+	b = appendJSONString(b, string(e.Kind))
+	if e.Name != "" {
+		b = append(b, `,"name":`...)
+		b = appendJSONString(b, e.Name)
+	}
+	if e.Pod != "" {
+		b = append(b, `,"pod":`...)
+		b = appendJSONString(b, e.Pod)
+	}
+	if e.Container != "" {
+		b = append(b, `,"container":`...)
+		b = appendJSONString(b, e.Container)
+	}
+	if e.Flow != 0 {
+		b = append(b, `,"flow":`...)
+		b = strconv.AppendUint(b, e.Flow, 10)
+	}
 	if e.Dur > 0 {
-		l.Duration = secs(e.Dur.Round(time.Microsecond))
+		if d := secs(e.Dur.Round(time.Microsecond)); d != 0 {
+			b = append(b, `,"dur":`...)
+			b = appendJSONFloat(b, d)
+		}
+	}
+	if len(e.Ready) > 0 {
+		b = append(b, `,"ready":`...)
+		b = appendJSONStrings(b, e.Ready)
 	}
 	if len(e.Attrs) > 0 {
-		l.Attrs = make(map[string]string, len(e.Attrs))
-		for _, a := range e.Attrs {
-			l.Attrs[a.Key] = a.Value
-		}
+		t.attrs = sortedAttrs(t.attrs, e.Attrs)
+		b = append(b, `,"attrs":`...)
+		b = appendJSONAttrs(b, t.attrs)
 	}
 	if r := e.Reason; r != nil {
-		l.Reason = &TraceReason{Rule: r.Rule, Text: r.Text, Each: r.Each}
+		b = append(b, `,"reason":{"rule":`...)
+		b = appendJSONString(b, r.Rule)
+		b = append(b, `,"text":`...)
+		b = appendJSONString(b, r.Text)
 		if len(r.Values) > 0 {
-			l.Reason.Values = make(map[string]string, len(r.Values))
-			for _, a := range r.Values {
-				l.Reason.Values[a.Key] = a.Value
-			}
+			t.attrs = sortedAttrs(t.attrs, r.Values)
+			b = append(b, `,"values":`...)
+			b = appendJSONAttrs(b, t.attrs)
 		}
+		if r.Each {
+			b = append(b, `,"each":true`...)
+		}
+		b = append(b, '}')
 	}
-	t.err = t.enc.Encode(&l)
+	b = append(b, '}', '\n')
+	t.line = b
+	_, t.err = t.w.Write(b)
 }
 
 // Flush writes what is buffered and returns the first error met.

@@ -26,6 +26,14 @@ func (g *gauge) setAttr(e *trace.Event, key string) bool {
 	return changed
 }
 
+// appendText appends String's text.
+func (g gauge) appendText(dst []byte) []byte {
+	if !g.ok {
+		return dst
+	}
+	return strconv.AppendFloat(dst, g.v, 'f', -1, 64)
+}
+
 func (g gauge) String() string {
 	if !g.ok {
 		return ""

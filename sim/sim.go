@@ -101,20 +101,10 @@ func (l *Lifetime) owner() *Lifetime {
 	return l
 }
 
-func (a *event) before(b *event) bool {
-	if a.at != b.at {
-		return a.at < b.at
-	}
-	if a.prio != b.prio {
-		return a.prio < b.prio
-	}
-	return a.seq < b.seq
-}
-
 // Sim is one simulation: a virtual clock, its event queue, the run's seed and the trace.
 type Sim struct {
 	now    time.Duration
-	queue  []*event
+	queue  []qslot
 	free   []*event // popped free-list events, for schedule to reuse
 	seq    uint64
 	flows  uint64
@@ -266,11 +256,10 @@ func (p Process) Track() string { return p.track }
 // after end; the clock then stands at end (or where Stop left it).
 func (s *Sim) RunUntil(end time.Duration) {
 	for len(s.queue) > 0 && !s.stopped {
-		ev := s.queue[0]
-		if ev.at > end {
+		if s.queue[0].at > end {
 			break
 		}
-		s.pop()
+		ev := s.pop()
 		s.now = ev.at
 		if ev.life.Ended() {
 			if ev.timer == nil {
@@ -344,27 +333,59 @@ func (s *Sim) depthAttrs(n int) []trace.Attr {
 	return s.depth[n]
 }
 
-// --- the queue: a binary heap with positions, so that timers can be removed in O(log n).
+// --- the queue: a 4-ary heap with positions, so that timers can be removed in O(log n).
+//
+// Each slot holds the event's ordering key beside the pointer, so that sifting compares
+// keys in the queue's own array instead of loading every event it passes. A 4-ary heap is
+// half as deep as a binary one, and the four children of a slot sit next to each other.
+// Events run in (at, prio, seq) order; seq is unique, so no two
+// events tie and the pop order does not depend on the shape of the heap.
+
+// qslot is one queue slot: the event and its ordering key.
+type qslot struct {
+	at  time.Duration
+	ord uint64 // prio and seq packed so that one comparison orders them (see order)
+	ev  *event
+}
+
+// order packs prio and seq into one number that compares as (prio, seq) does: the
+// priority, its sign bit flipped so that negative priorities sort first, in the top byte,
+// and the sequence number below it. Sequence numbers stay below 2^56 (schedule counts
+// one per event: centuries of a busy node).
+func order(prio Priority, seq uint64) uint64 {
+	return uint64(uint8(prio)^0x80)<<56 | seq
+}
+
+func (a *qslot) before(b *qslot) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	return a.ord < b.ord
+}
 
 func (s *Sim) push(ev *event) {
+	if ev.seq >= 1<<56 {
+		panic("sim: event sequence numbers exhausted")
+	}
 	ev.idx = len(s.queue)
-	s.queue = append(s.queue, ev)
+	s.queue = append(s.queue, qslot{at: ev.at, ord: order(ev.prio, ev.seq), ev: ev})
 	s.up(ev.idx)
 }
 
 func (s *Sim) pop() *event {
-	ev := s.queue[0]
+	ev := s.queue[0].ev
 	s.remove(0)
 	return ev
 }
 
 func (s *Sim) remove(i int) {
 	last := len(s.queue) - 1
-	ev := s.queue[i]
+	ev := s.queue[i].ev
 	if i != last {
-		s.swap(i, last)
+		s.queue[i] = s.queue[last]
+		s.queue[i].ev.idx = i
 	}
-	s.queue[last] = nil
+	s.queue[last] = qslot{}
 	s.queue = s.queue[:last]
 	if i != last {
 		if !s.down(i) {
@@ -374,40 +395,52 @@ func (s *Sim) remove(i int) {
 	ev.idx = -1
 }
 
-func (s *Sim) swap(i, j int) {
-	s.queue[i], s.queue[j] = s.queue[j], s.queue[i]
-	s.queue[i].idx = i
-	s.queue[j].idx = j
-}
-
+// up moves the slot at j towards the root until its parent comes before it.
 func (s *Sim) up(j int) {
+	q := s.queue
+	x := q[j]
 	for j > 0 {
-		i := (j - 1) / 2
-		if !s.queue[j].before(s.queue[i]) {
+		i := (j - 1) / 4
+		if !x.before(&q[i]) {
 			break
 		}
-		s.swap(i, j)
+		q[j] = q[i]
+		q[j].ev.idx = j
 		j = i
 	}
+	q[j] = x
+	x.ev.idx = j
 }
 
+// down moves the slot at i0 towards the leaves until no child comes before it; it reports
+// whether the slot moved.
 func (s *Sim) down(i0 int) bool {
-	i, n := i0, len(s.queue)
+	q := s.queue
+	n := len(q)
+	x := q[i0]
+	i := i0
 	for {
-		l := 2*i + 1
-		if l >= n {
+		c := 4*i + 1
+		if c >= n {
 			break
 		}
-		j := l
-		if r := l + 1; r < n && s.queue[r].before(s.queue[l]) {
-			j = r
+		// The first of the (up to) four children that comes before the others.
+		j := c
+		end := min(c+4, n)
+		for k := c + 1; k < end; k++ {
+			if q[k].before(&q[j]) {
+				j = k
+			}
 		}
-		if !s.queue[j].before(s.queue[i]) {
+		if !q[j].before(&x) {
 			break
 		}
-		s.swap(i, j)
+		q[i] = q[j]
+		q[i].ev.idx = i
 		i = j
 	}
+	q[i] = x
+	x.ev.idx = i
 	return i > i0
 }
 

@@ -60,6 +60,7 @@ func fileOptions(cmd *cobra.Command) scenarios.FileOptions {
 }
 
 func main() {
+	tuneGC()
 	os.Exit(runWith(os.Args[1:], os.Stdout, os.Stderr, watchSignals()))
 }
 
