@@ -1,8 +1,8 @@
 package pleg
 
 import (
+	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -32,8 +32,28 @@ const (
 	KindHealth       trace.Kind = "plegHealth"
 )
 
+// podRecord is what PLEG knows of one pod: the listing it last acted on (old) and the one
+// of the relist in progress (current).
 type podRecord struct {
+	uid          types.UID
 	old, current *container.Pod
+	// fullName is "namespace/name" of the pod named nameOf, kept so that a relist does not
+	// join the strings again for every pod it reports on. A pod's name never changes, so
+	// the check in podName is only a guard.
+	fullName string
+	nameOf   struct{ namespace, name string }
+	// removed marks a record of a vanished pod, dropped from records at the end of the
+	// relist that saw it go.
+	removed bool
+}
+
+// podName is "namespace/name" of pod, which is the record's pod.
+func (r *podRecord) podName(pod *container.Pod) string {
+	if r.fullName == "" || r.nameOf.namespace != pod.Namespace || r.nameOf.name != pod.Name {
+		r.fullName = pod.Namespace + "/" + pod.Name
+		r.nameOf.namespace, r.nameOf.name = pod.Namespace, pod.Name
+	}
+	return r.fullName
 }
 
 type relistRequest struct {
@@ -51,9 +71,16 @@ type GenericPLEG struct {
 	cache   *container.Cache
 	ch      *sim.Chan[*PodLifecycleEvent]
 
-	records      map[types.UID]*podRecord
-	uids         []types.UID // records' keys in order, nil when stale
-	reinspect    map[types.UID]bool
+	// records are the pods PLEG knows, sorted by UID, the order the runtime lists pods
+	// in: a global relist walks them alongside the listing instead of looking each pod up.
+	// spare is the previous relist's array, reused to build the next merge.
+	records, spare []*podRecord
+	reinspect      map[types.UID]bool
+	// work is the pending list of the reconcile in flight, reused by the next one: only
+	// one relist runs at a time (busy), and its callback is done with the list before
+	// the next relist starts.
+	work         []pending
+	single       [1]*podRecord
 	relistTime   time.Time
 	lastRelistAt time.Time // when the last global relist started
 	busy         bool
@@ -71,7 +98,6 @@ func NewGenericPLEG(s *sim.Sim, runtime Runtime, cache *container.Cache, onDeman
 		runtime:   runtime,
 		cache:     cache,
 		ch:        sim.NewChan[*PodLifecycleEvent](s, "plegCh", ChannelCapacity),
-		records:   map[types.UID]*podRecord{},
 		reinspect: map[types.UID]bool{},
 		onDemand:  onDemand,
 	}
@@ -169,23 +195,81 @@ func (g *GenericPLEG) relist() {
 			return
 		}
 		g.relistTime = timestamp
-		for _, r := range g.records {
-			r.current = nil
-		}
-		for _, p := range pods {
-			r := g.records[p.ID]
-			if r == nil {
-				r = &podRecord{}
-				g.records[p.ID] = r
-				g.uids = nil
-			}
-			r.current = p
-		}
-		if g.uids == nil {
-			g.uids = slices.Sorted(maps.Keys(g.records))
-		}
-		g.reconcile(g.uids, timestamp, start, true)
+		g.merge(pods)
+		g.reconcile(g.records, timestamp, start, true)
 	})
+}
+
+// merge sets every record's current listing: the listed pod, or nil for a pod no longer
+// listed, adding records for pods seen for the first time. The result is the records
+// sorted by UID, as sorting the keys of a map of them would give.
+func (g *GenericPLEG) merge(pods []*container.Pod) {
+	if g.sameUIDs(pods) {
+		// The usual relist: the same pods as last time, in the same order.
+		for i, p := range pods {
+			g.records[i].current = p
+		}
+		return
+	}
+	if !slices.IsSortedFunc(pods, comparePodIDs) {
+		// The runtime lists pods in UID order; any other order is sorted here. (A UID
+		// listed twice counts as its last listing, the stable sort keeps that one last.)
+		pods = slices.Clone(pods)
+		slices.SortStableFunc(pods, comparePodIDs)
+	}
+	old := g.records
+	merged := g.spare[:0]
+	i := 0
+	for _, p := range pods {
+		for i < len(old) && old[i].uid < p.ID {
+			old[i].current = nil
+			merged = append(merged, old[i])
+			i++
+		}
+		if n := len(merged); n > 0 && merged[n-1].uid == p.ID {
+			merged[n-1].current = p
+			continue
+		}
+		var r *podRecord
+		if i < len(old) && old[i].uid == p.ID {
+			r = old[i]
+			i++
+		} else {
+			r = &podRecord{uid: p.ID}
+		}
+		r.current = p
+		merged = append(merged, r)
+	}
+	for ; i < len(old); i++ {
+		old[i].current = nil
+		merged = append(merged, old[i])
+	}
+	clear(old)
+	g.records, g.spare = merged, old[:0]
+}
+
+// sameUIDs reports whether pods lists exactly the pods of records, in their order.
+func (g *GenericPLEG) sameUIDs(pods []*container.Pod) bool {
+	if len(pods) != len(g.records) {
+		return false
+	}
+	for i, p := range pods {
+		if g.records[i].uid != p.ID {
+			return false
+		}
+	}
+	return true
+}
+
+func comparePodIDs(a, b *container.Pod) int { return cmp.Compare(a.ID, b.ID) }
+
+// record returns the record of uid, nil if there is none, and where it is or would go.
+func (g *GenericPLEG) record(uid types.UID) (*podRecord, int) {
+	i, found := slices.BinarySearchFunc(g.records, uid, func(r *podRecord, uid types.UID) int { return cmp.Compare(r.uid, uid) })
+	if !found {
+		return nil, i
+	}
+	return g.records[i], i
 }
 
 // relistPod is a single-pod relist (on-demand).
@@ -199,11 +283,10 @@ func (g *GenericPLEG) relistPod(uid types.UID) {
 			g.finishSingle()
 			return
 		}
-		r := g.records[uid]
+		r, i := g.record(uid)
 		if r == nil {
-			r = &podRecord{}
-			g.records[uid] = r
-			g.uids = nil
+			r = &podRecord{uid: uid}
+			g.records = slices.Insert(g.records, i, r)
 		}
 		r.current = nil
 		for _, p := range pods {
@@ -211,12 +294,13 @@ func (g *GenericPLEG) relistPod(uid types.UID) {
 				r.current = p
 			}
 		}
-		g.reconcile([]types.UID{uid}, timestamp, start, false)
+		g.single[0] = r
+		g.reconcile(g.single[:], timestamp, start, false)
 	})
 }
 
 type pending struct {
-	uid    types.UID
+	r      *podRecord
 	events []*PodLifecycleEvent
 	status *container.PodStatus
 	err    error
@@ -226,62 +310,65 @@ type pending struct {
 
 // reconcile computes each pod's events, reads the statuses of pods that changed, and after
 // the time those reads take, writes the cache and sends the events.
-func (g *GenericPLEG) reconcile(uids []types.UID, timestamp time.Time, start time.Duration, global bool) {
-	var work []*pending
+func (g *GenericPLEG) reconcile(records []*podRecord, timestamp time.Time, start time.Duration, global bool) {
+	work := g.work[:0]
 	var cost time.Duration
-	for _, uid := range uids {
-		r := g.records[uid]
-		if global && r.current != nil && r.current == r.old && !g.reinspect[uid] {
+	for _, r := range records {
+		reinspect := len(g.reinspect) > 0 && g.reinspect[r.uid]
+		if global && r.current != nil && r.current == r.old && !reinspect {
 			// The runtime handed out the same listing: nothing changed. (A single-pod relist
 			// still inspects the pod, to mark it observed for the worker that asked.)
 			continue
 		}
-		events := computeEvents(uid, r.old, r.current)
-		if len(events) == 0 && !g.reinspect[uid] && global {
+		events := computeEvents(r.uid, r.old, r.current)
+		if len(events) == 0 && !reinspect && global {
 			continue
 		}
-		p := &pending{uid: uid, events: events}
+		p := pending{r: r, events: events}
 		pod := r.current
 		if pod == nil {
 			pod = r.old
 		}
 		if pod != nil {
-			p.name = pod.Namespace + "/" + pod.Name
+			p.name = r.podName(pod)
 		}
 		if r.current == nil {
 			p.gone = true
 		} else {
-			p.status, p.err = g.runtime.GetPodStatus(uid, r.current.Name, r.current.Namespace)
+			p.status, p.err = g.runtime.GetPodStatus(r.uid, r.current.Name, r.current.Namespace)
 			cost += g.runtime.StatusCost(len(r.current.Containers))
 		}
 		work = append(work, p)
 	}
+	g.work = work
 	g.clk.Sim().Continue(cost, func() {
-		failed := map[types.UID]bool{}
+		var failed []types.UID
 		sent, dropped := 0, 0
-		for _, p := range work {
-			r := g.records[p.uid]
+		removed := false
+		for i := range work {
+			p := &work[i]
+			r := p.r
 			if p.gone {
-				g.cache.Delete(p.uid)
+				g.cache.Delete(r.uid)
 			} else {
 				if p.err != nil {
 					// The cache keeps the error (a waiting pod worker sees it); inspect again
 					// next time and do not advance the record, so the same events come again.
-					g.cache.Set(p.uid, p.status, p.err, timestamp)
-					failed[p.uid] = true
+					g.cache.Set(r.uid, p.status, p.err, timestamp)
+					failed = append(failed, r.uid)
 					continue
 				}
-				g.cache.Set(p.uid, p.status, nil, timestamp)
+				g.cache.Set(r.uid, p.status, nil, timestamp)
 				if !global {
-					g.cache.MarkObserved(p.uid, timestamp)
+					g.cache.MarkObserved(r.uid, timestamp)
 				}
 			}
-			if len(p.events) == 0 && g.reinspect[p.uid] {
-				p.events = append(p.events, &PodLifecycleEvent{ID: p.uid, Type: PodSync})
+			if len(p.events) == 0 && len(g.reinspect) > 0 && g.reinspect[r.uid] {
+				p.events = append(p.events, &PodLifecycleEvent{ID: r.uid, Type: PodSync})
 			}
 			if r.current == nil {
-				delete(g.records, p.uid)
-				g.uids = nil
+				r.removed = true
+				removed = true
 			} else {
 				r.old = r.current
 			}
@@ -300,23 +387,26 @@ func (g *GenericPLEG) reconcile(uids []types.UID, timestamp time.Time, start tim
 				g.clk.Record(&trace.Event{Kind: KindEvent, Name: string(e.Type), Pod: p.name, Attrs: attrs})
 			}
 		}
+		if removed {
+			g.records = slices.DeleteFunc(g.records, func(r *podRecord) bool { return r.removed })
+		}
 		if global {
-			g.reinspect = failed
+			clear(g.reinspect)
 			g.cache.UpdateTime(timestamp)
-		} else {
-			for uid := range failed {
-				g.reinspect[uid] = true
-			}
+		}
+		for _, uid := range failed {
+			g.reinspect[uid] = true
 		}
 		name := "relist"
 		attrs := []trace.Attr{{Key: "pods", Value: strconv.Itoa(len(work))}, {Key: "events", Value: strconv.Itoa(sent)}, {Key: "dropped", Value: strconv.Itoa(dropped)}}
 		if !global {
 			name = "relistPod"
-			if len(uids) == 1 {
+			if len(records) == 1 {
 				// The pod whose request this relist serves, to match it with the request.
-				attrs = append(attrs, trace.Attr{Key: "uid", Value: string(uids[0])})
+				attrs = append(attrs, trace.Attr{Key: "uid", Value: string(records[0].uid)})
 			}
 		}
+		clear(work)
 		g.clk.Record(&trace.Event{Kind: KindRelist, Name: name, Dur: g.clk.Elapsed() - start, Attrs: attrs})
 		if global {
 			g.finishGlobal()
@@ -371,18 +461,18 @@ func stateOf(p *container.Pod, id string) plegState {
 	return plegNonExistent
 }
 
-// computeEvents compares every container and sandbox ID in the old and new lists.
+// computeEvents compares every container and sandbox ID in the old and new lists: the
+// old pod's sandboxes and containers, then the new pod's, each ID once, in that order.
 func computeEvents(uid types.UID, old, cur *container.Pod) []*PodLifecycleEvent {
-	seen := map[string]bool{}
-	var ids []string
-	for _, p := range []*container.Pod{old, cur} {
+	var buf [16]string // a pod's IDs fit here; more spill to the heap
+	ids := buf[:0]
+	for _, p := range [2]*container.Pod{old, cur} {
 		if p == nil {
 			continue
 		}
-		for _, list := range [][]*container.Container{p.Sandboxes, p.Containers} {
+		for _, list := range [2][]*container.Container{p.Sandboxes, p.Containers} {
 			for _, c := range list {
-				if !seen[c.ID] {
-					seen[c.ID] = true
+				if !slices.Contains(ids, c.ID) {
 					ids = append(ids, c.ID)
 				}
 			}
@@ -390,31 +480,31 @@ func computeEvents(uid types.UID, old, cur *container.Pod) []*PodLifecycleEvent 
 	}
 	var out []*PodLifecycleEvent
 	for _, id := range ids {
-		out = append(out, generateEvents(uid, id, stateOf(old, id), stateOf(cur, id))...)
+		out = generateEvents(out, uid, id, stateOf(old, id), stateOf(cur, id))
 	}
 	return out
 }
 
-// generateEvents is upstream's table of state transitions to events.
-func generateEvents(uid types.UID, id string, oldState, newState plegState) []*PodLifecycleEvent {
+// generateEvents is upstream's table of state transitions to events, appended to out.
+func generateEvents(out []*PodLifecycleEvent, uid types.UID, id string, oldState, newState plegState) []*PodLifecycleEvent {
 	if oldState == newState {
-		return nil
+		return out
 	}
 	ev := func(t PodLifeCycleEventType) *PodLifecycleEvent {
 		return &PodLifecycleEvent{ID: uid, Type: t, Data: id}
 	}
 	switch newState {
 	case plegRunning:
-		return []*PodLifecycleEvent{ev(ContainerStarted)}
+		return append(out, ev(ContainerStarted))
 	case plegExited:
-		return []*PodLifecycleEvent{ev(ContainerDied)}
+		return append(out, ev(ContainerDied))
 	case plegUnknown:
-		return []*PodLifecycleEvent{ev(ContainerChanged)}
+		return append(out, ev(ContainerChanged))
 	case plegNonExistent:
 		if oldState == plegExited {
-			return []*PodLifecycleEvent{ev(ContainerRemoved)}
+			return append(out, ev(ContainerRemoved))
 		}
-		return []*PodLifecycleEvent{ev(ContainerDied), ev(ContainerRemoved)}
+		return append(out, ev(ContainerDied), ev(ContainerRemoved))
 	}
-	return nil
+	return out
 }

@@ -213,7 +213,7 @@ func TestGenerateEvents(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(states[tc.old]+"→"+states[tc.new], func(t *testing.T) {
-			got := generateEvents("uid-1", "cid-1", tc.old, tc.new)
+			got := generateEvents(nil, "uid-1", "cid-1", tc.old, tc.new)
 			var types []PodLifeCycleEventType
 			for _, e := range got {
 				if e.ID != "uid-1" || e.Data != "cid-1" {
@@ -376,7 +376,7 @@ func TestRelistEventsCacheAndTimestamps(t *testing.T) {
 	if st, err := h.cache.Get("b"); err != nil || st.ID != "b" || len(st.ContainerStatuses) != 0 {
 		t.Errorf("cache entry of a vanished pod: %+v, %v", st, err)
 	}
-	if _, ok := h.g.records["b"]; ok {
+	if r, _ := h.g.record("b"); r != nil {
 		t.Error("record of a vanished pod kept")
 	}
 }
