@@ -629,20 +629,34 @@ func (r *Runtime) GetPodStatus(uid types.UID, name, ns string) (*container.PodSt
 	if o == nil {
 		return st, nil
 	}
+	// Each list and its entries are allocated at once: the caller gets fresh objects it
+	// may keep, as from separate allocations. (An empty list stays nil.)
+	sandboxes := make([]container.SandboxStatus, len(o.sandboxes))
+	if len(o.sandboxes) > 0 {
+		st.SandboxStatuses = make([]*container.SandboxStatus, len(o.sandboxes))
+	}
 	for i := len(o.sandboxes) - 1; i >= 0; i-- {
 		sb := o.sandboxes[i]
-		st.SandboxStatuses = append(st.SandboxStatuses, &container.SandboxStatus{ID: sb.id, State: sb.state, Attempt: sb.attempt, CreatedAt: sb.createdAt, IP: sb.ip})
+		j := len(o.sandboxes) - 1 - i
+		sandboxes[j] = container.SandboxStatus{ID: sb.id, State: sb.state, Attempt: sb.attempt, CreatedAt: sb.createdAt, IP: sb.ip}
+		st.SandboxStatuses[j] = &sandboxes[j]
 		if sb.state == container.SandboxReady && len(st.IPs) == 0 {
 			st.IPs = []string{sb.ip}
 		}
 	}
+	statuses := make([]container.Status, len(o.ctrs))
+	if len(o.ctrs) > 0 {
+		st.ContainerStatuses = make([]*container.Status, len(o.ctrs))
+	}
 	for i := len(o.ctrs) - 1; i >= 0; i-- {
 		c := o.ctrs[i]
-		st.ContainerStatuses = append(st.ContainerStatuses, &container.Status{
+		j := len(o.ctrs) - 1 - i
+		statuses[j] = container.Status{
 			ID: c.id, Name: c.spec.Name, State: c.state, CreatedAt: c.createdAt, StartedAt: c.startedAt,
 			FinishedAt: c.finished, ExitCode: c.exitCode, Image: c.spec.Image, Hash: c.hash,
 			RestartCount: c.attempt, Reason: c.reason,
-		})
+		}
+		st.ContainerStatuses[j] = &statuses[j]
 	}
 	return st, nil
 }
