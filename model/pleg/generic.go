@@ -76,31 +76,54 @@ type GenericPLEG struct {
 	// spare is the previous relist's array, reused to build the next merge.
 	records, spare []*podRecord
 	reinspect      map[types.UID]bool
-	// work is the pending list of the reconcile in flight, reused by the next one: only
-	// one relist runs at a time (busy), and its callback is done with the list before
-	// the next relist starts.
-	work         []pending
-	single       [1]*podRecord
-	relistTime   time.Time
-	lastRelistAt time.Time // when the last global relist started
-	busy         bool
-	globalDue    bool
-	timer        *sim.Timer
-	onDemand     bool
-	requests     []relistRequest
+	// inflight is the relist in progress. Only one relist runs at a time (busy), and each
+	// is done with this state before the next starts, so its lists are reused.
+	inflight struct {
+		timestamp time.Time     // when the relist started
+		start     time.Duration // the same, as elapsed time, for the relist's duration
+		global    bool
+		uid       types.UID    // the pod of a single-pod relist
+		records   []*podRecord // the records reconciled
+		work      []pending    // what reconcile found to do
+		single    [1]*podRecord
+	}
+	// lastListing is the listing the last global relist reconciled, and touched tells
+	// whether a single-pod relist has changed a record since. A global relist that gets
+	// the same listing back (the runtime hands out the same slice until a pod changes)
+	// with nothing touched and nothing to reinspect has nothing to compare: every record
+	// is as that relist left it.
+	lastListing []*container.Pod
+	touched     bool
+	// idleAttrs are the attributes of a relist that inspected no pod, shared by every such
+	// relist's event and never written (capacity is length, so an append copies).
+	idleAttrs []trace.Attr
+	// The continuations of a relist, made once: a method value allocates each time it is
+	// taken.
+	timerFiredFn, nextFn, listedFn, listedPodFn, reconciledFn func()
+	relistTime                                                time.Time
+	lastRelistAt                                              time.Time // when the last global relist started
+	busy                                                      bool
+	globalDue                                                 bool
+	timer                                                     *sim.Timer
+	onDemand                                                  bool
+	requests                                                  []relistRequest
 }
 
 // NewGenericPLEG returns a PLEG that writes to cache and sends on a plegCh of upstream's
 // capacity. onDemand enables single-pod relists (PLEGOnDemandRelist).
 func NewGenericPLEG(s *sim.Sim, runtime Runtime, cache *container.Cache, onDemand bool) *GenericPLEG {
-	return &GenericPLEG{
+	g := &GenericPLEG{
 		clk:       s.Clock("pleg", sim.PriorityPLEG),
 		runtime:   runtime,
 		cache:     cache,
 		ch:        sim.NewChan[*PodLifecycleEvent](s, "plegCh", ChannelCapacity),
 		reinspect: map[types.UID]bool{},
 		onDemand:  onDemand,
+		idleAttrs: []trace.Attr{{Key: "pods", Value: "0"}, {Key: "events", Value: "0"}, {Key: "dropped", Value: "0"}},
 	}
+	g.timerFiredFn, g.nextFn = g.timerFired, g.next
+	g.listedFn, g.listedPodFn, g.reconciledFn = g.listed, g.listedPod, g.reconciled
+	return g
 }
 
 // Watch is plegCh.
@@ -109,7 +132,7 @@ func (g *GenericPLEG) Watch() *sim.Chan[*PodLifecycleEvent] { return g.ch }
 // Start runs the first relist now; each next one starts a period after the previous one
 // returns.
 func (g *GenericPLEG) Start() {
-	g.timer = g.clk.Schedule(0, g.timerFired)
+	g.timer = g.clk.Schedule(0, g.timerFiredFn)
 }
 
 // Stop stops relisting (kubelet restart).
@@ -148,7 +171,7 @@ func (g *GenericPLEG) RequestRelist(uid types.UID) {
 		g.busy = true
 		// Handing the request to the PLEG goroutine is not free: upstream's relist always
 		// starts strictly after the sync that asked for it, which GetNewerThan relies on.
-		g.clk.Schedule(handoff, g.next)
+		g.clk.Schedule(handoff, g.nextFn)
 	}
 }
 
@@ -185,19 +208,35 @@ func (g *GenericPLEG) next() {
 func (g *GenericPLEG) relist() {
 	timestamp := g.clk.Now()
 	g.lastRelistAt = timestamp
-	start := g.clk.Elapsed()
-	g.clk.Sim().Continue(g.runtime.ListCost(), func() {
-		pods, err := g.runtime.GetPods()
-		if err != nil {
-			g.clk.Record(&trace.Event{Kind: KindRelistFailed, Dur: g.clk.Elapsed() - start, Attrs: []trace.Attr{{Key: "error", Value: err.Error()}},
-				Reason: trace.Because("relistFailed", "the relist time stays put: after 3m without a good relist PLEG is unhealthy and syncLoop stops syncing pods")})
-			g.finishGlobal()
-			return
-		}
-		g.relistTime = timestamp
-		g.merge(pods)
-		g.reconcile(g.records, timestamp, start, true)
-	})
+	g.inflight.timestamp, g.inflight.start, g.inflight.global = timestamp, g.clk.Elapsed(), true
+	g.clk.Sim().Continue(g.runtime.ListCost(), g.listedFn)
+}
+
+// listed is a global relist once the listing has returned.
+func (g *GenericPLEG) listed() {
+	pods, err := g.runtime.GetPods()
+	if err != nil {
+		g.clk.Record(&trace.Event{Kind: KindRelistFailed, Dur: g.clk.Elapsed() - g.inflight.start, Attrs: []trace.Attr{{Key: "error", Value: err.Error()}},
+			Reason: trace.Because("relistFailed", "the relist time stays put: after 3m without a good relist PLEG is unhealthy and syncLoop stops syncing pods")})
+		g.finishGlobal()
+		return
+	}
+	g.relistTime = g.inflight.timestamp
+	if g.sameListing(pods) && !g.touched && len(g.reinspect) == 0 {
+		g.reconcile(nil)
+		return
+	}
+	g.merge(pods)
+	g.lastListing, g.touched = pods, false
+	g.reconcile(g.records)
+}
+
+// sameListing reports whether pods is the very listing the last global relist got.
+func (g *GenericPLEG) sameListing(pods []*container.Pod) bool {
+	if len(pods) != len(g.lastListing) {
+		return false
+	}
+	return len(pods) == 0 || &pods[0] == &g.lastListing[0]
 }
 
 // merge sets every record's current listing: the listed pod, or nil for a pod no longer
@@ -274,29 +313,34 @@ func (g *GenericPLEG) record(uid types.UID) (*podRecord, int) {
 
 // relistPod is a single-pod relist (on-demand).
 func (g *GenericPLEG) relistPod(uid types.UID) {
-	timestamp := g.clk.Now()
-	start := g.clk.Elapsed()
-	g.clk.Sim().Continue(g.runtime.ListCost(), func() {
-		pods, err := g.runtime.GetPods()
-		if err != nil {
-			g.clk.Record(&trace.Event{Kind: KindRelistFailed, Name: "pod", Dur: g.clk.Elapsed() - start, Attrs: []trace.Attr{{Key: "error", Value: err.Error()}}})
-			g.finishSingle()
-			return
+	g.inflight.timestamp, g.inflight.start, g.inflight.global = g.clk.Now(), g.clk.Elapsed(), false
+	g.inflight.uid = uid
+	g.clk.Sim().Continue(g.runtime.ListCost(), g.listedPodFn)
+}
+
+// listedPod is a single-pod relist once the listing has returned.
+func (g *GenericPLEG) listedPod() {
+	pods, err := g.runtime.GetPods()
+	if err != nil {
+		g.clk.Record(&trace.Event{Kind: KindRelistFailed, Name: "pod", Dur: g.clk.Elapsed() - g.inflight.start, Attrs: []trace.Attr{{Key: "error", Value: err.Error()}}})
+		g.finishSingle()
+		return
+	}
+	uid := g.inflight.uid
+	r, i := g.record(uid)
+	if r == nil {
+		r = &podRecord{uid: uid}
+		g.records = slices.Insert(g.records, i, r)
+	}
+	g.touched = true
+	r.current = nil
+	for _, p := range pods {
+		if p.ID == uid {
+			r.current = p
 		}
-		r, i := g.record(uid)
-		if r == nil {
-			r = &podRecord{uid: uid}
-			g.records = slices.Insert(g.records, i, r)
-		}
-		r.current = nil
-		for _, p := range pods {
-			if p.ID == uid {
-				r.current = p
-			}
-		}
-		g.single[0] = r
-		g.reconcile(g.single[:], timestamp, start, false)
-	})
+	}
+	g.inflight.single[0] = r
+	g.reconcile(g.inflight.single[:])
 }
 
 type pending struct {
@@ -309,9 +353,10 @@ type pending struct {
 }
 
 // reconcile computes each pod's events, reads the statuses of pods that changed, and after
-// the time those reads take, writes the cache and sends the events.
-func (g *GenericPLEG) reconcile(records []*podRecord, timestamp time.Time, start time.Duration, global bool) {
-	work := g.work[:0]
+// the time those reads take (reconciled), writes the cache and sends the events.
+func (g *GenericPLEG) reconcile(records []*podRecord) {
+	global := g.inflight.global
+	work := g.inflight.work[:0]
 	var cost time.Duration
 	for _, r := range records {
 		reinspect := len(g.reinspect) > 0 && g.reinspect[r.uid]
@@ -340,84 +385,94 @@ func (g *GenericPLEG) reconcile(records []*podRecord, timestamp time.Time, start
 		}
 		work = append(work, p)
 	}
-	g.work = work
-	g.clk.Sim().Continue(cost, func() {
-		var failed []types.UID
-		sent, dropped := 0, 0
-		removed := false
-		for i := range work {
-			p := &work[i]
-			r := p.r
-			if p.gone {
-				g.cache.Delete(r.uid)
-			} else {
-				if p.err != nil {
-					// The cache keeps the error (a waiting pod worker sees it); inspect again
-					// next time and do not advance the record, so the same events come again.
-					g.cache.Set(r.uid, p.status, p.err, timestamp)
-					failed = append(failed, r.uid)
-					continue
-				}
-				g.cache.Set(r.uid, p.status, nil, timestamp)
-				if !global {
-					g.cache.MarkObserved(r.uid, timestamp)
-				}
-			}
-			if len(p.events) == 0 && len(g.reinspect) > 0 && g.reinspect[r.uid] {
-				p.events = append(p.events, &PodLifecycleEvent{ID: r.uid, Type: PodSync})
-			}
-			if r.current == nil {
-				r.removed = true
-				removed = true
-			} else {
-				r.old = r.current
-			}
-			for _, e := range p.events {
-				if e.Type == ContainerChanged {
-					continue
-				}
-				ok := g.ch.TrySend(e)
-				attrs := []trace.Attr{{Key: "type", Value: string(e.Type)}, {Key: "id", Value: e.Data}}
-				if !ok {
-					dropped++
-					attrs = append(attrs, trace.Attr{Key: "dropped", Value: "true"})
-				} else {
-					sent++
-				}
-				g.clk.Record(&trace.Event{Kind: KindEvent, Name: string(e.Type), Pod: p.name, Attrs: attrs})
-			}
-		}
-		if removed {
-			g.records = slices.DeleteFunc(g.records, func(r *podRecord) bool { return r.removed })
-		}
-		if global {
-			clear(g.reinspect)
-			g.cache.UpdateTime(timestamp)
-		}
-		for _, uid := range failed {
-			g.reinspect[uid] = true
-		}
-		name := "relist"
-		attrs := []trace.Attr{{Key: "pods", Value: strconv.Itoa(len(work))}, {Key: "events", Value: strconv.Itoa(sent)}, {Key: "dropped", Value: strconv.Itoa(dropped)}}
-		if !global {
-			name = "relistPod"
-			if len(records) == 1 {
-				// The pod whose request this relist serves, to match it with the request.
-				attrs = append(attrs, trace.Attr{Key: "uid", Value: string(records[0].uid)})
-			}
-		}
-		clear(work)
-		g.clk.Record(&trace.Event{Kind: KindRelist, Name: name, Dur: g.clk.Elapsed() - start, Attrs: attrs})
-		if global {
-			g.finishGlobal()
+	g.inflight.records, g.inflight.work = records, work
+	g.clk.Sim().Continue(cost, g.reconciledFn)
+}
+
+// reconciled is the second half of reconcile, once the status reads have returned.
+func (g *GenericPLEG) reconciled() {
+	global, timestamp, work := g.inflight.global, g.inflight.timestamp, g.inflight.work
+	var failed []types.UID
+	sent, dropped := 0, 0
+	removed := false
+	for i := range work {
+		p := &work[i]
+		r := p.r
+		if p.gone {
+			g.cache.Delete(r.uid)
 		} else {
-			g.finishSingle()
+			if p.err != nil {
+				// The cache keeps the error (a waiting pod worker sees it); inspect again
+				// next time and do not advance the record, so the same events come again.
+				g.cache.Set(r.uid, p.status, p.err, timestamp)
+				failed = append(failed, r.uid)
+				continue
+			}
+			g.cache.Set(r.uid, p.status, nil, timestamp)
+			if !global {
+				g.cache.MarkObserved(r.uid, timestamp)
+			}
 		}
-	})
+		if len(p.events) == 0 && len(g.reinspect) > 0 && g.reinspect[r.uid] {
+			p.events = append(p.events, &PodLifecycleEvent{ID: r.uid, Type: PodSync})
+		}
+		if r.current == nil {
+			r.removed = true
+			removed = true
+		} else {
+			r.old = r.current
+		}
+		for _, e := range p.events {
+			if e.Type == ContainerChanged {
+				continue
+			}
+			ok := g.ch.TrySend(e)
+			attrs := []trace.Attr{{Key: "type", Value: string(e.Type)}, {Key: "id", Value: e.Data}}
+			if !ok {
+				dropped++
+				attrs = append(attrs, trace.Attr{Key: "dropped", Value: "true"})
+			} else {
+				sent++
+			}
+			g.clk.Record(&trace.Event{Kind: KindEvent, Name: string(e.Type), Pod: p.name, Attrs: attrs})
+		}
+	}
+	if removed {
+		g.records = slices.DeleteFunc(g.records, func(r *podRecord) bool { return r.removed })
+	}
+	if global {
+		clear(g.reinspect)
+		g.cache.UpdateTime(timestamp)
+	}
+	for _, uid := range failed {
+		g.reinspect[uid] = true
+	}
+	name := "relist"
+	var attrs []trace.Attr
+	if len(work) == 0 && sent == 0 && dropped == 0 {
+		attrs = g.idleAttrs
+	} else {
+		attrs = []trace.Attr{{Key: "pods", Value: strconv.Itoa(len(work))}, {Key: "events", Value: strconv.Itoa(sent)}, {Key: "dropped", Value: strconv.Itoa(dropped)}}
+	}
+	if !global {
+		name = "relistPod"
+		if records := g.inflight.records; len(records) == 1 {
+			// The pod whose request this relist serves, to match it with the request.
+			attrs = append(attrs, trace.Attr{Key: "uid", Value: string(records[0].uid)})
+		}
+	}
+	clear(work)
+	g.inflight.records = nil
+	g.clk.Record(&trace.Event{Kind: KindRelist, Name: name, Dur: g.clk.Elapsed() - g.inflight.start, Attrs: attrs})
+	if global {
+		g.finishGlobal()
+	} else {
+		g.finishSingle()
+	}
 }
 
 func (g *GenericPLEG) finishGlobal() {
-	g.timer = g.clk.Schedule(RelistPeriod, g.timerFired)
+	g.timer = g.clk.Schedule(RelistPeriod, g.timerFiredFn)
 	g.next()
 }
 
