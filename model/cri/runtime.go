@@ -139,6 +139,18 @@ type podObjects struct {
 	sandboxes []*sandbox
 	ctrs      []*ctr
 	listing   *container.Pod
+	// statusLists are the lists of the last GetPodStatus, kept while the pod's listing is
+	// the one they were made for (every change to a field they copy makes a new listing).
+	statusLists podStatusLists
+}
+
+// podStatusLists are the parts of a pod's status that come from its objects, shared by
+// the statuses GetPodStatus hands out until the pod changes, and never written.
+type podStatusLists struct {
+	of         *container.Pod // the pod's listing when they were made
+	sandboxes  []*container.SandboxStatus
+	containers []*container.Status
+	ips        []string
 }
 
 func (r *Runtime) objects(uid types.UID) *podObjects {
@@ -619,44 +631,54 @@ func (o *podObjects) list() *container.Pod {
 }
 
 // GetPodStatus returns everything the runtime knows of one pod, newest first. It is
-// instantaneous: the caller accounts for StatusCost.
+// instantaneous: the caller accounts for StatusCost. The status is new; its lists of
+// sandbox and container statuses (and IPs) are shared with the other statuses of the pod
+// handed out until it changes, and must not be written, as the listing's.
 func (r *Runtime) GetPodStatus(uid types.UID, name, ns string) (*container.PodStatus, error) {
 	if err := r.failure("containerStatus", ""); err != nil {
 		return nil, err
 	}
 	st := &container.PodStatus{ID: uid, Name: name, Namespace: ns, TimeStamp: r.s.Now()}
 	o := r.byPod[uid]
-	if o == nil {
+	if o == nil || len(o.sandboxes) == 0 && len(o.ctrs) == 0 {
 		return st, nil
 	}
-	// Each list and its entries are allocated at once: the caller gets fresh objects it
-	// may keep, as from separate allocations. (An empty list stays nil.)
-	sandboxes := make([]container.SandboxStatus, len(o.sandboxes))
-	if len(o.sandboxes) > 0 {
-		st.SandboxStatuses = make([]*container.SandboxStatus, len(o.sandboxes))
+	if l := o.list(); o.statusLists.of != l {
+		o.statusLists = o.makeStatusLists()
+		o.statusLists.of = l
 	}
-	for i := len(o.sandboxes) - 1; i >= 0; i-- {
-		sb := o.sandboxes[i]
-		j := len(o.sandboxes) - 1 - i
-		sandboxes[j] = container.SandboxStatus{ID: sb.id, State: sb.state, Attempt: sb.attempt, CreatedAt: sb.createdAt, IP: sb.ip}
-		st.SandboxStatuses[j] = &sandboxes[j]
-		if sb.state == container.SandboxReady && len(st.IPs) == 0 {
-			st.IPs = []string{sb.ip}
-		}
-	}
-	statuses := make([]container.Status, len(o.ctrs))
-	if len(o.ctrs) > 0 {
-		st.ContainerStatuses = make([]*container.Status, len(o.ctrs))
-	}
-	for i := len(o.ctrs) - 1; i >= 0; i-- {
-		c := o.ctrs[i]
-		j := len(o.ctrs) - 1 - i
-		statuses[j] = container.Status{
-			ID: c.id, Name: c.spec.Name, State: c.state, CreatedAt: c.createdAt, StartedAt: c.startedAt,
-			FinishedAt: c.finished, ExitCode: c.exitCode, Image: c.spec.Image, Hash: c.hash,
-			RestartCount: c.attempt, Reason: c.reason,
-		}
-		st.ContainerStatuses[j] = &statuses[j]
-	}
+	st.SandboxStatuses, st.ContainerStatuses, st.IPs = o.statusLists.sandboxes, o.statusLists.containers, o.statusLists.ips
 	return st, nil
+}
+
+// makeStatusLists makes the pod's sandbox and container statuses, newest first, and its
+// IPs. Each list and its entries are allocated at once; an empty list stays nil.
+func (o *podObjects) makeStatusLists() podStatusLists {
+	var l podStatusLists
+	if n := len(o.sandboxes); n > 0 {
+		sandboxes := make([]container.SandboxStatus, n)
+		l.sandboxes = make([]*container.SandboxStatus, n)
+		for j := range n {
+			sb := o.sandboxes[n-1-j]
+			sandboxes[j] = container.SandboxStatus{ID: sb.id, State: sb.state, Attempt: sb.attempt, CreatedAt: sb.createdAt, IP: sb.ip}
+			l.sandboxes[j] = &sandboxes[j]
+			if sb.state == container.SandboxReady && len(l.ips) == 0 {
+				l.ips = []string{sb.ip}
+			}
+		}
+	}
+	if n := len(o.ctrs); n > 0 {
+		statuses := make([]container.Status, n)
+		l.containers = make([]*container.Status, n)
+		for j := range n {
+			c := o.ctrs[n-1-j]
+			statuses[j] = container.Status{
+				ID: c.id, Name: c.spec.Name, State: c.state, CreatedAt: c.createdAt, StartedAt: c.startedAt,
+				FinishedAt: c.finished, ExitCode: c.exitCode, Image: c.spec.Image, Hash: c.hash,
+				RestartCount: c.attempt, Reason: c.reason,
+			}
+			l.containers[j] = &statuses[j]
+		}
+	}
+	return l
 }
