@@ -616,15 +616,27 @@ func (o *podObjects) list() *container.Pod {
 	} else {
 		p = &container.Pod{ID: o.uid, Name: o.ctrs[0].sandbox.name, Namespace: o.ctrs[0].sandbox.ns}
 	}
-	for _, sb := range o.sandboxes {
+	// The entries of both lists are allocated at once, and each list exactly sized; an
+	// empty list stays nil.
+	entries := make([]container.Container, len(o.sandboxes)+len(o.ctrs))
+	if len(o.sandboxes) > 0 {
+		p.Sandboxes = make([]*container.Container, len(o.sandboxes))
+	}
+	for i, sb := range o.sandboxes {
 		st := container.StateExited
 		if sb.state == container.SandboxReady {
 			st = container.StateRunning
 		}
-		p.Sandboxes = append(p.Sandboxes, &container.Container{ID: sb.id, State: st})
+		entries[i] = container.Container{ID: sb.id, State: st}
+		p.Sandboxes[i] = &entries[i]
 	}
-	for _, c := range o.ctrs {
-		p.Containers = append(p.Containers, &container.Container{ID: c.id, Name: c.spec.Name, Image: c.spec.Image, Hash: c.hash, State: c.state})
+	entries = entries[len(o.sandboxes):]
+	if len(o.ctrs) > 0 {
+		p.Containers = make([]*container.Container, len(o.ctrs))
+	}
+	for i, c := range o.ctrs {
+		entries[i] = container.Container{ID: c.id, Name: c.spec.Name, Image: c.spec.Image, Hash: c.hash, State: c.state}
+		p.Containers[i] = &entries[i]
 	}
 	o.listing = p
 	return p
