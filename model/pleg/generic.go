@@ -16,6 +16,10 @@ import (
 
 // Runtime is what PLEG needs of the container runtime.
 type Runtime interface {
+	// GetPods lists the runtime's pods, best in UID order (a listing in any other order is
+	// sorted). A runtime may hand out the same slice and the same pods again while nothing
+	// changed, and never writes a listing it handed out: PLEG tells unchanged pods, and an
+	// unchanged listing, by pointer.
 	GetPods() ([]*container.Pod, error)
 	GetPodStatus(uid types.UID, name, namespace string) (*container.PodStatus, error)
 	// ListCost is how long listing everything takes now; StatusCost how long one
@@ -97,16 +101,18 @@ type GenericPLEG struct {
 	// idleAttrs are the attributes of a relist that inspected no pod, shared by every such
 	// relist's event and never written (capacity is length, so an append copies).
 	idleAttrs []trace.Attr
+
+	relistTime   time.Time
+	lastRelistAt time.Time // when the last global relist started
+	busy         bool
+	globalDue    bool
+	timer        *sim.Timer
+	onDemand     bool
+	requests     []relistRequest
+
 	// The continuations of a relist, made once: a method value allocates each time it is
 	// taken.
 	timerFiredFn, nextFn, listedFn, listedPodFn, reconciledFn func()
-	relistTime                                                time.Time
-	lastRelistAt                                              time.Time // when the last global relist started
-	busy                                                      bool
-	globalDue                                                 bool
-	timer                                                     *sim.Timer
-	onDemand                                                  bool
-	requests                                                  []relistRequest
 }
 
 // NewGenericPLEG returns a PLEG that writes to cache and sends on a plegCh of upstream's
