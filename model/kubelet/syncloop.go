@@ -266,12 +266,12 @@ func (kl *Kubelet) handler(name, why string, pods []*corev1.Pod) {
 		e.Pod = podKey(pods[0])
 		e.Attrs[0] = trace.Attr{Key: "pods", Value: e.Pod}
 	} else {
-		e.Attrs[0] = trace.Attr{Key: "pods", Value: joinPodKeys(pods, false)}
+		e.Attrs[0] = trace.Attr{Key: "pods", Value: joinPodKeys(pods)}
 	}
 	if why != "" {
 		e.Attrs = append(e.Attrs, trace.Attr{Key: "cause", Value: why})
 	}
-	if mirrors := joinPodKeys(pods, true); mirrors != "" {
+	if mirrors := mirrorPodKeys(pods); mirrors != "" {
 		e.Attrs = append(e.Attrs, trace.Attr{Key: "mirror", Value: mirrors})
 		e.Reason = trace.Because("mirrorPod", "a mirror pod is the API server's copy of a static pod: the pod manager files it in its mirror-pod map and the handler passes the static pod to its worker; the static pod itself keeps running")
 	}
@@ -281,25 +281,19 @@ func (kl *Kubelet) handler(name, why string, pods []*corev1.Pod) {
 // podKey is a pod's "namespace/name".
 func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
 
-// joinPodKeys joins the "namespace/name" of pods (only the mirror pods among them if
-// mirrorsOnly) with commas, as strings.Join of their keys would.
-func joinPodKeys(pods []*corev1.Pod, mirrorsOnly bool) string {
-	n := 0
-	for _, p := range pods {
-		if !mirrorsOnly || podconfig.IsMirrorPod(p) {
-			n += len(p.Namespace) + 1 + len(p.Name) + 1
-		}
-	}
-	if n == 0 {
+// joinPodKeys joins the keys of pods with commas, as strings.Join of their podKey would.
+func joinPodKeys(pods []*corev1.Pod) string {
+	if len(pods) == 0 {
 		return ""
 	}
-	var b strings.Builder
-	b.Grow(n - 1)
+	n := len(pods) - 1
 	for _, p := range pods {
-		if mirrorsOnly && !podconfig.IsMirrorPod(p) {
-			continue
-		}
-		if b.Len() > 0 {
+		n += len(p.Namespace) + 1 + len(p.Name)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, p := range pods {
+		if i > 0 {
 			b.WriteByte(',')
 		}
 		b.WriteString(p.Namespace)
@@ -307,6 +301,17 @@ func joinPodKeys(pods []*corev1.Pod, mirrorsOnly bool) string {
 		b.WriteString(p.Name)
 	}
 	return b.String()
+}
+
+// mirrorPodKeys joins the keys of the mirror pods among pods with commas ("" if none).
+func mirrorPodKeys(pods []*corev1.Pod) string {
+	var mirrors []*corev1.Pod
+	for _, p := range pods {
+		if podconfig.IsMirrorPod(p) {
+			mirrors = append(mirrors, p)
+		}
+	}
+	return joinPodKeys(mirrors)
 }
 
 // getPodsToSync returns the pods whose work-queue time has come, and those past their
