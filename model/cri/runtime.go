@@ -146,6 +146,18 @@ type podObjects struct {
 	listing   *container.Pod
 	// totals are the pod's stats totals (podTotals), dropped by touch and memoryChanged.
 	totals podTotals
+	// statusLists are the lists of the last GetPodStatus, kept while the pod's listing is
+	// the one they were made for (every change to a field they copy makes a new listing).
+	statusLists podStatusLists
+}
+
+// podStatusLists are the parts of a pod's status that come from its objects, shared by
+// the statuses GetPodStatus hands out until the pod changes, and never written.
+type podStatusLists struct {
+	of         *container.Pod // the pod's listing when they were made
+	sandboxes  []*container.SandboxStatus
+	containers []*container.Status
+	ips        []string
 }
 
 func (r *Runtime) objects(uid types.UID) *podObjects {
@@ -618,45 +630,81 @@ func (o *podObjects) list() *container.Pod {
 	} else {
 		p = &container.Pod{ID: o.uid, Name: o.ctrs[0].sandbox.name, Namespace: o.ctrs[0].sandbox.ns}
 	}
-	for _, sb := range o.sandboxes {
+	// The entries of both lists are allocated at once, and each list exactly sized; an
+	// empty list stays nil.
+	entries := make([]container.Container, len(o.sandboxes)+len(o.ctrs))
+	if len(o.sandboxes) > 0 {
+		p.Sandboxes = make([]*container.Container, len(o.sandboxes))
+	}
+	for i, sb := range o.sandboxes {
 		st := container.StateExited
 		if sb.state == container.SandboxReady {
 			st = container.StateRunning
 		}
-		p.Sandboxes = append(p.Sandboxes, &container.Container{ID: sb.id, State: st})
+		entries[i] = container.Container{ID: sb.id, State: st}
+		p.Sandboxes[i] = &entries[i]
 	}
-	for _, c := range o.ctrs {
-		p.Containers = append(p.Containers, &container.Container{ID: c.id, Name: c.spec.Name, Image: c.spec.Image, Hash: c.hash, State: c.state})
+	entries = entries[len(o.sandboxes):]
+	if len(o.ctrs) > 0 {
+		p.Containers = make([]*container.Container, len(o.ctrs))
+	}
+	for i, c := range o.ctrs {
+		entries[i] = container.Container{ID: c.id, Name: c.spec.Name, Image: c.spec.Image, Hash: c.hash, State: c.state}
+		p.Containers[i] = &entries[i]
 	}
 	o.listing = p
 	return p
 }
 
 // GetPodStatus returns everything the runtime knows of one pod, newest first. It is
-// instantaneous: the caller accounts for StatusCost.
+// instantaneous: the caller accounts for StatusCost. The status is new; its lists of
+// sandbox and container statuses (and IPs) are shared with the other statuses of the pod
+// handed out until it changes, and must not be written, as the listing's.
 func (r *Runtime) GetPodStatus(uid types.UID, name, ns string) (*container.PodStatus, error) {
 	if err := r.failure("containerStatus", ""); err != nil {
 		return nil, err
 	}
 	st := &container.PodStatus{ID: uid, Name: name, Namespace: ns, TimeStamp: r.s.Now()}
 	o := r.byPod[uid]
-	if o == nil {
+	if o == nil || len(o.sandboxes) == 0 && len(o.ctrs) == 0 {
 		return st, nil
 	}
-	for i := len(o.sandboxes) - 1; i >= 0; i-- {
-		sb := o.sandboxes[i]
-		st.SandboxStatuses = append(st.SandboxStatuses, &container.SandboxStatus{ID: sb.id, State: sb.state, Attempt: sb.attempt, CreatedAt: sb.createdAt, IP: sb.ip})
-		if sb.state == container.SandboxReady && len(st.IPs) == 0 {
-			st.IPs = []string{sb.ip}
+	if l := o.list(); o.statusLists.of != l {
+		o.statusLists = o.makeStatusLists()
+		o.statusLists.of = l
+	}
+	st.SandboxStatuses, st.ContainerStatuses, st.IPs = o.statusLists.sandboxes, o.statusLists.containers, o.statusLists.ips
+	return st, nil
+}
+
+// makeStatusLists makes the pod's sandbox and container statuses, newest first, and its
+// IPs. Each list and its entries are allocated at once; an empty list stays nil.
+func (o *podObjects) makeStatusLists() podStatusLists {
+	var l podStatusLists
+	if n := len(o.sandboxes); n > 0 {
+		sandboxes := make([]container.SandboxStatus, n)
+		l.sandboxes = make([]*container.SandboxStatus, n)
+		for j := range n {
+			sb := o.sandboxes[n-1-j]
+			sandboxes[j] = container.SandboxStatus{ID: sb.id, State: sb.state, Attempt: sb.attempt, CreatedAt: sb.createdAt, IP: sb.ip}
+			l.sandboxes[j] = &sandboxes[j]
+			if sb.state == container.SandboxReady && len(l.ips) == 0 {
+				l.ips = []string{sb.ip}
+			}
 		}
 	}
-	for i := len(o.ctrs) - 1; i >= 0; i-- {
-		c := o.ctrs[i]
-		st.ContainerStatuses = append(st.ContainerStatuses, &container.Status{
-			ID: c.id, Name: c.spec.Name, State: c.state, CreatedAt: c.createdAt, StartedAt: c.startedAt,
-			FinishedAt: c.finished, ExitCode: c.exitCode, Image: c.spec.Image, Hash: c.hash,
-			RestartCount: c.attempt, Reason: c.reason,
-		})
+	if n := len(o.ctrs); n > 0 {
+		statuses := make([]container.Status, n)
+		l.containers = make([]*container.Status, n)
+		for j := range n {
+			c := o.ctrs[n-1-j]
+			statuses[j] = container.Status{
+				ID: c.id, Name: c.spec.Name, State: c.state, CreatedAt: c.createdAt, StartedAt: c.startedAt,
+				FinishedAt: c.finished, ExitCode: c.exitCode, Image: c.spec.Image, Hash: c.hash,
+				RestartCount: c.attempt, Reason: c.reason,
+			}
+			l.containers[j] = &statuses[j]
+		}
 	}
-	return st, nil
+	return l
 }

@@ -210,3 +210,28 @@ func TestRemoveContainerKeepLogs(t *testing.T) {
 		t.Errorf("after a plain removal: %d, want 0", got)
 	}
 }
+
+// GetPodStatus hands out a new status per call; its lists are shared while the pod does
+// not change, and a change makes new ones, leaving the statuses handed out before intact.
+func TestGetPodStatusListsFollowChanges(t *testing.T) {
+	s, r, id := startOne(t, &api.Behavior{Exit: &api.Exit{After: api.D(time.Minute), Code: 3}})
+	first, err := r.GetPodStatus("u", "p", "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := r.GetPodStatus("u", "p", "ns")
+	if again == first || len(again.ContainerStatuses) != 1 || again.ContainerStatuses[0] != first.ContainerStatuses[0] {
+		t.Fatalf("an unchanged pod: %+v then %+v", first, again)
+	}
+	s.RunUntil(2 * time.Minute) // the process exits
+	after, _ := r.GetPodStatus("u", "p", "ns")
+	if c := after.ContainerStatuses[0]; c.ID != id || c.State != container.StateExited || c.ExitCode != 3 {
+		t.Errorf("after the exit: %+v", *c)
+	}
+	if c := first.ContainerStatuses[0]; c.State != container.StateRunning || c.ExitCode != 0 {
+		t.Errorf("a status handed out before the exit changed: %+v", *c)
+	}
+	if len(after.SandboxStatuses) != 1 || len(after.IPs) != 1 || after.IPs[0] != after.SandboxStatuses[0].IP {
+		t.Errorf("sandbox and IPs: %+v, %v", after.SandboxStatuses, after.IPs)
+	}
+}

@@ -124,6 +124,12 @@ type Kubelet struct {
 	syncTicker         *sim.Ticker
 	housekeepingTicker *sim.Ticker
 	sel                *sim.Select
+	// syncLoopFn and iterateFn are kl.syncLoop and kl.iterate, made once in Run: a method
+	// value allocates each time it is taken, and the loop takes them every iteration.
+	syncLoopFn func()
+	iterateFn  func(chosen int)
+	// waitFrom is when the syncLoop pass in progress started waiting on its select.
+	waitFrom time.Duration
 
 	lastRuntimeUp  time.Time
 	runtimeBackoff time.Duration
@@ -248,7 +254,8 @@ func (kl *Kubelet) Run() {
 	}
 	kl.sel = sim.NewSelect(kl.clk, kl.s.RNG("syncLoop"), "syncLoopIteration", chans...)
 	kl.recordSelectCases(cases)
-	kl.clk.Schedule(0, kl.syncLoop)
+	kl.syncLoopFn, kl.iterateFn = kl.syncLoop, kl.iterate
+	kl.clk.Schedule(0, kl.syncLoopFn)
 }
 
 // watchAPI is the api config source: the node's pods as a first snapshot, then each change.

@@ -86,25 +86,27 @@ func (kl *Kubelet) syncLoop() {
 		if kl.runtimeBackoff > runtimeErrorBackoffMax {
 			kl.runtimeBackoff = runtimeErrorBackoffMax
 		}
-		kl.clk.Schedule(d, kl.syncLoop)
+		kl.clk.Schedule(d, kl.syncLoopFn)
 		return
 	}
 	kl.runtimeBackoff = runtimeErrorBackoffBase
-	waitFrom := kl.clk.Elapsed()
-	kl.sel.Next(func(chosen int) {
-		if kl.stopped {
-			return
-		}
-		if wait := kl.clk.Elapsed() - waitFrom; wait > 0 {
-			kl.clk.Record(&trace.Event{Kind: KindIterationWait, Dur: wait})
-		}
-		kl.syncLoopIteration(chosen)
-	})
+	kl.waitFrom = kl.clk.Elapsed()
+	kl.sel.Next(kl.iterateFn)
+}
+
+// iterate is what the select calls with the case it chose: the wait, then one iteration.
+func (kl *Kubelet) iterate(chosen int) {
+	if kl.stopped {
+		return
+	}
+	if wait := kl.clk.Elapsed() - kl.waitFrom; wait > 0 {
+		kl.clk.Record(&trace.Event{Kind: KindIterationWait, Dur: wait})
+	}
+	kl.syncLoopIteration(chosen)
 }
 
 // syncLoopIteration handles the one case the select chose, then loops.
 func (kl *Kubelet) syncLoopIteration(chosen int) {
-	next := func() { kl.syncLoop() }
 	switch chosen {
 	case caseConfig:
 		u, _ := kl.podConfig.Updates().TryRecv()
@@ -123,7 +125,7 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 		e, _ := kl.pleg.Watch().TryRecv()
 		if e.Type != pleg.ContainerRemoved {
 			if pod, ok := kl.podManager.GetPodByUID(e.ID); ok {
-				kl.handler("HandlePodSyncs", "plegCh "+string(e.Type), []*corev1.Pod{pod})
+				kl.handler("HandlePodSyncs", plegCause(e.Type), []*corev1.Pod{pod})
 				kl.HandlePodSyncs([]*corev1.Pod{pod})
 			} else {
 				kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: "plegCh", Attrs: []trace.Attr{{Key: "type", Value: string(e.Type)}},
@@ -189,10 +191,10 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 		}
 		// Housekeeping runs inline: nothing else is dispatched until it finishes.
 		cost := kl.HandlePodCleanups()
-		kl.clk.Schedule(cost, next)
+		kl.clk.Schedule(cost, kl.syncLoopFn)
 		return
 	}
-	next()
+	kl.syncLoop()
 }
 
 // selectCase is one case of the syncLoop's select: its channel and what feeds it.
@@ -241,29 +243,75 @@ func (kl *Kubelet) handleProbeSync(u results.Update, probe string) {
 	kl.HandlePodSyncs([]*corev1.Pod{pod})
 }
 
-func (kl *Kubelet) handler(name, why string, pods []*corev1.Pod) {
-	keys := make([]string, len(pods))
-	for i, p := range pods {
-		keys[i] = p.Namespace + "/" + p.Name
+// plegCause is the handler's cause for a PLEG event of type t: "plegCh <type>", with the
+// types the syncLoop hands to a handler spelled out so that no string is joined per event.
+func plegCause(t pleg.PodLifeCycleEventType) string {
+	switch t {
+	case pleg.ContainerStarted:
+		return "plegCh ContainerStarted"
+	case pleg.ContainerDied:
+		return "plegCh ContainerDied"
+	case pleg.PodSync:
+		return "plegCh PodSync"
+	case pleg.ContainerChanged:
+		return "plegCh ContainerChanged"
 	}
-	e := &trace.Event{Kind: KindHandler, Name: name, Attrs: []trace.Attr{{Key: "pods", Value: strings.Join(keys, ",")}}}
+	return "plegCh " + string(t)
+}
+
+func (kl *Kubelet) handler(name, why string, pods []*corev1.Pod) {
+	// Room for every attribute the event may get: pods, cause and mirror.
+	e := &trace.Event{Kind: KindHandler, Name: name, Attrs: make([]trace.Attr, 1, 3)}
+	if len(pods) == 1 {
+		e.Pod = podKey(pods[0])
+		e.Attrs[0] = trace.Attr{Key: "pods", Value: e.Pod}
+	} else {
+		e.Attrs[0] = trace.Attr{Key: "pods", Value: joinPodKeys(pods)}
+	}
 	if why != "" {
 		e.Attrs = append(e.Attrs, trace.Attr{Key: "cause", Value: why})
 	}
-	if len(pods) == 1 {
-		e.Pod = keys[0]
-	}
-	var mirrors []string
-	for i, p := range pods {
-		if podconfig.IsMirrorPod(p) {
-			mirrors = append(mirrors, keys[i])
-		}
-	}
-	if len(mirrors) > 0 {
-		e.Attrs = append(e.Attrs, trace.Attr{Key: "mirror", Value: strings.Join(mirrors, ",")})
+	if mirrors := mirrorPodKeys(pods); mirrors != "" {
+		e.Attrs = append(e.Attrs, trace.Attr{Key: "mirror", Value: mirrors})
 		e.Reason = trace.Because("mirrorPod", "a mirror pod is the API server's copy of a static pod: the pod manager files it in its mirror-pod map and the handler passes the static pod to its worker; the static pod itself keeps running")
 	}
 	kl.clk.Record(e)
+}
+
+// podKey is a pod's "namespace/name".
+func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
+
+// joinPodKeys joins the keys of pods with commas, as strings.Join of their podKey would.
+func joinPodKeys(pods []*corev1.Pod) string {
+	if len(pods) == 0 {
+		return ""
+	}
+	n := len(pods) - 1
+	for _, p := range pods {
+		n += len(p.Namespace) + 1 + len(p.Name)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, p := range pods {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(p.Namespace)
+		b.WriteByte('/')
+		b.WriteString(p.Name)
+	}
+	return b.String()
+}
+
+// mirrorPodKeys joins the keys of the mirror pods among pods with commas ("" if none).
+func mirrorPodKeys(pods []*corev1.Pod) string {
+	var mirrors []*corev1.Pod
+	for _, p := range pods {
+		if podconfig.IsMirrorPod(p) {
+			mirrors = append(mirrors, p)
+		}
+	}
+	return joinPodKeys(mirrors)
 }
 
 // getPodsToSync returns the pods whose work-queue time has come, and those past their

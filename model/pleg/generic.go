@@ -1,8 +1,8 @@
 package pleg
 
 import (
+	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -16,6 +16,10 @@ import (
 
 // Runtime is what PLEG needs of the container runtime.
 type Runtime interface {
+	// GetPods lists the runtime's pods, best in UID order (a listing in any other order is
+	// sorted). A runtime may hand out the same slice and the same pods again while nothing
+	// changed, and never writes a listing it handed out: PLEG tells unchanged pods, and an
+	// unchanged listing, by pointer.
 	GetPods() ([]*container.Pod, error)
 	GetPodStatus(uid types.UID, name, namespace string) (*container.PodStatus, error)
 	// ListCost is how long listing everything takes now; StatusCost how long one
@@ -32,8 +36,28 @@ const (
 	KindHealth       trace.Kind = "plegHealth"
 )
 
+// podRecord is what PLEG knows of one pod: the listing it last acted on (old) and the one
+// of the relist in progress (current).
 type podRecord struct {
+	uid          types.UID
 	old, current *container.Pod
+	// fullName is "namespace/name" of the pod named nameOf, kept so that a relist does not
+	// join the strings again for every pod it reports on. A pod's name never changes, so
+	// the check in podName is only a guard.
+	fullName string
+	nameOf   struct{ namespace, name string }
+	// removed marks a record of a vanished pod, dropped from records at the end of the
+	// relist that saw it go.
+	removed bool
+}
+
+// podName is "namespace/name" of pod, which is the record's pod.
+func (r *podRecord) podName(pod *container.Pod) string {
+	if r.fullName == "" || r.nameOf.namespace != pod.Namespace || r.nameOf.name != pod.Name {
+		r.fullName = pod.Namespace + "/" + pod.Name
+		r.nameOf.namespace, r.nameOf.name = pod.Namespace, pod.Name
+	}
+	return r.fullName
 }
 
 type relistRequest struct {
@@ -51,9 +75,33 @@ type GenericPLEG struct {
 	cache   *container.Cache
 	ch      *sim.Chan[*PodLifecycleEvent]
 
-	records      map[types.UID]*podRecord
-	uids         []types.UID // records' keys in order, nil when stale
-	reinspect    map[types.UID]bool
+	// records are the pods PLEG knows, sorted by UID, the order the runtime lists pods
+	// in: a global relist walks them alongside the listing instead of looking each pod up.
+	// spare is the previous relist's array, reused to build the next merge.
+	records, spare []*podRecord
+	reinspect      map[types.UID]bool
+	// inflight is the relist in progress. Only one relist runs at a time (busy), and each
+	// is done with this state before the next starts, so its lists are reused.
+	inflight struct {
+		timestamp time.Time     // when the relist started
+		start     time.Duration // the same, as elapsed time, for the relist's duration
+		global    bool
+		uid       types.UID    // the pod of a single-pod relist
+		records   []*podRecord // the records reconciled
+		work      []pending    // what reconcile found to do
+		single    [1]*podRecord
+	}
+	// lastListing is the listing the last global relist reconciled, and touched tells
+	// whether a single-pod relist has changed a record since. A global relist that gets
+	// the same listing back (the runtime hands out the same slice until a pod changes)
+	// with nothing touched and nothing to reinspect has nothing to compare: every record
+	// is as that relist left it.
+	lastListing []*container.Pod
+	touched     bool
+	// idleAttrs are the attributes of a relist that inspected no pod, shared by every such
+	// relist's event and never written (capacity is length, so an append copies).
+	idleAttrs []trace.Attr
+
 	relistTime   time.Time
 	lastRelistAt time.Time // when the last global relist started
 	busy         bool
@@ -61,20 +109,27 @@ type GenericPLEG struct {
 	timer        *sim.Timer
 	onDemand     bool
 	requests     []relistRequest
+
+	// The continuations of a relist, made once: a method value allocates each time it is
+	// taken.
+	timerFiredFn, nextFn, listedFn, listedPodFn, reconciledFn func()
 }
 
 // NewGenericPLEG returns a PLEG that writes to cache and sends on a plegCh of upstream's
 // capacity. onDemand enables single-pod relists (PLEGOnDemandRelist).
 func NewGenericPLEG(s *sim.Sim, runtime Runtime, cache *container.Cache, onDemand bool) *GenericPLEG {
-	return &GenericPLEG{
+	g := &GenericPLEG{
 		clk:       s.Clock("pleg", sim.PriorityPLEG),
 		runtime:   runtime,
 		cache:     cache,
 		ch:        sim.NewChan[*PodLifecycleEvent](s, "plegCh", ChannelCapacity),
-		records:   map[types.UID]*podRecord{},
 		reinspect: map[types.UID]bool{},
 		onDemand:  onDemand,
+		idleAttrs: []trace.Attr{{Key: "pods", Value: "0"}, {Key: "events", Value: "0"}, {Key: "dropped", Value: "0"}},
 	}
+	g.timerFiredFn, g.nextFn = g.timerFired, g.next
+	g.listedFn, g.listedPodFn, g.reconciledFn = g.listed, g.listedPod, g.reconciled
+	return g
 }
 
 // Watch is plegCh.
@@ -83,7 +138,7 @@ func (g *GenericPLEG) Watch() *sim.Chan[*PodLifecycleEvent] { return g.ch }
 // Start runs the first relist now; each next one starts a period after the previous one
 // returns.
 func (g *GenericPLEG) Start() {
-	g.timer = g.clk.Schedule(0, g.timerFired)
+	g.timer = g.clk.Schedule(0, g.timerFiredFn)
 }
 
 // Stop stops relisting (kubelet restart).
@@ -122,7 +177,7 @@ func (g *GenericPLEG) RequestRelist(uid types.UID) {
 		g.busy = true
 		// Handing the request to the PLEG goroutine is not free: upstream's relist always
 		// starts strictly after the sync that asked for it, which GetNewerThan relies on.
-		g.clk.Schedule(handoff, g.next)
+		g.clk.Schedule(handoff, g.nextFn)
 	}
 }
 
@@ -159,64 +214,143 @@ func (g *GenericPLEG) next() {
 func (g *GenericPLEG) relist() {
 	timestamp := g.clk.Now()
 	g.lastRelistAt = timestamp
-	start := g.clk.Elapsed()
-	g.clk.Sim().Continue(g.runtime.ListCost(), func() {
-		pods, err := g.runtime.GetPods()
-		if err != nil {
-			g.clk.Record(&trace.Event{Kind: KindRelistFailed, Dur: g.clk.Elapsed() - start, Attrs: []trace.Attr{{Key: "error", Value: err.Error()}},
-				Reason: trace.Because("relistFailed", "the relist time stays put: after 3m without a good relist PLEG is unhealthy and syncLoop stops syncing pods")})
-			g.finishGlobal()
-			return
+	g.inflight.timestamp, g.inflight.start, g.inflight.global = timestamp, g.clk.Elapsed(), true
+	g.clk.Sim().Continue(g.runtime.ListCost(), g.listedFn)
+}
+
+// listed is a global relist once the listing has returned.
+func (g *GenericPLEG) listed() {
+	pods, err := g.runtime.GetPods()
+	if err != nil {
+		g.clk.Record(&trace.Event{Kind: KindRelistFailed, Dur: g.clk.Elapsed() - g.inflight.start, Attrs: []trace.Attr{{Key: "error", Value: err.Error()}},
+			Reason: trace.Because("relistFailed", "the relist time stays put: after 3m without a good relist PLEG is unhealthy and syncLoop stops syncing pods")})
+		g.finishGlobal()
+		return
+	}
+	g.relistTime = g.inflight.timestamp
+	if g.sameListing(pods) && !g.touched && len(g.reinspect) == 0 {
+		g.reconcile(nil)
+		return
+	}
+	g.merge(pods)
+	g.lastListing, g.touched = pods, false
+	g.reconcile(g.records)
+}
+
+// sameListing reports whether pods is the very listing the last global relist got.
+func (g *GenericPLEG) sameListing(pods []*container.Pod) bool {
+	if len(pods) != len(g.lastListing) {
+		return false
+	}
+	return len(pods) == 0 || &pods[0] == &g.lastListing[0]
+}
+
+// merge sets every record's current listing: the listed pod, or nil for a pod no longer
+// listed, adding records for pods seen for the first time. The result is the records
+// sorted by UID, as sorting the keys of a map of them would give.
+func (g *GenericPLEG) merge(pods []*container.Pod) {
+	if g.sameUIDs(pods) {
+		// The usual relist: the same pods as last time, in the same order.
+		for i, p := range pods {
+			g.records[i].current = p
 		}
-		g.relistTime = timestamp
-		for _, r := range g.records {
-			r.current = nil
+		return
+	}
+	if !slices.IsSortedFunc(pods, comparePodIDs) {
+		// The runtime lists pods in UID order; any other order is sorted here. (A UID
+		// listed twice counts as its last listing, the stable sort keeps that one last.)
+		pods = slices.Clone(pods)
+		slices.SortStableFunc(pods, comparePodIDs)
+	}
+	old := g.records
+	merged := g.spare[:0]
+	i := 0
+	for _, p := range pods {
+		for i < len(old) && old[i].uid < p.ID {
+			old[i].current = nil
+			merged = append(merged, old[i])
+			i++
 		}
-		for _, p := range pods {
-			r := g.records[p.ID]
-			if r == nil {
-				r = &podRecord{}
-				g.records[p.ID] = r
-				g.uids = nil
-			}
-			r.current = p
+		if n := len(merged); n > 0 && merged[n-1].uid == p.ID {
+			merged[n-1].current = p
+			continue
 		}
-		if g.uids == nil {
-			g.uids = slices.Sorted(maps.Keys(g.records))
+		var r *podRecord
+		if i < len(old) && old[i].uid == p.ID {
+			r = old[i]
+			i++
+		} else {
+			r = &podRecord{uid: p.ID}
 		}
-		g.reconcile(g.uids, timestamp, start, true)
-	})
+		r.current = p
+		merged = append(merged, r)
+	}
+	for ; i < len(old); i++ {
+		old[i].current = nil
+		merged = append(merged, old[i])
+	}
+	clear(old)
+	g.records, g.spare = merged, old[:0]
+}
+
+// sameUIDs reports whether pods lists exactly the pods of records, in their order.
+func (g *GenericPLEG) sameUIDs(pods []*container.Pod) bool {
+	if len(pods) != len(g.records) {
+		return false
+	}
+	for i, p := range pods {
+		if g.records[i].uid != p.ID {
+			return false
+		}
+	}
+	return true
+}
+
+func comparePodIDs(a, b *container.Pod) int { return cmp.Compare(a.ID, b.ID) }
+
+// record returns the record of uid, nil if there is none, and where it is or would go.
+func (g *GenericPLEG) record(uid types.UID) (*podRecord, int) {
+	i, found := slices.BinarySearchFunc(g.records, uid, func(r *podRecord, uid types.UID) int { return cmp.Compare(r.uid, uid) })
+	if !found {
+		return nil, i
+	}
+	return g.records[i], i
 }
 
 // relistPod is a single-pod relist (on-demand).
 func (g *GenericPLEG) relistPod(uid types.UID) {
-	timestamp := g.clk.Now()
-	start := g.clk.Elapsed()
-	g.clk.Sim().Continue(g.runtime.ListCost(), func() {
-		pods, err := g.runtime.GetPods()
-		if err != nil {
-			g.clk.Record(&trace.Event{Kind: KindRelistFailed, Name: "pod", Dur: g.clk.Elapsed() - start, Attrs: []trace.Attr{{Key: "error", Value: err.Error()}}})
-			g.finishSingle()
-			return
+	g.inflight.timestamp, g.inflight.start, g.inflight.global = g.clk.Now(), g.clk.Elapsed(), false
+	g.inflight.uid = uid
+	g.clk.Sim().Continue(g.runtime.ListCost(), g.listedPodFn)
+}
+
+// listedPod is a single-pod relist once the listing has returned.
+func (g *GenericPLEG) listedPod() {
+	pods, err := g.runtime.GetPods()
+	if err != nil {
+		g.clk.Record(&trace.Event{Kind: KindRelistFailed, Name: "pod", Dur: g.clk.Elapsed() - g.inflight.start, Attrs: []trace.Attr{{Key: "error", Value: err.Error()}}})
+		g.finishSingle()
+		return
+	}
+	uid := g.inflight.uid
+	r, i := g.record(uid)
+	if r == nil {
+		r = &podRecord{uid: uid}
+		g.records = slices.Insert(g.records, i, r)
+	}
+	g.touched = true
+	r.current = nil
+	for _, p := range pods {
+		if p.ID == uid {
+			r.current = p
 		}
-		r := g.records[uid]
-		if r == nil {
-			r = &podRecord{}
-			g.records[uid] = r
-			g.uids = nil
-		}
-		r.current = nil
-		for _, p := range pods {
-			if p.ID == uid {
-				r.current = p
-			}
-		}
-		g.reconcile([]types.UID{uid}, timestamp, start, false)
-	})
+	}
+	g.inflight.single[0] = r
+	g.reconcile(g.inflight.single[:])
 }
 
 type pending struct {
-	uid    types.UID
+	r      *podRecord
 	events []*PodLifecycleEvent
 	status *container.PodStatus
 	err    error
@@ -225,109 +359,126 @@ type pending struct {
 }
 
 // reconcile computes each pod's events, reads the statuses of pods that changed, and after
-// the time those reads take, writes the cache and sends the events.
-func (g *GenericPLEG) reconcile(uids []types.UID, timestamp time.Time, start time.Duration, global bool) {
-	var work []*pending
+// the time those reads take (reconciled), writes the cache and sends the events.
+func (g *GenericPLEG) reconcile(records []*podRecord) {
+	global := g.inflight.global
+	work := g.inflight.work[:0]
 	var cost time.Duration
-	for _, uid := range uids {
-		r := g.records[uid]
-		if global && r.current != nil && r.current == r.old && !g.reinspect[uid] {
+	for _, r := range records {
+		reinspect := len(g.reinspect) > 0 && g.reinspect[r.uid]
+		if global && r.current != nil && r.current == r.old && !reinspect {
 			// The runtime handed out the same listing: nothing changed. (A single-pod relist
 			// still inspects the pod, to mark it observed for the worker that asked.)
 			continue
 		}
-		events := computeEvents(uid, r.old, r.current)
-		if len(events) == 0 && !g.reinspect[uid] && global {
+		events := computeEvents(r.uid, r.old, r.current)
+		if len(events) == 0 && !reinspect && global {
 			continue
 		}
-		p := &pending{uid: uid, events: events}
+		p := pending{r: r, events: events}
 		pod := r.current
 		if pod == nil {
 			pod = r.old
 		}
 		if pod != nil {
-			p.name = pod.Namespace + "/" + pod.Name
+			p.name = r.podName(pod)
 		}
 		if r.current == nil {
 			p.gone = true
 		} else {
-			p.status, p.err = g.runtime.GetPodStatus(uid, r.current.Name, r.current.Namespace)
+			p.status, p.err = g.runtime.GetPodStatus(r.uid, r.current.Name, r.current.Namespace)
 			cost += g.runtime.StatusCost(len(r.current.Containers))
 		}
 		work = append(work, p)
 	}
-	g.clk.Sim().Continue(cost, func() {
-		failed := map[types.UID]bool{}
-		sent, dropped := 0, 0
-		for _, p := range work {
-			r := g.records[p.uid]
-			if p.gone {
-				g.cache.Delete(p.uid)
-			} else {
-				if p.err != nil {
-					// The cache keeps the error (a waiting pod worker sees it); inspect again
-					// next time and do not advance the record, so the same events come again.
-					g.cache.Set(p.uid, p.status, p.err, timestamp)
-					failed[p.uid] = true
-					continue
-				}
-				g.cache.Set(p.uid, p.status, nil, timestamp)
-				if !global {
-					g.cache.MarkObserved(p.uid, timestamp)
-				}
-			}
-			if len(p.events) == 0 && g.reinspect[p.uid] {
-				p.events = append(p.events, &PodLifecycleEvent{ID: p.uid, Type: PodSync})
-			}
-			if r.current == nil {
-				delete(g.records, p.uid)
-				g.uids = nil
-			} else {
-				r.old = r.current
-			}
-			for _, e := range p.events {
-				if e.Type == ContainerChanged {
-					continue
-				}
-				ok := g.ch.TrySend(e)
-				attrs := []trace.Attr{{Key: "type", Value: string(e.Type)}, {Key: "id", Value: e.Data}}
-				if !ok {
-					dropped++
-					attrs = append(attrs, trace.Attr{Key: "dropped", Value: "true"})
-				} else {
-					sent++
-				}
-				g.clk.Record(&trace.Event{Kind: KindEvent, Name: string(e.Type), Pod: p.name, Attrs: attrs})
-			}
-		}
-		if global {
-			g.reinspect = failed
-			g.cache.UpdateTime(timestamp)
+	g.inflight.records, g.inflight.work = records, work
+	g.clk.Sim().Continue(cost, g.reconciledFn)
+}
+
+// reconciled is the second half of reconcile, once the status reads have returned.
+func (g *GenericPLEG) reconciled() {
+	global, timestamp, work := g.inflight.global, g.inflight.timestamp, g.inflight.work
+	var failed []types.UID
+	sent, dropped := 0, 0
+	removed := false
+	for i := range work {
+		p := &work[i]
+		r := p.r
+		if p.gone {
+			g.cache.Delete(r.uid)
 		} else {
-			for uid := range failed {
-				g.reinspect[uid] = true
+			if p.err != nil {
+				// The cache keeps the error (a waiting pod worker sees it); inspect again
+				// next time and do not advance the record, so the same events come again.
+				g.cache.Set(r.uid, p.status, p.err, timestamp)
+				failed = append(failed, r.uid)
+				continue
+			}
+			g.cache.Set(r.uid, p.status, nil, timestamp)
+			if !global {
+				g.cache.MarkObserved(r.uid, timestamp)
 			}
 		}
-		name := "relist"
-		attrs := []trace.Attr{{Key: "pods", Value: strconv.Itoa(len(work))}, {Key: "events", Value: strconv.Itoa(sent)}, {Key: "dropped", Value: strconv.Itoa(dropped)}}
-		if !global {
-			name = "relistPod"
-			if len(uids) == 1 {
-				// The pod whose request this relist serves, to match it with the request.
-				attrs = append(attrs, trace.Attr{Key: "uid", Value: string(uids[0])})
-			}
+		if len(p.events) == 0 && len(g.reinspect) > 0 && g.reinspect[r.uid] {
+			p.events = append(p.events, &PodLifecycleEvent{ID: r.uid, Type: PodSync})
 		}
-		g.clk.Record(&trace.Event{Kind: KindRelist, Name: name, Dur: g.clk.Elapsed() - start, Attrs: attrs})
-		if global {
-			g.finishGlobal()
+		if r.current == nil {
+			r.removed = true
+			removed = true
 		} else {
-			g.finishSingle()
+			r.old = r.current
 		}
-	})
+		for _, e := range p.events {
+			if e.Type == ContainerChanged {
+				continue
+			}
+			ok := g.ch.TrySend(e)
+			attrs := []trace.Attr{{Key: "type", Value: string(e.Type)}, {Key: "id", Value: e.Data}}
+			if !ok {
+				dropped++
+				attrs = append(attrs, trace.Attr{Key: "dropped", Value: "true"})
+			} else {
+				sent++
+			}
+			g.clk.Record(&trace.Event{Kind: KindEvent, Name: string(e.Type), Pod: p.name, Attrs: attrs})
+		}
+	}
+	if removed {
+		g.records = slices.DeleteFunc(g.records, func(r *podRecord) bool { return r.removed })
+	}
+	if global {
+		clear(g.reinspect)
+		g.cache.UpdateTime(timestamp)
+	}
+	for _, uid := range failed {
+		g.reinspect[uid] = true
+	}
+	name := "relist"
+	var attrs []trace.Attr
+	if len(work) == 0 && sent == 0 && dropped == 0 {
+		attrs = g.idleAttrs
+	} else {
+		attrs = []trace.Attr{{Key: "pods", Value: strconv.Itoa(len(work))}, {Key: "events", Value: strconv.Itoa(sent)}, {Key: "dropped", Value: strconv.Itoa(dropped)}}
+	}
+	if !global {
+		name = "relistPod"
+		if records := g.inflight.records; len(records) == 1 {
+			// The pod whose request this relist serves, to match it with the request.
+			attrs = append(attrs, trace.Attr{Key: "uid", Value: string(records[0].uid)})
+		}
+	}
+	clear(work)
+	g.inflight.records = nil
+	g.clk.Record(&trace.Event{Kind: KindRelist, Name: name, Dur: g.clk.Elapsed() - g.inflight.start, Attrs: attrs})
+	if global {
+		g.finishGlobal()
+	} else {
+		g.finishSingle()
+	}
 }
 
 func (g *GenericPLEG) finishGlobal() {
-	g.timer = g.clk.Schedule(RelistPeriod, g.timerFired)
+	g.timer = g.clk.Schedule(RelistPeriod, g.timerFiredFn)
 	g.next()
 }
 
@@ -371,18 +522,18 @@ func stateOf(p *container.Pod, id string) plegState {
 	return plegNonExistent
 }
 
-// computeEvents compares every container and sandbox ID in the old and new lists.
+// computeEvents compares every container and sandbox ID in the old and new lists: the
+// old pod's sandboxes and containers, then the new pod's, each ID once, in that order.
 func computeEvents(uid types.UID, old, cur *container.Pod) []*PodLifecycleEvent {
-	seen := map[string]bool{}
-	var ids []string
-	for _, p := range []*container.Pod{old, cur} {
+	var buf [16]string // a pod's IDs fit here; more spill to the heap
+	ids := buf[:0]
+	for _, p := range [2]*container.Pod{old, cur} {
 		if p == nil {
 			continue
 		}
-		for _, list := range [][]*container.Container{p.Sandboxes, p.Containers} {
+		for _, list := range [2][]*container.Container{p.Sandboxes, p.Containers} {
 			for _, c := range list {
-				if !seen[c.ID] {
-					seen[c.ID] = true
+				if !slices.Contains(ids, c.ID) {
 					ids = append(ids, c.ID)
 				}
 			}
@@ -390,31 +541,31 @@ func computeEvents(uid types.UID, old, cur *container.Pod) []*PodLifecycleEvent 
 	}
 	var out []*PodLifecycleEvent
 	for _, id := range ids {
-		out = append(out, generateEvents(uid, id, stateOf(old, id), stateOf(cur, id))...)
+		out = generateEvents(out, uid, id, stateOf(old, id), stateOf(cur, id))
 	}
 	return out
 }
 
-// generateEvents is upstream's table of state transitions to events.
-func generateEvents(uid types.UID, id string, oldState, newState plegState) []*PodLifecycleEvent {
+// generateEvents is upstream's table of state transitions to events, appended to out.
+func generateEvents(out []*PodLifecycleEvent, uid types.UID, id string, oldState, newState plegState) []*PodLifecycleEvent {
 	if oldState == newState {
-		return nil
+		return out
 	}
 	ev := func(t PodLifeCycleEventType) *PodLifecycleEvent {
 		return &PodLifecycleEvent{ID: uid, Type: t, Data: id}
 	}
 	switch newState {
 	case plegRunning:
-		return []*PodLifecycleEvent{ev(ContainerStarted)}
+		return append(out, ev(ContainerStarted))
 	case plegExited:
-		return []*PodLifecycleEvent{ev(ContainerDied)}
+		return append(out, ev(ContainerDied))
 	case plegUnknown:
-		return []*PodLifecycleEvent{ev(ContainerChanged)}
+		return append(out, ev(ContainerChanged))
 	case plegNonExistent:
 		if oldState == plegExited {
-			return []*PodLifecycleEvent{ev(ContainerRemoved)}
+			return append(out, ev(ContainerRemoved))
 		}
-		return []*PodLifecycleEvent{ev(ContainerDied), ev(ContainerRemoved)}
+		return append(out, ev(ContainerDied), ev(ContainerRemoved))
 	}
-	return nil
+	return out
 }

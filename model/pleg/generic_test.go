@@ -44,6 +44,8 @@ type fakeRuntime struct {
 	// real runtime keeps each pod's listing immutable until the pod changes.
 	stable bool
 	listed []*container.Pod
+	// shared (with stable) hands out the very same slice, as the real runtime does.
+	shared bool
 }
 
 func newFakeRuntime() *fakeRuntime {
@@ -60,6 +62,9 @@ func (r *fakeRuntime) GetPods() ([]*container.Pod, error) {
 		return nil, r.listErr
 	}
 	if r.stable && r.listed != nil {
+		if r.shared {
+			return r.listed, nil
+		}
 		return slices.Clone(r.listed), nil
 	}
 	var out []*container.Pod
@@ -75,6 +80,9 @@ func (r *fakeRuntime) GetPods() ([]*container.Pod, error) {
 	}
 	if r.stable {
 		r.listed = slices.Clone(out)
+		if r.shared {
+			return r.listed, nil
+		}
 	}
 	return out, nil
 }
@@ -213,7 +221,7 @@ func TestGenerateEvents(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(states[tc.old]+"→"+states[tc.new], func(t *testing.T) {
-			got := generateEvents("uid-1", "cid-1", tc.old, tc.new)
+			got := generateEvents(nil, "uid-1", "cid-1", tc.old, tc.new)
 			var types []PodLifeCycleEventType
 			for _, e := range got {
 				if e.ID != "uid-1" || e.Data != "cid-1" {
@@ -376,7 +384,7 @@ func TestRelistEventsCacheAndTimestamps(t *testing.T) {
 	if st, err := h.cache.Get("b"); err != nil || st.ID != "b" || len(st.ContainerStatuses) != 0 {
 		t.Errorf("cache entry of a vanished pod: %+v, %v", st, err)
 	}
-	if _, ok := h.g.records["b"]; ok {
+	if r, _ := h.g.record("b"); r != nil {
 		t.Error("record of a vanished pod kept")
 	}
 }
@@ -501,6 +509,42 @@ func TestRelistReinspectionWithoutChangeSendsPodSync(t *testing.T) {
 	h.s.Step(time.Second)
 	if got := h.drain(); len(got) != 0 {
 		t.Errorf("PodSync repeated: %v", got)
+	}
+}
+
+// A relist that gets back the very listing of the last one has nothing to compare, but a
+// pod whose inspection failed is still inspected again, and the cache time still advances.
+func TestRelistOfTheSameListing(t *testing.T) {
+	h := newHarness(false)
+	h.rt.stable, h.rt.shared = true, true
+	h.rt.set(fakePod{uid: "p", containers: []ctr{{"c1", running}}})
+	h.g.Start()
+	h.s.Step(0)
+	sameEvents(t, "first relist", h.drain(), []PodLifecycleEvent{ev("p", ContainerStarted, "c1")})
+
+	h.rt.set(fakePod{uid: "p", containers: []ctr{{"c1", running}, {"c2", running}}})
+	h.rt.statusErr["p"] = errors.New("busy")
+	h.s.Step(time.Second)
+	if got := h.drain(); len(got) != 0 {
+		t.Fatalf("events from a failed inspection: %v", got)
+	}
+	delete(h.rt.statusErr, "p")
+	h.s.Step(time.Second) // the same listing again
+	sameEvents(t, "reinspection", h.drain(), []PodLifecycleEvent{ev("p", ContainerStarted, "c2")})
+	if h.rt.statusCalls["p"] != 3 {
+		t.Errorf("status reads: %d, want 3", h.rt.statusCalls["p"])
+	}
+
+	w := h.wait("p", h.s.Now())
+	h.s.Step(time.Second) // and again: nothing to do
+	if got := h.drain(); len(got) != 0 {
+		t.Errorf("events from an unchanged listing: %v", got)
+	}
+	if h.rt.statusCalls["p"] != 3 {
+		t.Errorf("status reads after an unchanged listing: %d, want 3", h.rt.statusCalls["p"])
+	}
+	if !w.released {
+		t.Error("the cache time did not advance with a relist of an unchanged listing")
 	}
 }
 
