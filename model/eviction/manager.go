@@ -98,6 +98,10 @@ type Manager struct {
 	// so the same object gives the same answer.
 	storagePods    []*corev1.Pod
 	storageChecked []bool
+	// storageSpare and storageSpareChecked are the buffers of the list before, which
+	// recheckStorage fills next.
+	storageSpare        []*corev1.Pod
+	storageSpareChecked []bool
 }
 
 // NewManager returns an eviction manager. podFunc must list the pods the stats provider
@@ -480,11 +484,7 @@ func (m *Manager) localStorageEviction(pods []*corev1.Pod, done func([]*corev1.P
 	}
 	var victims []victim
 	if !slices.Equal(pods, m.storagePods) {
-		m.storagePods = append(m.storagePods[:0], pods...)
-		m.storageChecked = m.storageChecked[:0]
-		for _, pod := range pods {
-			m.storageChecked = append(m.storageChecked, !IsCriticalPod(pod) && hasLocalStorageLimit(pod))
-		}
+		m.recheckStorage(pods)
 	}
 	for i, pod := range pods {
 		if !m.storageChecked[i] {
@@ -520,6 +520,34 @@ func (m *Manager) localStorageEviction(pods []*corev1.Pod, done func([]*corev1.P
 	}
 	next(0)
 	return true
+}
+
+// recheckStorage makes storagePods and storageChecked pods and their answers. A pod
+// object the last list held keeps its answer (the same object gives the same one): the
+// lists keep the pod manager's order with a few pods in or out, so each pod is looked for
+// a few places ahead of the last one found, and answered afresh when it is not there.
+func (m *Manager) recheckStorage(pods []*corev1.Pod) {
+	const lookahead = 8
+	oldPods, oldChecked := m.storagePods, m.storageChecked
+	newPods, newChecked := m.storageSpare[:0], m.storageSpareChecked[:0]
+	j := 0
+	for _, pod := range pods {
+		checked, found := false, false
+		for k := j; k < len(oldPods) && k < j+lookahead; k++ {
+			if oldPods[k] == pod {
+				checked, found, j = oldChecked[k], true, k+1
+				break
+			}
+		}
+		if !found {
+			checked = !IsCriticalPod(pod) && hasLocalStorageLimit(pod)
+		}
+		newPods = append(newPods, pod)
+		newChecked = append(newChecked, checked)
+	}
+	clear(oldPods) // the spare list holds no pods the kubelet has let go of
+	m.storagePods, m.storageChecked = newPods, newChecked
+	m.storageSpare, m.storageSpareChecked = oldPods[:0], oldChecked[:0]
 }
 
 // hasLocalStorageLimit reports whether the pod has a limit localStorageEviction checks: an

@@ -76,3 +76,23 @@ func TestNoiseIsSeededAndBounded(t *testing.T) {
 		}
 	}
 }
+
+// Still holds where neither a ramp nor noise is in force: before the first step, on a
+// set value, after a ramp's end; not inside a ramp or on a noisy value.
+func TestStill(t *testing.T) {
+	noise := api.Percent(0.05)
+	p := Compile(api.Program{{At: d(time.Minute), Set: q("100Mi")}, {At: d(2 * time.Minute), RampTo: q("200Mi"), Over: d(time.Minute)},
+		{At: d(5 * time.Minute), Set: q("300Mi"), Noise: &noise}}, 0)
+	for _, c := range []struct {
+		at   time.Duration
+		want bool
+	}{{0, true}, {time.Minute, true}, {90 * time.Second, true}, {2 * time.Minute, false}, {150 * time.Second, false},
+		{3 * time.Minute, true}, {4 * time.Minute, true}, {5 * time.Minute, false}, {time.Hour, false}} {
+		if got := p.Still(c.at); got != c.want {
+			t.Errorf("Still(%s) = %v, want %v", c.at, got, c.want)
+		}
+	}
+	if !Constant(5).Still(time.Hour) {
+		t.Error("a constant is not still")
+	}
+}
