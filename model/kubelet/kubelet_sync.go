@@ -78,7 +78,7 @@ func (ps *podSyncer) runtimeSynced(result *kuberuntime.PodSyncResult) {
 	if err == nil && len(result.SyncResults) > 0 {
 		// postSync: the sync acted, so ask PLEG to look at this pod at once.
 		if kl.pleg.OnDemand() {
-			kl.s.Record(&trace.Event{Kind: KindRelistRequested, Pod: pod.Namespace + "/" + pod.Name,
+			kl.s.Record(&trace.Event{Kind: KindRelistRequested, Pod: ps.key,
 				Attrs:  []trace.Attr{{Key: "uid", Value: string(pod.UID)}},
 				Reason: trace.Because("postSyncRelist", "the sync acted without error (postSync): the kubelet asks PLEG to relist this pod now (PLEGOnDemandRelist) instead of waiting for the next periodic relist")})
 		}
