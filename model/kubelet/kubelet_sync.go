@@ -23,7 +23,7 @@ import (
 func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *corev1.Pod, podStatus *container.PodStatus, done func(isTerminal bool, err error)) {
 	ps := kl.podSyncers[pod.UID]
 	if ps == nil {
-		ps = newPodSyncer(kl)
+		ps = newPodSyncer(kl, pod)
 		if kl.podSyncers == nil {
 			kl.podSyncers = map[types.UID]*podSyncer{}
 		}
@@ -41,7 +41,7 @@ func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *cor
 		kl.probeManager.AddPod(pod)
 	}
 	ps.pod, ps.mirrorPod, ps.restartingAll, ps.done = pod, mirrorPod, restartingAllContainers, done
-	kl.kubeRuntime.SyncPod(pod, podStatus, kl.crashLoop, restartingAllContainers, ps.runtimeSyncedFn)
+	kl.kubeRuntime.SyncPod(pod, ps.key, podStatus, kl.crashLoop, restartingAllContainers, ps.runtimeSyncedFn)
 }
 
 // podSyncer is SyncPod's state for one pod, from the pod's first sync until it terminates
@@ -51,6 +51,7 @@ func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *cor
 // the sync in flight and the callback bound once serve every sync of the pod in turn.
 type podSyncer struct {
 	kl   *Kubelet
+	key  string // container.Key of the pod: its namespace and name never change
 	memo syncMemo
 
 	// The runtime sync in flight: SyncPod's arguments its answer needs.
@@ -60,8 +61,8 @@ type podSyncer struct {
 	runtimeSyncedFn func(*kuberuntime.PodSyncResult) // runtimeSynced, bound once
 }
 
-func newPodSyncer(kl *Kubelet) *podSyncer {
-	ps := &podSyncer{kl: kl}
+func newPodSyncer(kl *Kubelet, pod *corev1.Pod) *podSyncer {
+	ps := &podSyncer{kl: kl, key: container.Key(pod)}
 	ps.memo.init(kl)
 	ps.runtimeSyncedFn = ps.runtimeSynced
 	return ps
@@ -77,7 +78,7 @@ func (ps *podSyncer) runtimeSynced(result *kuberuntime.PodSyncResult) {
 	if err == nil && len(result.SyncResults) > 0 {
 		// postSync: the sync acted, so ask PLEG to look at this pod at once.
 		if kl.pleg.OnDemand() {
-			kl.s.Record(&trace.Event{Kind: KindRelistRequested, Pod: pod.Namespace + "/" + pod.Name,
+			kl.s.Record(&trace.Event{Kind: KindRelistRequested, Pod: ps.key,
 				Attrs:  []trace.Attr{{Key: "uid", Value: string(pod.UID)}},
 				Reason: trace.Because("postSyncRelist", "the sync acted without error (postSync): the kubelet asks PLEG to relist this pod now (PLEGOnDemandRelist) instead of waiting for the next periodic relist")})
 		}

@@ -192,8 +192,9 @@ func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageMana
 
 // SyncPod drives the runtime towards the pod's spec (upstream kubeGenericRuntimeManager.SyncPod).
 // restartAllContainers says the status the kubelet generated for this sync carries
-// AllContainersRestarting=True.
-func (m *Manager) SyncPod(pod *corev1.Pod, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, restartAllContainers bool, done func(*PodSyncResult)) {
+// AllContainersRestarting=True. podKey is container.Key(pod), which the caller keeps for
+// the pod rather than have every sync build it again.
+func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, restartAllContainers bool, done func(*PodSyncResult)) {
 	ps := &podSync{m: m, pod: pod, podStatus: podStatus, backOff: backOff, done: done}
 	ps.actions = m.computePodActions(pod, podStatus, restartAllContainers)
 	ps.kills = ps.actions.KillList()
@@ -202,7 +203,7 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podStatus *container.PodStatus, backO
 		why = restartRulesReason(pod, podStatus, &ps.actions, m.Restart)
 	}
 	ps.actionsAttrs[0] = trace.Attr{Key: "actions", Value: ps.actions.describe(pod, ps.kills)}
-	ps.actionsEvent = trace.Event{Kind: KindPodActions, Pod: container.Key(pod), Attrs: ps.actionsAttrs[:], Reason: why}
+	ps.actionsEvent = trace.Event{Kind: KindPodActions, Pod: podKey, Attrs: ps.actionsAttrs[:], Reason: why}
 	m.s.Record(&ps.actionsEvent)
 
 	if ps.actions.KillPod {

@@ -158,6 +158,9 @@ type PodWorkers struct {
 
 	// resyncText is resyncInterval as requeue reasons print it; both are fixed at New.
 	resyncText string
+	// The reasons whose text never varies, made once at New and shared by every event
+	// that states them: nothing that reads a recorded event changes its Reason.
+	waitCacheReason, pendingUpdateReason *trace.Reason
 }
 
 // New returns the pod workers. resyncInterval is the kubelet's syncFrequency.
@@ -168,6 +171,8 @@ func New(s *sim.Sim, handler SyncHandler, workQueue WorkQueue, cache *container.
 		podSyncStatuses:                    map[types.UID]*podSyncStatus{},
 		startedStaticPodsByFullname:        map[string]types.UID{},
 		waitingToStartStaticPodsByFullname: map[string][]types.UID{},
+		waitCacheReason:                    trace.Because("GetNewerThan", "a worker never syncs on a status older than its last sync: the next relist (or one of this pod) wakes it"),
+		pendingUpdateReason:                trace.Because("pendingUpdate", "a pod worker keeps one pending update: this one replaces the update not yet started, which keeps its earlier start time (and a kill's grace period can only shorten)"),
 	}
 }
 
@@ -340,7 +345,7 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 	}
 	var merged *trace.Reason
 	if status.pendingUpdate != nil {
-		merged = trace.Because("pendingUpdate", "a pod worker keeps one pending update: this one replaces the update not yet started, which keeps its earlier start time (and a kill's grace period can only shorten)")
+		merged = p.pendingUpdateReason
 	}
 	p.recordBecause(status, KindUpdatePod, options.UpdateType.String(), merged)
 
@@ -660,7 +665,7 @@ func (r *round) run() {
 	p.cache.GetNewerThan(r.uid, st.lastSyncTime, r.cacheReadyFn)
 	if !r.answered {
 		r.waited = true
-		p.recordBecause(st, KindWaitCache, "GetNewerThan", trace.Because("GetNewerThan", "a worker never syncs on a status older than its last sync: the next relist (or one of this pod) wakes it"),
+		p.recordBecause(st, KindWaitCache, "GetNewerThan", p.waitCacheReason,
 			trace.Attr{Key: "after", Value: formatSince(st.lastSyncTime)})
 	}
 }
