@@ -136,6 +136,8 @@ func memoryChart(r *Report, c *ChartRecorder) (string, []legendItem) {
 	}
 	podColor := map[string]string{}
 	podSeries := map[string]memorySeries{}
+	var xs, ys []float64 // a series' points on the canvas, reused from series to series
+	var path []byte
 	for i, s := range series {
 		color := nodeColor
 		if !s.node {
@@ -143,7 +145,7 @@ func memoryChart(r *Report, c *ChartRecorder) (string, []legendItem) {
 			podColor[s.name] = color
 			podSeries[s.name] = s
 		}
-		var xs, ys []float64
+		xs, ys = xs[:0], ys[:0]
 		for j, v := range s.points {
 			from := float64(s.start+j) * s.step.Seconds()
 			to := math.Min(from+s.step.Seconds(), r.Duration)
@@ -157,8 +159,11 @@ func memoryChart(r *Report, c *ChartRecorder) (string, []legendItem) {
 		if s.node {
 			width = "2.5"
 		}
-		p.f(`<path class="series" data-series="%s" d="%s" fill="none" stroke="%s" stroke-width="%s"><title>%s</title></path>`,
-			esc(s.name), pathOf(xs, ys), color, width, esc(s.name))
+		// The path is written straight into the plot: it is most of a long run's chart.
+		p.f(`<path class="series" data-series="%s" d="`, esc(s.name))
+		path = appendPath(path[:0], xs, ys)
+		p.b.Write(path)
+		p.f(`" fill="none" stroke="%s" stroke-width="%s"><title>%s</title></path>`, color, width, esc(s.name))
 		legend = append(legend, legendItem{Name: s.name, Color: color})
 	}
 	top := p.top

@@ -135,12 +135,11 @@ func formatBytes(v float64) string {
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
-// pathOf draws points as a line, lifting the pen over NaN gaps; xs and ys are canvas
-// coordinates.
-func pathOf(xs, ys []float64) string {
-	// Appended in place: a chart of a long run has tens of thousands of points, and
-	// num's string per coordinate was most of the cost. The bytes are num's.
-	var b []byte
+// appendPath appends the SVG path data that draws points as a line, lifting the pen over
+// NaN gaps; xs and ys are canvas coordinates. A chart of a long run has tens of thousands
+// of points: it appends each coordinate as num would write it, without a string for each.
+func appendPath(b []byte, xs, ys []float64) []byte {
+	start := len(b)
 	pen := false
 	for i := range xs {
 		if math.IsNaN(ys[i]) {
@@ -150,7 +149,7 @@ func pathOf(xs, ys []float64) string {
 		if pen {
 			b = append(b, 'L')
 		} else {
-			if len(b) > 0 {
+			if len(b) > start {
 				b = append(b, ' ')
 			}
 			b = append(b, 'M')
@@ -160,5 +159,5 @@ func pathOf(xs, ys []float64) string {
 		b = strconv.AppendFloat(b, ys[i], 'f', 1, 64)
 		pen = true
 	}
-	return string(b)
+	return b
 }
