@@ -19,6 +19,11 @@ type Backoff struct {
 	// crash-loop back-off fixes it at 600s (HasExpiredFunc); client-go's default is 2 × max.
 	resetAfter time.Duration
 	entries    map[string]*entry
+	// oldest is no later than any entry's last update: Next lowers it to its now when
+	// needed (an update only moves an entry's time later, a removal only raises the true
+	// minimum), and GC sets it to the true minimum when it walks. While now is within the
+	// reset window of oldest, no entry can have expired and GC need not walk.
+	oldest time.Time
 }
 
 // NewBackOff returns a back-off from initial doubling to max, reset after 2 × max.
@@ -49,6 +54,9 @@ func (b *Backoff) Next(key string, eventTime, now time.Time) {
 		}
 	}
 	e.lastUpdate = now
+	if len(b.entries) == 1 || now.Before(b.oldest) {
+		b.oldest = now
+	}
 }
 
 // Get returns the key's current back-off (0 when none).
@@ -82,9 +90,15 @@ func (b *Backoff) IsInBackOffSinceUpdate(key string, now time.Time) bool {
 // does not depend on the order they are looked at, and nothing is recorded, so the map is
 // walked as it is, deleting as it goes (which Go allows), rather than in sorted key order.
 func (b *Backoff) GC(now time.Time) {
+	if len(b.entries) == 0 || now.Sub(b.oldest) <= b.resetAfter {
+		return // every entry was updated within the window
+	}
+	first := true
 	for k, e := range b.entries {
 		if b.expired(e, now) {
 			delete(b.entries, k)
+		} else if first || e.lastUpdate.Before(b.oldest) {
+			b.oldest, first = e.lastUpdate, false
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package flowcontrol
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -59,4 +61,49 @@ func TestIsInBackOffSince(t *testing.T) {
 	if b.Get("k") != 0 {
 		t.Fatal("GC kept an expired entry")
 	}
+}
+
+// GC skips its walk while every entry was updated within the reset window; over random
+// histories of updates, resets and collections it keeps exactly the entries a walk keeps.
+func TestGCMatchesTheFullWalk(t *testing.T) {
+	b := NewBackOff(10*time.Second, 300*time.Second).WithResetAfter(600 * time.Second)
+	ref := NewBackOff(10*time.Second, 300*time.Second).WithResetAfter(600 * time.Second)
+	rng := rand.New(rand.NewPCG(13, 14))
+	now := t0
+	skipped := 0
+	for step := 0; step < 20000; step++ {
+		now = now.Add(time.Duration(rng.IntN(40)) * time.Second)
+		key := fmt.Sprintf("k%d", rng.IntN(12))
+		switch rng.IntN(10) {
+		case 0, 1, 2:
+			at := now.Add(-time.Duration(rng.IntN(900)) * time.Second)
+			b.Next(key, at, now)
+			ref.Next(key, at, now)
+		case 3:
+			b.Reset(key)
+			ref.Reset(key)
+		default:
+			if len(b.entries) > 0 && now.Sub(b.oldest) <= b.resetAfter {
+				skipped++
+			}
+			b.GC(now)
+			for k, e := range ref.entries {
+				if ref.expired(e, now) {
+					delete(ref.entries, k)
+				}
+			}
+		}
+		if len(b.entries) != len(ref.entries) {
+			t.Fatalf("step %d: %d entries, the walk keeps %d", step, len(b.entries), len(ref.entries))
+		}
+		for k, e := range ref.entries {
+			if got, ok := b.entries[k]; !ok || *got != *e {
+				t.Fatalf("step %d: entry %s is %v (present %v), the walk keeps %v", step, k, got, ok, *e)
+			}
+		}
+	}
+	if skipped < 2000 {
+		t.Fatalf("only %d collections skipped the walk", skipped)
+	}
+	t.Logf("%d collections skipped the walk", skipped)
 }

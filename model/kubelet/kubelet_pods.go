@@ -64,7 +64,15 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 	}
 	if err == nil && !memo.noOrphans(runtimePods, podsVersion, workersVersion) {
 		one := int64(1)
+		clean := memo.cleanListing(podsVersion, workersVersion)
 		for _, rp := range runtimePods {
+			// A pod of a listing that had no orphan, as the same object, is none now.
+			for len(clean) > 0 && clean[0].ID < rp.ID {
+				clean = clean[1:]
+			}
+			if len(clean) > 0 && clean[0] == rp {
+				continue
+			}
 			if _, ok := workingPods[rp.ID]; ok || kl.podManager.HasUID(rp.ID) || !hasRunning(rp) {
 				continue
 			}
@@ -93,7 +101,8 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 // the same places of GetPods' UID-ordered list, so they are kept as indexes. The runtime
 // pods to kill as orphans depend on the runtime's listing (the same slice until something
 // in the runtime changes), the pod manager's UIDs and the workers: a pass that found none
-// finds none again while all three are as they were.
+// finds none again while all three are as they were, and with the same UIDs and workers
+// it need only look at the pods the runtime changed since.
 type cleanupMemo struct {
 	noWorkerValid                 bool
 	noWorkerPods, noWorkerWorkers uint64
@@ -117,6 +126,17 @@ func (m *cleanupMemo) withoutWorker(allPods []*corev1.Pod, workingPods map[types
 	}
 	m.noWorkerValid, m.noWorkerPods, m.noWorkerWorkers = true, podsVersion, workersVersion
 	return m.noWorker
+}
+
+// cleanListing returns the last listing in which a pass found no orphan, if it was made
+// with the same pod UIDs and workers; nil otherwise. Both listings are in UID order, and
+// the runtime gives an unchanged pod as the same object: such a pod is no orphan now
+// either.
+func (m *cleanupMemo) cleanListing(podsVersion, workersVersion uint64) []*container.Pod {
+	if !m.orphansValid || m.orphansPods != podsVersion || m.orphansWorkers != workersVersion {
+		return nil
+	}
+	return m.orphansListing
 }
 
 // noOrphans reports whether a pass over this listing is known to find no orphan.
