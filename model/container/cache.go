@@ -15,13 +15,13 @@ import (
 // wait in GetNewerThan for an observation made after their previous sync, so that each sync
 // sees the effects of the last one.
 type Cache struct {
-	s         *sim.Sim
-	pods      map[types.UID]*cacheEntry
+	s    *sim.Sim
+	pods map[types.UID]*cacheEntry
 	// timestamp is the global freshness mark, valid once hasTimestamp says the first relist
 	// completed (a value, not a pointer: UpdateTime runs at every relist).
 	timestamp    time.Time
 	hasTimestamp bool
-	subs      map[types.UID][]*subscriber
+	subs         map[types.UID][]*subscriber
 	// notifyUIDs is UpdateTime's scratch list of the pods with waiters.
 	notifyUIDs []types.UID
 }
