@@ -15,10 +15,13 @@ import (
 // wait in GetNewerThan for an observation made after their previous sync, so that each sync
 // sees the effects of the last one.
 type Cache struct {
-	s         *sim.Sim
-	pods      map[types.UID]*cacheEntry
-	timestamp *time.Time // global freshness mark, nil until the first relist completes
-	subs      map[types.UID][]*subscriber
+	s    *sim.Sim
+	pods map[types.UID]*cacheEntry
+	// timestamp is the global freshness mark, valid once hasTimestamp says the first relist
+	// completed (a value, not a pointer: UpdateTime runs at every relist).
+	timestamp    time.Time
+	hasTimestamp bool
+	subs         map[types.UID][]*subscriber
 	// notifyUIDs is UpdateTime's scratch list of the pods with waiters.
 	notifyUIDs []types.UID
 }
@@ -77,7 +80,7 @@ func (c *Cache) Delete(uid types.UID) {
 // UpdateTime sets the global freshness mark after a full relist and wakes every waiter it
 // satisfies.
 func (c *Cache) UpdateTime(t time.Time) {
-	c.timestamp = &t
+	c.timestamp, c.hasTimestamp = t, true
 	// In UID order, so that the woken workers resume in the same order every run. The
 	// slice is reused from relist to relist: notify only schedules the waiters' callbacks,
 	// it never calls back into the cache, so nothing else uses it while it is walked.
@@ -92,7 +95,7 @@ func (c *Cache) UpdateTime(t time.Time) {
 
 // newerThan returns the entry if an observation after minTime exists.
 func (c *Cache) newerThan(uid types.UID, minTime time.Time) (*PodStatus, error, bool) {
-	global := c.timestamp != nil && c.timestamp.After(minTime)
+	global := c.hasTimestamp && c.timestamp.After(minTime)
 	e := c.pods[uid]
 	if e == nil {
 		if global {
