@@ -49,7 +49,7 @@ type invariantChecker struct {
 	terminal    map[string]string          // pod -> terminal phase seen
 	terminating map[string]bool            // pod's worker began terminating it
 	terminated  map[string]bool            // pod's worker finished terminating it
-	attempts    map[string]int             // pod/container -> last attempt started
+	attempts    map[containerKey]int       // last attempt started
 	lastMet     string                     // thresholds actionable in the last eviction pass
 	passEvicted int                        // pressure evictions since the last eviction pass
 	violation   *InvariantViolation
@@ -57,8 +57,11 @@ type invariantChecker struct {
 
 func newInvariantChecker() *invariantChecker {
 	return &invariantChecker{running: map[string]map[string]bool{}, terminal: map[string]string{},
-		terminating: map[string]bool{}, terminated: map[string]bool{}, attempts: map[string]int{}}
+		terminating: map[string]bool{}, terminated: map[string]bool{}, attempts: map[containerKey]int{}}
 }
+
+// containerKey names a container of a pod, a map key that needs no joined string.
+type containerKey struct{ pod, container string }
 
 func (v *invariantChecker) fail(e *trace.Event, inv, format string, args ...any) {
 	if v.violation != nil {
@@ -71,25 +74,28 @@ func (v *invariantChecker) fail(e *trace.Event, inv, format string, args ...any)
 func (v *invariantChecker) Record(e *trace.Event) {
 	switch e.Kind {
 	case "containerRunning":
-		key := e.Pod + "/" + e.Container
-		if v.running[e.Pod][e.Container] {
-			v.fail(e, InvSecondInstance, "a second running instance of %s", key)
+		// The pod/container name is joined only for a violation's message.
+		key := containerKey{e.Pod, e.Container}
+		running := v.running[e.Pod]
+		if running[e.Container] {
+			v.fail(e, InvSecondInstance, "a second running instance of %s/%s", e.Pod, e.Container)
 		}
 		if v.terminated[e.Pod] {
-			v.fail(e, InvRunsAfterTerm, "%s started after its pod was terminated", key)
+			v.fail(e, InvRunsAfterTerm, "%s/%s started after its pod was terminated", e.Pod, e.Container)
 		}
 		a, _ := strconv.Atoi(e.Attr("attempt"))
 		if prev, ok := v.attempts[key]; ok && a <= prev {
-			v.fail(e, InvRestartCount, "%s restart count went from %d to %d", key, prev, a)
+			v.fail(e, InvRestartCount, "%s/%s restart count went from %d to %d", e.Pod, e.Container, prev, a)
 		}
 		v.attempts[key] = a
-		if v.running[e.Pod] == nil {
-			v.running[e.Pod] = map[string]bool{}
+		if running == nil {
+			running = map[string]bool{}
+			v.running[e.Pod] = running
 		}
-		v.running[e.Pod][e.Container] = true
+		running[e.Container] = true
 	case "containerExited":
-		if v.running[e.Pod] != nil {
-			v.running[e.Pod][e.Container] = false
+		if running := v.running[e.Pod]; running != nil {
+			running[e.Container] = false
 		}
 	case "criCall":
 		if (e.Name == "CreateContainer" || e.Name == "StartContainer") && v.terminating[e.Pod] {
