@@ -63,6 +63,10 @@ type podSyncStatus struct {
 	inRound      bool
 	lastSyncTime time.Time
 	closed       bool
+	// The duration of the worker's last successful sync and its syncEnd attributes (see
+	// syncEndAttrs).
+	syncEndDur  time.Duration
+	syncEndText []trace.Attr
 
 	// ctx is the context the worker's syncs run in (upstream podSyncStatus.ctx): reused
 	// round after round until UpdatePod cancels it, which drops every pending step of the
@@ -161,11 +165,13 @@ type PodWorkers struct {
 	// The reasons whose text never varies, made once at New and shared by every event
 	// that states them: nothing that reads a recorded event changes its Reason.
 	waitCacheReason, pendingUpdateReason *trace.Reason
+	// updateTypeAttrs are the syncStart attributes of each update type, made at New.
+	updateTypeAttrs [SyncPodKill + 1][]trace.Attr
 }
 
 // New returns the pod workers. resyncInterval is the kubelet's syncFrequency.
 func New(s *sim.Sim, handler SyncHandler, workQueue WorkQueue, cache *container.Cache, resyncInterval time.Duration) *PodWorkers {
-	return &PodWorkers{
+	p := &PodWorkers{
 		s: s, clk: s.Clock("podWorkers", sim.PriorityPodWorker), handler: handler, workQueue: workQueue,
 		cache: cache, resyncInterval: resyncInterval, backOffPeriod: BackOffPeriod, resyncText: resyncInterval.String(),
 		podSyncStatuses:                    map[types.UID]*podSyncStatus{},
@@ -174,42 +180,40 @@ func New(s *sim.Sim, handler SyncHandler, workQueue WorkQueue, cache *container.
 		waitCacheReason:                    trace.Because("GetNewerThan", "a worker never syncs on a status older than its last sync: the next relist (or one of this pod) wakes it"),
 		pendingUpdateReason:                trace.Because("pendingUpdate", "a pod worker keeps one pending update: this one replaces the update not yet started, which keeps its earlier start time (and a kill's grace period can only shorten)"),
 	}
+	for t := range p.updateTypeAttrs {
+		p.updateTypeAttrs[t] = []trace.Attr{{Key: "update", Value: UpdateType(t).String()}}
+	}
+	return p
 }
 
 func (p *PodWorkers) record(st *podSyncStatus, kind trace.Kind, name string, attrs ...trace.Attr) {
 	p.recordBecause(st, kind, name, nil, attrs...)
 }
 
-// recordBecause records an event with the reason the worker decided what it shows.
+// recordBecause records an event with the reason the worker decided what it shows. The
+// event itself is lent to the recorder for the call only (the trace.Sink contract), so it
+// lives on the stack; the caller's attributes are copied into a slice of their own, which
+// a sink may keep, so that the variadic slice need not be allocated either.
 func (p *PodWorkers) recordBecause(st *podSyncStatus, kind trace.Kind, name string, why *trace.Reason, attrs ...trace.Attr) {
-	track := ""
-	if st != nil && st.clk != nil {
-		track = st.clk.Track()
-	}
-	pod := ""
-	if st != nil {
-		pod = st.key
-	}
-	e := &tracedEvent{ev: trace.Event{Track: track, Kind: kind, Name: name, Pod: pod, Reason: why}}
-	switch {
-	case len(attrs) == 0:
+	var shared []trace.Attr
+	if len(attrs) > 0 {
 		// no attributes: Attrs stays nil, as it was recorded before
-	case len(attrs) <= len(e.attrs):
-		e.ev.Attrs = e.attrs[:copy(e.attrs[:], attrs):len(attrs)]
-	default:
-		e.ev.Attrs = slices.Clone(attrs)
+		shared = slices.Clone(attrs)
 	}
-	p.s.Record(&e.ev)
+	p.recordShared(st, kind, name, why, shared)
 }
 
-// tracedEvent is a worker's event with room for its attributes, allocated as one object:
-// a worker records a few events per round, each with one or two attributes. The caller's
-// attributes are copied, so that its variadic slice need not be allocated either. A
-// sink that keeps the event or its attributes keeps the whole object alive; nothing
-// writes to either after Record.
-type tracedEvent struct {
-	ev    trace.Event
-	attrs [2]trace.Attr
+// recordShared is recordBecause with attributes that are recorded as they are: the slice
+// may be shared with other events, and nobody writes to it after it is made.
+func (p *PodWorkers) recordShared(st *podSyncStatus, kind trace.Kind, name string, why *trace.Reason, attrs []trace.Attr) {
+	ev := trace.Event{Kind: kind, Name: name, Reason: why, Attrs: attrs}
+	if st != nil {
+		if st.clk != nil {
+			ev.Track = st.clk.Track()
+		}
+		ev.Pod = st.key
+	}
+	p.s.Record(&ev)
 }
 
 // --- predicates (upstream's PodWorkers interface)
@@ -686,7 +690,7 @@ func (r *round) sync(status *container.PodStatus, cacheErr error) {
 		p.finishRound(uid, st, update, workType, false, cacheErr, cacheErr.Error())
 		return
 	}
-	p.record(st, KindSyncStart, syncFuncName(workType, update), trace.Attr{Key: "update", Value: update.UpdateType.String()})
+	p.recordShared(st, KindSyncStart, syncFuncName(workType, update), nil, p.updateAttrs(update.UpdateType))
 	r.syncing, r.start = true, p.clk.Elapsed()
 	switch workType {
 	case TerminatedPod:
@@ -855,22 +859,47 @@ func (p *PodWorkers) cleanupUnstartedPod(uid types.UID, st *podSyncStatus) {
 // syncDone classifies a finished sync (upstream: the tail of podWorkerLoop).
 func (p *PodWorkers) syncDone(uid types.UID, st *podSyncStatus, update *UpdatePodOptions, workType WorkType, isTerminal bool, err error, start time.Duration) {
 	st.lastSyncTime = p.clk.Now()
-	e := &tracedEvent{ev: trace.Event{Track: st.clk.Track(), Kind: KindSyncEnd, Name: syncFuncName(workType, update), Pod: st.key,
-		Dur: p.clk.Elapsed() - start}}
-	attrs := append(e.attrs[:0], trace.Attr{Key: "duration", Value: (p.clk.Elapsed() - start).String()})
+	dur := p.clk.Elapsed() - start
+	ev := trace.Event{Track: st.clk.Track(), Kind: KindSyncEnd, Name: syncFuncName(workType, update), Pod: st.key, Dur: dur}
 	// The error's text is built once, for the event and for completeWork: an aggregate
 	// error builds it anew on every call.
 	errText := ""
-	if err != nil {
-		errText = err.Error()
-		attrs = append(attrs, trace.Attr{Key: "error", Value: errText})
+	if err == nil && !isTerminal {
+		ev.Attrs = st.syncEndAttrs(dur)
+	} else {
+		attrs := []trace.Attr{{Key: "duration", Value: dur.String()}}
+		if err != nil {
+			errText = err.Error()
+			attrs = append(attrs, trace.Attr{Key: "error", Value: errText})
+		}
+		if isTerminal {
+			attrs = append(attrs, trace.Attr{Key: "isTerminal", Value: "true"})
+		}
+		ev.Attrs = attrs
 	}
-	if isTerminal {
-		attrs = append(attrs, trace.Attr{Key: "isTerminal", Value: "true"})
-	}
-	e.ev.Attrs = attrs
-	p.s.Record(&e.ev)
+	p.s.Record(&ev)
 	p.finishRound(uid, st, update, workType, isTerminal, err, errText)
+}
+
+// syncEndAttrs returns the attributes of a successful sync's syncEnd event that took d:
+// a worker's periodic syncs of an unchanged pod take the same time, so the slice made for
+// the previous one is recorded again while d is the same. Recorded attributes are never
+// written, and the slice is replaced (not changed) when d differs.
+func (st *podSyncStatus) syncEndAttrs(d time.Duration) []trace.Attr {
+	if st.syncEndText == nil || st.syncEndDur != d {
+		st.syncEndDur = d
+		st.syncEndText = []trace.Attr{{Key: "duration", Value: d.String()}}
+	}
+	return st.syncEndText
+}
+
+// updateAttrs returns the syncStart event's attributes for an update of type t, shared by
+// every such event (nothing writes a recorded event's attributes).
+func (p *PodWorkers) updateAttrs(t UpdateType) []trace.Attr {
+	if t >= 0 && int(t) < len(p.updateTypeAttrs) {
+		return p.updateTypeAttrs[t]
+	}
+	return []trace.Attr{{Key: "update", Value: t.String()}}
 }
 
 // finishRound ends a round. errText is err.Error() ("" for no error).
@@ -1011,20 +1040,26 @@ func (p *PodWorkers) completeWorkText(uid types.UID, st *podSyncStatus, phaseTra
 		delay = st.rng.Jitter(base, factor)
 	}
 	after := delay.String()
+	var jr *jitterReason
 	if reason == nil && delay > base {
 		// The same text fmt.Sprintf("%s after %s, plus a jitter of up to %.0f%%: %s") gives,
 		// built without boxing each value: this reason is recorded at every resync.
 		baseText := p.durationText(base)
 		factorText, percentText := jitterFactorText(factor)
 		// trace.Because's reason, with its values in the same allocation.
-		jr := &jitterReason{values: [3]trace.Attr{{Key: "base", Value: baseText}, {Key: "jitterFactor", Value: factorText},
+		jr = &jitterReason{values: [3]trace.Attr{{Key: "base", Value: baseText}, {Key: "jitterFactor", Value: factorText},
 			{Key: "after", Value: after}}}
 		jr.reason = trace.Reason{Rule: "requeueJitter", Text: why + " after " + baseText + ", plus a jitter of up to " + percentText + "%: " + delay.Round(time.Millisecond).String(),
 			Values: jr.values[:]}
 		reason = &jr.reason
 	}
 	p.workQueue.Enqueue(uid, delay)
-	p.recordBecause(st, KindRequeue, why, reason, trace.Attr{Key: "after", Value: after})
+	if jr != nil {
+		// The event's one attribute is the reason's last value, shared read-only.
+		p.recordShared(st, KindRequeue, why, reason, jr.values[2:3:3])
+	} else {
+		p.recordBecause(st, KindRequeue, why, reason, trace.Attr{Key: "after", Value: after})
+	}
 	if st.pendingUpdate != nil {
 		st.doorbell = true
 		p.scheduleRound(uid, st)
