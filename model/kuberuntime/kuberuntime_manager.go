@@ -171,6 +171,11 @@ type Manager struct {
 	// Restart are the run's ContainerRestartRules and RestartAllContainersOnContainerExits
 	// gates (v1.37 defaults: both on).
 	Restart RestartGates
+
+	// spareSync is a finished sync's struct for the next SyncPod to reuse (see SyncPod),
+	// nil if none. noActionsAttrs is the computePodActions attributes of "none".
+	spareSync      *podSync
+	noActionsAttrs []trace.Attr
 }
 
 // PodStateProvider is the pod workers' view a sync needs (upstream podStateProvider).
@@ -195,22 +200,48 @@ func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageMana
 // AllContainersRestarting=True. podKey is container.Key(pod), which the caller keeps for
 // the pod rather than have every sync build it again.
 func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, restartAllContainers bool, done func(*PodSyncResult)) {
-	ps := &podSync{m: m, pod: pod, podStatus: podStatus, backOff: backOff, done: done}
+	ps := m.spareSync
+	if ps != nil {
+		m.spareSync = nil
+		*ps = podSync{m: m, pod: pod, podStatus: podStatus, backOff: backOff, done: done}
+	} else {
+		ps = &podSync{m: m, pod: pod, podStatus: podStatus, backOff: backOff, done: done}
+	}
 	ps.actions = m.computePodActions(pod, podStatus, restartAllContainers)
 	ps.kills = ps.actions.KillList()
 	why := podActionsReason(ps.actions.KillPod, podStatus)
 	if why == nil {
 		why = restartRulesReason(pod, podStatus, &ps.actions, m.Restart)
 	}
-	ps.actionsAttrs[0] = trace.Attr{Key: "actions", Value: ps.actions.describe(pod, ps.kills)}
-	ps.actionsEvent = trace.Event{Kind: KindPodActions, Pod: podKey, Attrs: ps.actionsAttrs[:], Reason: why}
-	m.s.Record(&ps.actionsEvent)
+	ev := trace.Event{Kind: KindPodActions, Pod: podKey, Attrs: m.actionsAttrs(ps.actions.describe(pod, ps.kills)), Reason: why}
+	m.s.Record(&ev)
 
 	if ps.actions.KillPod {
 		m.killPodWithSyncResult(pod, container.ConvertPodStatusToRunningPod(podStatus), nil, ps.podKilled)
-		return
+	} else {
+		ps.killContainer(0)
 	}
-	ps.killContainer(0)
+	if ps.finished {
+		// The sync ran to its end without waiting for the runtime (a periodic sync with
+		// nothing to do): every step it handed out has run, and done has returned, so
+		// nothing refers to ps any more; the next SyncPod reuses it. A sync still waiting
+		// is never put here: its steps hold it until they run or are dropped.
+		*ps = podSync{}
+		m.spareSync = ps
+	}
+}
+
+// actionsAttrs returns the computePodActions event's attributes for the actions' text:
+// "none", what almost every sync decides, shares one slice made once (nothing writes a
+// recorded event's attributes).
+func (m *Manager) actionsAttrs(text string) []trace.Attr {
+	if text == "none" {
+		if m.noActionsAttrs == nil {
+			m.noActionsAttrs = []trace.Attr{{Key: "actions", Value: text}}
+		}
+		return m.noActionsAttrs
+	}
+	return []trace.Attr{{Key: "actions", Value: text}}
 }
 
 // podSync is one SyncPod in flight. Its steps run in upstream's order: kill the pod or the
@@ -219,7 +250,9 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.P
 // regular ones. A step that calls the runtime resumes the next from the call's callback;
 // a step with nothing to do goes straight on, so a sync that decides "nothing to do" runs
 // through every step without allocating. The struct lives as long as the sync: nothing
-// outside it holds a step, and done is called exactly once, with &result.
+// outside it holds a step, and done is called exactly once, with &result (which done
+// does not keep). A sync that finishes before SyncPod returns leaves its struct to the
+// next (Manager.spareSync).
 type podSync struct {
 	m         *Manager
 	pod       *corev1.Pod
@@ -232,14 +265,14 @@ type podSync struct {
 	removeInit []string
 	result     PodSyncResult
 	done       func(*PodSyncResult)
-	// actionsEvent is the computePodActions event, recorded at every sync: it and its
-	// attribute live in the sync's struct rather than in two allocations of their own, and
-	// are not written after Record.
-	actionsEvent trace.Event
-	actionsAttrs [1]trace.Attr
+	// finished says done was called.
+	finished bool
 }
 
-func (ps *podSync) finish() { ps.done(&ps.result) }
+func (ps *podSync) finish() {
+	ps.finished = true
+	ps.done(&ps.result)
+}
 
 // podKilled follows the whole-pod kill: a pod that gets a new sandbox starts over, its
 // init container instances purged.
