@@ -165,6 +165,9 @@ type PodWorkers struct {
 	// The reasons whose text never varies, made once at New and shared by every event
 	// that states them: nothing that reads a recorded event changes its Reason.
 	waitCacheReason, pendingUpdateReason *trace.Reason
+	// textBuf is completeWorkText's scratch buffer for the requeue texts: only the string
+	// made from it is kept, so the next requeue writes over it.
+	textBuf []byte
 	// updateTypeAttrs are the syncStart attributes of each update type, made at New.
 	updateTypeAttrs [SyncPodKill + 1][]trace.Attr
 }
@@ -1039,26 +1042,34 @@ func (p *PodWorkers) completeWorkText(uid types.UID, st *podSyncStatus, phaseTra
 		base, why = p.backOffPeriod, "error back-off"
 		delay = st.rng.Jitter(base, factor)
 	}
-	after := delay.String()
-	var jr *jitterReason
+	p.workQueue.Enqueue(uid, delay)
 	if reason == nil && delay > base {
 		// The same text fmt.Sprintf("%s after %s, plus a jitter of up to %.0f%%: %s") gives,
-		// built without boxing each value: this reason is recorded at every resync.
+		// built without boxing each value: this reason is recorded at every resync. The
+		// reason's text and the delay's ("after") are built in the worker's scratch buffer
+		// and made one string, which the two share: a Duration's String that is appended
+		// at once is not allocated.
 		baseText := p.durationText(base)
 		factorText, percentText := jitterFactorText(factor)
+		b := append(p.textBuf[:0], why...)
+		b = append(b, " after "...)
+		b = append(b, baseText...)
+		b = append(b, ", plus a jitter of up to "...)
+		b = append(b, percentText...)
+		b = append(b, "%: "...)
+		b = append(b, delay.Round(time.Millisecond).String()...)
+		n := len(b)
+		b = append(b, delay.String()...)
+		p.textBuf = b
+		texts := string(b)
 		// trace.Because's reason, with its values in the same allocation.
-		jr = &jitterReason{values: [3]trace.Attr{{Key: "base", Value: baseText}, {Key: "jitterFactor", Value: factorText},
-			{Key: "after", Value: after}}}
-		jr.reason = trace.Reason{Rule: "requeueJitter", Text: why + " after " + baseText + ", plus a jitter of up to " + percentText + "%: " + delay.Round(time.Millisecond).String(),
-			Values: jr.values[:]}
-		reason = &jr.reason
-	}
-	p.workQueue.Enqueue(uid, delay)
-	if jr != nil {
+		jr := &jitterReason{values: [3]trace.Attr{{Key: "base", Value: baseText}, {Key: "jitterFactor", Value: factorText},
+			{Key: "after", Value: texts[n:]}}}
+		jr.reason = trace.Reason{Rule: "requeueJitter", Text: texts[:n], Values: jr.values[:]}
 		// The event's one attribute is the reason's last value, shared read-only.
-		p.recordShared(st, KindRequeue, why, reason, jr.values[2:3:3])
+		p.recordShared(st, KindRequeue, why, &jr.reason, jr.values[2:3:3])
 	} else {
-		p.recordBecause(st, KindRequeue, why, reason, trace.Attr{Key: "after", Value: after})
+		p.recordBecause(st, KindRequeue, why, reason, trace.Attr{Key: "after", Value: delay.String()})
 	}
 	if st.pendingUpdate != nil {
 		st.doorbell = true
