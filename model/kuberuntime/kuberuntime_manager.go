@@ -101,22 +101,25 @@ func (a aggregate) Unwrap() []error { return a }
 type stepError struct {
 	action SyncAction
 	target string
-	reason error
 	msg    string
-	cause  error
+	// wrapped is the step's reason, then its cause if any (nil otherwise); Unwrap returns
+	// the set ones as a slice of this array, which errors.Is and errors.As only read.
+	wrapped [2]error
 }
 
 func (e *stepError) Error() string {
 	// fmt's "failed to %q for %q with %v: %q", without boxing: %q of a string is
 	// strconv.Quote, %v of an error its Error.
-	return "failed to " + strconv.Quote(string(e.action)) + " for " + strconv.Quote(e.target) + " with " + e.reason.Error() + ": " + strconv.Quote(e.msg)
+	return "failed to " + strconv.Quote(string(e.action)) + " for " + strconv.Quote(e.target) + " with " + e.wrapped[0].Error() + ": " + strconv.Quote(e.msg)
 }
 
+// Unwrap returns the step's reason and cause without allocating: a crash-looping pod's
+// sync error is unwrapped several times per sync (context.Canceled, the back-off expiry).
 func (e *stepError) Unwrap() []error {
-	if e.cause != nil {
-		return []error{e.reason, e.cause}
+	if e.wrapped[1] != nil {
+		return e.wrapped[:2:2]
 	}
-	return []error{e.reason}
+	return e.wrapped[:1:1]
 }
 
 // Error returns every failed step as one error, or nil.
@@ -129,10 +132,10 @@ func (r *PodSyncResult) Error() error {
 		if s.Error == nil {
 			continue
 		}
-		se := &stepError{action: s.Action, target: s.Target, reason: s.Error, msg: s.Message}
+		se := &stepError{action: s.Action, target: s.Target, msg: s.Message, wrapped: [2]error{s.Error}}
 		var be *BackoffError
 		if errors.As(s.Error, &be) {
-			se.reason, se.cause = ErrCrashLoopBackOff, be
+			se.wrapped = [2]error{ErrCrashLoopBackOff, be}
 		}
 		errs = append(errs, se)
 	}
