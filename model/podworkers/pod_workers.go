@@ -870,7 +870,7 @@ func (p *PodWorkers) syncDone(uid types.UID, st *podSyncStatus, update *UpdatePo
 	if err == nil && !isTerminal {
 		ev.Attrs = st.syncEndAttrs(dur)
 	} else {
-		attrs := []trace.Attr{{Key: "duration", Value: dur.String()}}
+		attrs := append(make([]trace.Attr, 0, 3), trace.Attr{Key: "duration", Value: dur.String()})
 		if err != nil {
 			errText = err.Error()
 			attrs = append(attrs, trace.Attr{Key: "error", Value: errText})
