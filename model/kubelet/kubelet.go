@@ -115,6 +115,8 @@ type Kubelet struct {
 	// cleanup is what housekeeping keeps between passes (see HandlePodCleanups)
 	cleanup      cleanupMemo
 	activeFilter activeFilter // filterOutInactivePods' last answer
+	// podsToSync is getPodsToSync's list, reused from one sync tick to the next (see there).
+	podsToSync []*corev1.Pod
 	// gcClean are the runtime pods the last containerGC found nothing to remove in, in UID
 	// order; gcCleanNext is the other buffer, which the next pass fills.
 	gcClean, gcCleanNext []gcCleanPod

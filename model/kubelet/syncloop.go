@@ -143,6 +143,7 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 		if pods := kl.getPodsToSync(); len(pods) > 0 {
 			kl.handler("HandlePodSyncs", "syncCh", pods)
 			kl.HandlePodSyncs(pods)
+			clear(pods) // the pods are not kept past their tick
 		}
 	case caseLiveness:
 		u, _ := kl.livenessManager.Updates().TryRecv()
@@ -317,10 +318,14 @@ func mirrorPodKeys(pods []*corev1.Pod) string {
 // getPodsToSync returns the pods whose work-queue time has come, and those past their
 // active deadline (upstream getPodsToSync), in UID order. Only the due pods and the pods
 // with an active deadline are looked at: both lists come in UID order, and are merged.
+//
+// The list is kl.podsToSync, reused at every tick: its one caller, the syncCh case of
+// syncLoopIteration, hands it to handler and HandlePodSyncs, which read it before they
+// return and keep none of it (UpdatePod keeps the pod, not the list).
 func (kl *Kubelet) getPodsToSync() []*corev1.Pod {
 	ready := kl.workQueue.GetWork()
 	deadlined := kl.podManager.podsWithActiveDeadline()
-	var out []*corev1.Pod
+	out := kl.podsToSync[:0]
 	for len(ready) > 0 || len(deadlined) > 0 {
 		switch {
 		case len(deadlined) == 0 || len(ready) > 0 && ready[0] < deadlined[0].UID:
@@ -339,6 +344,7 @@ func (kl *Kubelet) getPodsToSync() []*corev1.Pod {
 			deadlined = deadlined[1:]
 		}
 	}
+	kl.podsToSync = out[:0]
 	return out
 }
 
