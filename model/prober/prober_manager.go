@@ -16,6 +16,7 @@ import (
 
 	"nodesim/model/kuberuntime"
 	"nodesim/model/prober/results"
+	"nodesim/model/status"
 	"nodesim/sim"
 	"nodesim/trace"
 )
@@ -31,11 +32,13 @@ const (
 )
 
 // StatusProvider is the status manager, from which workers read the pod's latest status.
-// PeekPodStatus returns the cached status itself, which the worker only reads; a new status
-// comes as a new value, never as a change in place, so a worker may keep what it derived
-// from a status for as long as it gets the same pointer back.
+// PodStatusEntry returns the pod's entry in its cache (nil: no status cached), which a
+// worker holds until the entry is dropped; the entry's Status is the cached status itself,
+// which the worker only reads. A new status comes as a new value, never as a change in
+// place, so a worker may keep what it derived from a status for as long as the entry
+// points at the same one.
 type StatusProvider interface {
-	PeekPodStatus(uid types.UID) (*corev1.PodStatus, bool)
+	PodStatusEntry(uid types.UID) *status.PodStatusEntry
 }
 
 // Runner finds the containers probes run against: the fake runtime answers each probe from

@@ -39,6 +39,8 @@ type PodDeletionSafetyProvider interface {
 }
 
 type versionedPodStatus struct {
+	// entry is the pod's PodStatusEntry, handed from each status to the next.
+	entry         *PodStatusEntry
 	static        bool
 	status        corev1.PodStatus
 	version       uint64
@@ -46,6 +48,17 @@ type versionedPodStatus struct {
 	podNamespace  string
 	at            time.Time
 	podIsFinished bool
+}
+
+// PodStatusEntry holds a pod's cached status for readers that look at it on every round
+// (the probe workers). The manager keeps one entry per cached pod for as long as the pod
+// stays cached, points it at every new status, and sets Status to nil when it drops the
+// pod; a pod cached again gets a new entry. A reader that holds the entry therefore sees
+// the latest status without a lookup by UID, and needs to look the pod up again
+// (PodStatusEntry) only once Status is nil.
+type PodStatusEntry struct {
+	// Status is the cached status, shared on PeekPodStatus's terms (nil: dropped).
+	Status *corev1.PodStatus
 }
 
 // Manager is the status manager.
@@ -146,6 +159,15 @@ func (m *Manager) PeekPodStatus(uid types.UID) (*corev1.PodStatus, bool) {
 		return &st.status, true
 	}
 	return nil, false
+}
+
+// PodStatusEntry returns the pod's entry (see PodStatusEntry), or nil when no status is
+// cached for uid.
+func (m *Manager) PodStatusEntry(uid types.UID) *PodStatusEntry {
+	if st, ok := m.podStatuses[uid]; ok {
+		return st.entry
+	}
+	return nil
 }
 
 // TerminalVersion changes whenever GetPodPhase may report a terminal phase differently
@@ -357,9 +379,12 @@ func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus,
 	if isCached {
 		ns.version = cached.version + 1
 		ns.at = cached.at
+		ns.entry = cached.entry
 	} else {
 		ns.version = 1
+		ns.entry = &PodStatusEntry{}
 	}
+	ns.entry.Status = &ns.status
 	if ns.at.IsZero() {
 		ns.at = now
 	}
@@ -442,6 +467,7 @@ func (m *Manager) RemoveOrphanedStatuses(known func(types.UID) bool, knownVersio
 			if isTerminal(st.status.Phase) {
 				m.terminalVersion++
 			}
+			st.entry.Status = nil
 			delete(m.podStatuses, uid)
 			m.uids = nil
 			m.podsVersion++
@@ -565,6 +591,7 @@ func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus, synced *syncedS
 		if isTerminal(st.status.Phase) {
 			m.terminalVersion++
 		}
+		st.entry.Status = nil
 		delete(m.podStatuses, uid)
 		m.uids = nil
 		m.podsVersion++
