@@ -41,7 +41,10 @@ type Server struct {
 	// pods come, go or are replaced.
 	byName   map[string][]types.UID
 	watchers []func(WatchEvent)
-	rv       int
+	// observers are told the UID of every pod that changes (see Observe); a cancelled
+	// one is nil.
+	observers []func(types.UID)
+	rv        int
 	// objects counts put and remove calls (see ObjectsVersion).
 	objects uint64
 }
@@ -138,13 +141,33 @@ func (a *Server) unindex(p *corev1.Pod) {
 	}
 }
 
+// Observe has f told the UID of every pod the server stores, changes or removes (a create,
+// an update, a deletion, a removal, a status patch), before the watchers hear of it: every
+// change to a pod goes through changed or statusChanged. f must only take note; cancel
+// stops the calls.
+func (a *Server) Observe(f func(types.UID)) (cancel func()) {
+	i := len(a.observers)
+	a.observers = append(a.observers, f)
+	return func() { a.observers[i] = nil }
+}
+
+func (a *Server) observe(uid types.UID) {
+	for _, f := range a.observers {
+		if f != nil {
+			f(uid)
+		}
+	}
+}
+
 func (a *Server) changed(p *corev1.Pod, deleted bool) {
+	a.observe(p.UID)
 	for _, w := range a.watchers {
 		w(WatchEvent{Pod: p, Deleted: deleted})
 	}
 }
 
 func (a *Server) statusChanged(p *corev1.Pod) {
+	a.observe(p.UID)
 	for _, w := range a.watchers {
 		w(WatchEvent{Pod: p, StatusOnly: true})
 	}

@@ -83,6 +83,26 @@ type Manager struct {
 	// RemoveOrphanedStatuses.
 	unsynced map[types.UID]bool
 	finished map[types.UID]bool
+	// reconcile holds the pods the periodic reconcile (syncBatch(true)) has to look at:
+	// every cached pod but those it last found needing nothing (no version to write, no
+	// reconcile, no delete) that have not changed since. The pass's test reads only the
+	// cached status (a change goes through updateStatusInternal), the manager's record of
+	// its writes (syncPod) and the pod's API object (a change reaches apiPodChanged), and
+	// each of those puts the pod back, so leaving the others out changes nothing. Static
+	// pods never leave: their API object is the mirror pod, found by name, not by their
+	// UID. Only syncBatch(true) removes a pod, right after its test found nothing to do;
+	// dropping a pod from the cache removes it too.
+	reconcile map[types.UID]bool
+	// observing says apiPodChanged hears of every change to an API pod (the API server's
+	// Observe, until stopObserving), without which reconcile cannot be kept and the
+	// periodic reconcile visits every pod. narrowOff makes it do so anyway (tests).
+	observing, narrowOff bool
+	stopObserving        func()
+	// inPass is set while syncBatch(true) walks reconcile's pods, and late collects the pods
+	// put back into reconcile meanwhile, for the pass to take in those it has yet to reach;
+	// todo is the pass's list, reused by every pass.
+	inPass     bool
+	late, todo []types.UID
 	// podsVersion counts the pods entering or leaving podStatuses. orphansChecked says
 	// RemoveOrphanedStatuses left only known pods when podsVersion was orphansPods and
 	// its known set was at orphansKnown.
@@ -118,9 +138,31 @@ type syncedState struct {
 
 // NewManager returns a status manager writing to api.
 func NewManager(s *sim.Sim, api *apiserver.Server, safety PodDeletionSafetyProvider) *Manager {
-	return &Manager{s: s, clk: s.Clock("statusManager", sim.PriorityStatus), api: api, safety: safety,
+	m := &Manager{s: s, clk: s.Clock("statusManager", sim.PriorityStatus), api: api, safety: safety,
 		podStatuses: map[types.UID]*versionedPodStatus{}, synced: map[types.UID]*syncedState{},
-		unsynced: map[types.UID]bool{}, finished: map[types.UID]bool{}}
+		unsynced: map[types.UID]bool{}, finished: map[types.UID]bool{}, reconcile: map[types.UID]bool{}}
+	if api != nil {
+		m.stopObserving, m.observing = api.Observe(m.apiPodChanged), true
+	}
+	return m
+}
+
+// apiPodChanged is told of every change to a pod's API object: a cached pod's reconcile
+// test may answer differently.
+func (m *Manager) apiPodChanged(uid types.UID) {
+	if _, ok := m.podStatuses[uid]; ok {
+		m.markReconcile(uid)
+	}
+}
+
+// markReconcile puts a cached pod back into reconcile.
+func (m *Manager) markReconcile(uid types.UID) {
+	if !m.reconcile[uid] {
+		m.reconcile[uid] = true
+		if m.inPass {
+			m.late = append(m.late, uid)
+		}
+	}
 }
 
 // Start begins the periodic full sync.
@@ -137,6 +179,10 @@ func (m *Manager) Start() {
 func (m *Manager) Stop() {
 	if m.ticker != nil {
 		m.ticker.Stop()
+	}
+	if m.observing {
+		m.stopObserving()
+		m.observing = false
 	}
 }
 
@@ -397,6 +443,7 @@ func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus,
 	}
 	m.podStatuses[pod.UID] = ns
 	m.unsynced[pod.UID] = true
+	m.markReconcile(pod.UID)
 	if finished && !ns.static {
 		m.finished[pod.UID] = true
 	} else {
@@ -474,6 +521,7 @@ func (m *Manager) RemoveOrphanedStatuses(known func(types.UID) bool, knownVersio
 			delete(m.synced, uid)
 			delete(m.unsynced, uid)
 			delete(m.finished, uid)
+			delete(m.reconcile, uid)
 		}
 	}
 	m.orphansChecked, m.orphansPods, m.orphansKnown = true, m.podsVersion, knownVersion
@@ -491,22 +539,70 @@ func (m *Manager) sortedUIDs() []types.UID {
 // syncBatch writes the statuses that changed since the last write (all=false), or every
 // status that differs from the API (all=true), in UID order.
 func (m *Manager) syncBatch(all bool) {
+	if all && m.observing && !m.narrowOff {
+		m.reconcileBatch()
+		return
+	}
 	uids := m.sortedUIDs()
 	if !all {
 		m.changed = m.changedUIDs(m.changed[:0])
 		uids = m.changed
 	}
 	for _, uid := range uids {
-		st := m.podStatuses[uid]
-		synced := m.synced[uid]
-		if synced == nil {
-			synced = &syncedState{}
-			m.synced[uid] = synced
-		}
-		if st.version > synced.version || (all && m.needsReconcile(uid, st, synced)) || m.canBeDeleted(uid, st) {
-			m.syncPod(uid, st, synced)
-		}
+		m.syncOne(uid, all)
 	}
+}
+
+// syncOne is syncBatch's visit of one pod: it writes the pod if its test says so, and
+// reports whether it did.
+func (m *Manager) syncOne(uid types.UID, all bool) bool {
+	st := m.podStatuses[uid]
+	synced := m.synced[uid]
+	if synced == nil {
+		synced = &syncedState{}
+		m.synced[uid] = synced
+	}
+	if st.version > synced.version || (all && m.needsReconcile(uid, st, synced)) || m.canBeDeleted(uid, st) {
+		m.syncPod(uid, st, synced)
+		return true
+	}
+	return false
+}
+
+// reconcileBatch is syncBatch(true) visiting only the pods in reconcile: the full pass's
+// list is every cached pod in UID order, and every pod it leaves out would fail the
+// pass's test, so the writes, their order and their events are the full pass's. A pod put
+// back into reconcile during the pass (a write's watchers may change another pod) is
+// visited if the full pass would still reach it: it was cached when the pass began and
+// comes after the pod being visited.
+func (m *Manager) reconcileBatch() {
+	all := m.sortedUIDs()
+	todo := m.todo[:0]
+	for uid := range m.reconcile {
+		todo = append(todo, uid)
+	}
+	slices.Sort(todo)
+	m.inPass, m.late = true, m.late[:0]
+	for i := 0; i < len(todo); i++ {
+		uid := todo[i]
+		if !m.syncOne(uid, true) && !m.podStatuses[uid].static {
+			delete(m.reconcile, uid)
+		}
+		for _, u := range m.late {
+			if u <= uid {
+				continue
+			}
+			if _, cached := slices.BinarySearch(all, u); !cached {
+				continue
+			}
+			if j, found := slices.BinarySearch(todo[i+1:], u); !found {
+				todo = slices.Insert(todo, i+1+j, u)
+			}
+		}
+		m.late = m.late[:0]
+	}
+	m.inPass = false
+	m.todo = todo[:0]
 }
 
 // changedUIDs lists, in UID order, the pods syncBatch(false) has to look at: those with a
@@ -585,6 +681,7 @@ func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus, synced *syncedS
 	synced.resourceVersion = m.api.ResourceVersion(p.UID)
 	synced.version = st.version
 	delete(m.unsynced, uid)
+	m.markReconcile(uid)
 	if m.canBeDeleted(uid, st) {
 		m.clk.Record(&trace.Event{Kind: KindDeletePod, Pod: st.podNamespace + "/" + st.podName})
 		m.api.ForceDelete(uid)
@@ -597,6 +694,7 @@ func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus, synced *syncedS
 		m.podsVersion++
 		synced.version = 0
 		delete(m.finished, uid)
+		delete(m.reconcile, uid)
 	}
 }
 
