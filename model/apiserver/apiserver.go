@@ -312,10 +312,28 @@ func (a *Server) PatchStatus(uid types.UID, status corev1.PodStatus) bool {
 		return false
 	}
 	status.DeepCopyInto(&p.Status)
-	a.bump(p)
-	a.clk.Record(&trace.Event{Kind: KindPatchStatus, Pod: p.Namespace + "/" + p.Name, Attrs: mirrorAttr(p, []trace.Attr{{Key: "phase", Value: string(status.Phase)}, {Key: "reason", Value: status.Reason}})})
-	a.statusChanged(p)
+	a.patched(p)
 	return true
+}
+
+// PatchOwnedStatus is PatchStatus for a status the caller gives away (the status manager's
+// merged status, built fresh for the write): the server keeps it as it is instead of
+// copying it, so the caller must not use status, or anything it points to, afterwards.
+func (a *Server) PatchOwnedStatus(uid types.UID, status corev1.PodStatus) bool {
+	p, ok := a.pods[uid]
+	if !ok {
+		return false
+	}
+	p.Status = status
+	a.patched(p)
+	return true
+}
+
+// patched records and announces the status patch just stored in p.
+func (a *Server) patched(p *corev1.Pod) {
+	a.bump(p)
+	a.clk.Record(&trace.Event{Kind: KindPatchStatus, Pod: p.Namespace + "/" + p.Name, Attrs: mirrorAttr(p, []trace.Attr{{Key: "phase", Value: string(p.Status.Phase)}, {Key: "reason", Value: p.Status.Reason}})})
+	a.statusChanged(p)
 }
 
 // ForceDelete removes a pod outright (the status manager's final delete with grace 0, after

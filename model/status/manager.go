@@ -676,7 +676,9 @@ func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus, synced *syncedS
 	}
 	merged := mergePodStatus(&p.Status, &st.status, m.safety == nil || m.safety.CouldHaveRunningContainers(uid))
 	if !apiserver.StatusSemanticEqual(&p.Status, &merged) {
-		m.api.PatchStatus(p.UID, merged)
+		// merged is a deep copy made for this write, shared with nothing: the API server
+		// may keep it as it is.
+		m.api.PatchOwnedStatus(p.UID, merged)
 	}
 	synced.resourceVersion = m.api.ResourceVersion(p.UID)
 	synced.version = st.version
@@ -713,7 +715,8 @@ func statusManagerOwned(t corev1.PodConditionType) bool {
 }
 
 // mergePodStatus keeps conditions the kubelet does not own and withholds a terminal phase
-// while the pod could still have running containers.
+// while the pod could still have running containers. Its result shares nothing with either
+// status, so that syncPod may give it to the API server (PatchOwnedStatus).
 func mergePodStatus(oldStatus, newStatus *corev1.PodStatus, couldHaveRunningContainers bool) corev1.PodStatus {
 	// A deep copy of newStatus but for its conditions, which are merged into a list of
 	// their own (a PodCondition holds no pointers: a copy of one is a deep copy). One
