@@ -248,11 +248,12 @@ func (m *Manager) SetContainerReadiness(pod *corev1.Pod, containerID string, rea
 	if !ok {
 		return
 	}
-	st := old.status.DeepCopy()
-	cs := findContainerStatus(st, containerID)
-	if cs == nil || cs.Ready == ready {
+	// Nothing to change: no copy (the cached status is only read here).
+	if cs := findContainerStatus(&old.status, containerID); cs == nil || cs.Ready == ready {
 		return
 	}
+	st := old.status.DeepCopy()
+	cs := findContainerStatus(st, containerID)
 	cs.Ready = ready
 	// ContainersReady, then Ready from it and the conditions as they are then (what
 	// GeneratePodReadyCondition would compute again), over the init and regular statuses.
@@ -268,11 +269,12 @@ func (m *Manager) SetContainerStartup(pod *corev1.Pod, containerID string, start
 	if !ok {
 		return
 	}
-	st := old.status.DeepCopy()
-	cs := findContainerStatus(st, containerID)
-	if cs == nil || (cs.Started != nil && *cs.Started == started) {
+	// Nothing to change: no copy (the cached status is only read here).
+	if cs := findContainerStatus(&old.status, containerID); cs == nil || (cs.Started != nil && *cs.Started == started) {
 		return
 	}
+	st := old.status.DeepCopy()
+	cs := findContainerStatus(st, containerID)
 	cs.Started = &started
 	m.updateStatusInternal(pod, *st, false, false)
 }
