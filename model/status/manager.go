@@ -40,12 +40,15 @@ type PodDeletionSafetyProvider interface {
 
 type versionedPodStatus struct {
 	// entry is the pod's PodStatusEntry, handed from each status to the next.
-	entry         *PodStatusEntry
-	static        bool
-	status        corev1.PodStatus
-	version       uint64
-	podName       string
-	podNamespace  string
+	entry        *PodStatusEntry
+	static       bool
+	status       corev1.PodStatus
+	version      uint64
+	podName      string
+	podNamespace string
+	// podKey is namespace/name, as the trace names the pod, handed from each status to
+	// the next while they stay the same (they do for a UID), so that it is built once.
+	podKey        string
 	at            time.Time
 	podIsFinished bool
 }
@@ -432,6 +435,11 @@ func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus,
 		ns.version = 1
 		ns.entry = &PodStatusEntry{}
 	}
+	if isCached && cached.podName == pod.Name && cached.podNamespace == pod.Namespace {
+		ns.podKey = cached.podKey
+	} else {
+		ns.podKey = pod.Namespace + "/" + pod.Name
+	}
 	ns.entry.Status = &ns.status
 	if ns.at.IsZero() {
 		ns.at = now
@@ -451,7 +459,7 @@ func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus,
 	} else {
 		delete(m.finished, pod.UID)
 	}
-	m.clk.Record(&trace.Event{Kind: KindSetPodStatus, Pod: pod.Namespace + "/" + pod.Name, Attrs: statusAttrs(pod, &status, ns.version)})
+	m.clk.Record(&trace.Event{Kind: KindSetPodStatus, Pod: ns.podKey, Attrs: statusAttrs(pod, &status, ns.version)})
 	if !m.signalled {
 		m.signalled = true
 		if m.syncChangedFn == nil {
@@ -687,7 +695,7 @@ func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus, synced *syncedS
 	delete(m.unsynced, uid)
 	m.markReconcile(uid)
 	if m.canBeDeleted(uid, st) {
-		m.clk.Record(&trace.Event{Kind: KindDeletePod, Pod: st.podNamespace + "/" + st.podName})
+		m.clk.Record(&trace.Event{Kind: KindDeletePod, Pod: st.podKey})
 		m.api.ForceDelete(uid)
 		if isTerminal(st.status.Phase) {
 			m.terminalVersion++
@@ -766,8 +774,10 @@ func mergePodStatus(oldStatus, newStatus *corev1.PodStatus, couldHaveRunningCont
 // container runs, and each container's state ("state=running restarts=2 last=Error:1
 // ready=true").
 func statusAttrs(pod *corev1.Pod, st *corev1.PodStatus, version uint64) []trace.Attr {
-	attrs := []trace.Attr{{Key: "phase", Value: string(st.Phase)}, {Key: "reason", Value: st.Reason},
-		{Key: "version", Value: strconv.FormatUint(version, 10)}}
+	// Sized for everything below, so that the list is allocated once.
+	attrs := make([]trace.Attr, 0, 6+len(st.InitContainerStatuses)+len(st.ContainerStatuses))
+	attrs = append(attrs, trace.Attr{Key: "phase", Value: string(st.Phase)}, trace.Attr{Key: "reason", Value: st.Reason},
+		trace.Attr{Key: "version", Value: strconv.FormatUint(version, 10)})
 	allRunning := len(st.ContainerStatuses) > 0 && len(st.ContainerStatuses) == len(pod.Spec.Containers)
 	for _, cs := range st.ContainerStatuses {
 		if cs.State.Running == nil {
@@ -779,8 +789,8 @@ func statusAttrs(pod *corev1.Pod, st *corev1.PodStatus, version uint64) []trace.
 		attrs = append(attrs, trace.Attr{Key: "podIP", Value: st.PodIP})
 	}
 	for _, list := range [][]corev1.ContainerStatus{st.InitContainerStatuses, st.ContainerStatuses} {
-		for _, cs := range list {
-			attrs = append(attrs, trace.Attr{Key: "container/" + cs.Name, Value: ContainerSummary(&cs)})
+		for i := range list {
+			attrs = append(attrs, trace.Attr{Key: "container/" + list[i].Name, Value: ContainerSummary(&list[i])})
 		}
 	}
 	// A pod with a RestartAllContainers rule carries the condition in every status.
