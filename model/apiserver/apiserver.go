@@ -41,7 +41,10 @@ type Server struct {
 	// pods come, go or are replaced.
 	byName   map[string][]types.UID
 	watchers []func(WatchEvent)
-	rv       int
+	// observers are told the UID of every pod that changes (see Observe); a cancelled
+	// one is nil.
+	observers []func(types.UID)
+	rv        int
 	// objects counts put and remove calls (see ObjectsVersion).
 	objects uint64
 }
@@ -138,13 +141,33 @@ func (a *Server) unindex(p *corev1.Pod) {
 	}
 }
 
+// Observe has f told the UID of every pod the server stores, changes or removes (a create,
+// an update, a deletion, a removal, a status patch), before the watchers hear of it: every
+// change to a pod goes through changed or statusChanged. f must only take note; cancel
+// stops the calls.
+func (a *Server) Observe(f func(types.UID)) (cancel func()) {
+	i := len(a.observers)
+	a.observers = append(a.observers, f)
+	return func() { a.observers[i] = nil }
+}
+
+func (a *Server) observe(uid types.UID) {
+	for _, f := range a.observers {
+		if f != nil {
+			f(uid)
+		}
+	}
+}
+
 func (a *Server) changed(p *corev1.Pod, deleted bool) {
+	a.observe(p.UID)
 	for _, w := range a.watchers {
 		w(WatchEvent{Pod: p, Deleted: deleted})
 	}
 }
 
 func (a *Server) statusChanged(p *corev1.Pod) {
+	a.observe(p.UID)
 	for _, w := range a.watchers {
 		w(WatchEvent{Pod: p, StatusOnly: true})
 	}
@@ -289,10 +312,28 @@ func (a *Server) PatchStatus(uid types.UID, status corev1.PodStatus) bool {
 		return false
 	}
 	status.DeepCopyInto(&p.Status)
-	a.bump(p)
-	a.clk.Record(&trace.Event{Kind: KindPatchStatus, Pod: p.Namespace + "/" + p.Name, Attrs: mirrorAttr(p, []trace.Attr{{Key: "phase", Value: string(status.Phase)}, {Key: "reason", Value: status.Reason}})})
-	a.statusChanged(p)
+	a.patched(p)
 	return true
+}
+
+// PatchOwnedStatus is PatchStatus for a status the caller gives away (the status manager's
+// merged status, built fresh for the write): the server keeps it as it is instead of
+// copying it, so the caller must not use status, or anything it points to, afterwards.
+func (a *Server) PatchOwnedStatus(uid types.UID, status corev1.PodStatus) bool {
+	p, ok := a.pods[uid]
+	if !ok {
+		return false
+	}
+	p.Status = status
+	a.patched(p)
+	return true
+}
+
+// patched records and announces the status patch just stored in p.
+func (a *Server) patched(p *corev1.Pod) {
+	a.bump(p)
+	a.clk.Record(&trace.Event{Kind: KindPatchStatus, Pod: p.Namespace + "/" + p.Name, Attrs: mirrorAttr(p, []trace.Attr{{Key: "phase", Value: string(p.Status.Phase)}, {Key: "reason", Value: p.Status.Reason}})})
+	a.statusChanged(p)
 }
 
 // ForceDelete removes a pod outright (the status manager's final delete with grace 0, after

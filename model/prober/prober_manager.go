@@ -16,6 +16,7 @@ import (
 
 	"nodesim/model/kuberuntime"
 	"nodesim/model/prober/results"
+	"nodesim/model/status"
 	"nodesim/sim"
 	"nodesim/trace"
 )
@@ -31,11 +32,13 @@ const (
 )
 
 // StatusProvider is the status manager, from which workers read the pod's latest status.
-// PeekPodStatus returns the cached status itself, which the worker only reads; a new status
-// comes as a new value, never as a change in place, so a worker may keep what it derived
-// from a status for as long as it gets the same pointer back.
+// PodStatusEntry returns the pod's entry in its cache (nil: no status cached), which a
+// worker holds until the entry is dropped; the entry's Status is the cached status itself,
+// which the worker only reads. A new status comes as a new value, never as a change in
+// place, so a worker may keep what it derived from a status for as long as the entry
+// points at the same one.
 type StatusProvider interface {
-	PeekPodStatus(uid types.UID) (*corev1.PodStatus, bool)
+	PodStatusEntry(uid types.UID) *status.PodStatusEntry
 }
 
 // Runner finds the containers probes run against: the fake runtime answers each probe from
@@ -73,6 +76,11 @@ type Manager struct {
 	// UpdatePodStatus at every status generation) look up the pod once and find its
 	// workers in a short sorted list, and need neither sort nor hash a key per worker.
 	byPod map[types.UID][]*worker
+	// added holds, for a pod with workers, the pod object the last AddPod found or gave a
+	// worker for each of its probes. The spec of a pod object never changes (an update
+	// comes as a new object), so AddPod of that object again has nothing to add until a
+	// worker of the pod stops; remove forgets the pod then.
+	added map[types.UID]*corev1.Pod
 	// workersVersion counts the workers added. cleanedUp says CleanupPods left only
 	// workers of desired pods when workersVersion was cleanedWorkers and its desired set
 	// was at cleanedDesired.
@@ -124,6 +132,9 @@ func NewManager(s *sim.Sim, status StatusProvider, runner Runner, liveness, read
 // AddPod creates the workers the pod's probes need (idempotent: called on every SyncPod),
 // for its regular containers and its sidecars.
 func (m *Manager) AddPod(pod *corev1.Pod) {
+	if m.added[pod.UID] == pod {
+		return
+	}
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
 		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
@@ -132,6 +143,12 @@ func (m *Manager) AddPod(pod *corev1.Pod) {
 	}
 	for i := range pod.Spec.Containers {
 		m.addWorkers(pod, &pod.Spec.Containers[i])
+	}
+	if _, ok := m.byPod[pod.UID]; ok {
+		if m.added == nil {
+			m.added = map[types.UID]*corev1.Pod{}
+		}
+		m.added[pod.UID] = pod
 	}
 }
 
@@ -245,6 +262,7 @@ func (m *Manager) remove(w *worker) {
 	if i < 0 {
 		return
 	}
+	delete(m.added, uid)
 	if workers := slices.Delete(m.byPod[uid], i, i+1); len(workers) > 0 {
 		m.byPod[uid] = workers
 	} else {

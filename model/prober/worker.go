@@ -11,6 +11,7 @@ import (
 
 	"nodesim/model/kuberuntime"
 	"nodesim/model/prober/results"
+	"nodesim/model/status"
 	"nodesim/sim"
 	"nodesim/trace"
 )
@@ -46,6 +47,9 @@ type worker struct {
 	ticker *sim.Timer
 	m      *Manager
 	uid    types.UID
+	// entry is the pod's entry in the status manager's cache, held until the manager drops
+	// it (Status nil) so that a round looks the pod up only then.
+	entry *status.PodStatusEntry
 	// seen is the pod status the last round read and seenCS the container's entry in it
 	// (nil: none). A cached status is never changed in place (see StatusProvider), so while
 	// the status manager hands out the same status the entry is the one findStatus would
@@ -233,10 +237,12 @@ func findStatus(st *corev1.PodStatus, name string) *corev1.ContainerStatus {
 
 // doProbe is one round (upstream worker.doProbe); it reports whether to keep going.
 func (w *worker) doProbe() bool {
-	status, ok := w.m.status.PeekPodStatus(w.uid)
-	if !ok {
-		return true // no status yet: try again next tick
+	if w.entry == nil || w.entry.Status == nil {
+		if w.entry = w.m.status.PodStatusEntry(w.uid); w.entry == nil {
+			return true // no status yet: try again next tick
+		}
 	}
+	status := w.entry.Status
 	if status != w.seen {
 		w.seen, w.seenCS, w.seenProbes = status, findStatus(status, w.containerName), false
 	}

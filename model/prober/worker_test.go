@@ -13,14 +13,27 @@ import (
 
 	"nodesim/model/kuberuntime"
 	"nodesim/model/prober/results"
+	"nodesim/model/status"
 	"nodesim/sim"
 	"nodesim/trace"
 )
 
-type fakeStatus struct{ st *corev1.PodStatus }
+// fakeStatus caches one pod's status st; the entry it hands out points at st, as the status
+// manager's does.
+type fakeStatus struct {
+	st    *corev1.PodStatus
+	entry *status.PodStatusEntry
+}
 
-func (f *fakeStatus) PeekPodStatus(types.UID) (*corev1.PodStatus, bool) {
-	return f.st, f.st != nil
+func (f *fakeStatus) PodStatusEntry(types.UID) *status.PodStatusEntry {
+	if f.st == nil {
+		return nil
+	}
+	if f.entry == nil {
+		f.entry = &status.PodStatusEntry{}
+	}
+	f.entry.Status = f.st
+	return f.entry
 }
 
 // update replaces the status with a changed copy, as the status manager does: a cached
@@ -29,6 +42,9 @@ func (f *fakeStatus) update(change func(*corev1.PodStatus)) {
 	st := f.st.DeepCopy()
 	change(st)
 	f.st = st
+	if f.entry != nil {
+		f.entry.Status = st
+	}
 }
 
 type fakeRunner struct {

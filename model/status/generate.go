@@ -173,7 +173,10 @@ func generateContainersReadyCondition(pod *corev1.Pod, oldStatus *corev1.PodStat
 		cond.Reason = UnknownContainerStatuses
 		return cond
 	}
-	var unknown, unready []string
+	// The names go to listMessage only, which keeps none of them: the lists can live on
+	// the stack for the usual handful of containers.
+	var unknownBuf, unreadyBuf [8]string
+	unknown, unready := unknownBuf[:0], unreadyBuf[:0]
 	check := func(name string) {
 		cs, ok := containerStatuses.find(name)
 		switch {
@@ -263,7 +266,9 @@ func GeneratePodInitializedCondition(pod *corev1.Pod, containerStatuses []corev1
 		}
 		return findStatus(containerStatuses, name)
 	}
-	var unknown, incomplete []string
+	// As in generateContainersReadyCondition, the lists stay on the stack.
+	var unknownBuf, incompleteBuf [8]string
+	unknown, incomplete := unknownBuf[:0], incompleteBuf[:0]
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
 		cs, ok := lookup(c.Name)

@@ -39,13 +39,29 @@ type PodDeletionSafetyProvider interface {
 }
 
 type versionedPodStatus struct {
-	static        bool
-	status        corev1.PodStatus
-	version       uint64
-	podName       string
-	podNamespace  string
+	// entry is the pod's PodStatusEntry, handed from each status to the next.
+	entry        *PodStatusEntry
+	static       bool
+	status       corev1.PodStatus
+	version      uint64
+	podName      string
+	podNamespace string
+	// podKey is namespace/name, as the trace names the pod, handed from each status to
+	// the next while they stay the same (they do for a UID), so that it is built once.
+	podKey        string
 	at            time.Time
 	podIsFinished bool
+}
+
+// PodStatusEntry holds a pod's cached status for readers that look at it on every round
+// (the probe workers). The manager keeps one entry per cached pod for as long as the pod
+// stays cached, points it at every new status, and sets Status to nil when it drops the
+// pod; a pod cached again gets a new entry. A reader that holds the entry therefore sees
+// the latest status without a lookup by UID, and needs to look the pod up again
+// (PodStatusEntry) only once Status is nil.
+type PodStatusEntry struct {
+	// Status is the cached status, shared on PeekPodStatus's terms (nil: dropped).
+	Status *corev1.PodStatus
 }
 
 // Manager is the status manager.
@@ -70,6 +86,26 @@ type Manager struct {
 	// RemoveOrphanedStatuses.
 	unsynced map[types.UID]bool
 	finished map[types.UID]bool
+	// reconcile holds the pods the periodic reconcile (syncBatch(true)) has to look at:
+	// every cached pod but those it last found needing nothing (no version to write, no
+	// reconcile, no delete) that have not changed since. The pass's test reads only the
+	// cached status (a change goes through updateStatusInternal), the manager's record of
+	// its writes (syncPod) and the pod's API object (a change reaches apiPodChanged), and
+	// each of those puts the pod back, so leaving the others out changes nothing. Static
+	// pods never leave: their API object is the mirror pod, found by name, not by their
+	// UID. Only syncBatch(true) removes a pod, right after its test found nothing to do;
+	// dropping a pod from the cache removes it too.
+	reconcile map[types.UID]bool
+	// observing says apiPodChanged hears of every change to an API pod (the API server's
+	// Observe, until stopObserving), without which reconcile cannot be kept and the
+	// periodic reconcile visits every pod. narrowOff makes it do so anyway (tests).
+	observing, narrowOff bool
+	stopObserving        func()
+	// inPass is set while syncBatch(true) walks reconcile's pods, and late collects the pods
+	// put back into reconcile meanwhile, for the pass to take in those it has yet to reach;
+	// todo is the pass's list, reused by every pass.
+	inPass     bool
+	late, todo []types.UID
 	// podsVersion counts the pods entering or leaving podStatuses. orphansChecked says
 	// RemoveOrphanedStatuses left only known pods when podsVersion was orphansPods and
 	// its known set was at orphansKnown.
@@ -105,9 +141,31 @@ type syncedState struct {
 
 // NewManager returns a status manager writing to api.
 func NewManager(s *sim.Sim, api *apiserver.Server, safety PodDeletionSafetyProvider) *Manager {
-	return &Manager{s: s, clk: s.Clock("statusManager", sim.PriorityStatus), api: api, safety: safety,
+	m := &Manager{s: s, clk: s.Clock("statusManager", sim.PriorityStatus), api: api, safety: safety,
 		podStatuses: map[types.UID]*versionedPodStatus{}, synced: map[types.UID]*syncedState{},
-		unsynced: map[types.UID]bool{}, finished: map[types.UID]bool{}}
+		unsynced: map[types.UID]bool{}, finished: map[types.UID]bool{}, reconcile: map[types.UID]bool{}}
+	if api != nil {
+		m.stopObserving, m.observing = api.Observe(m.apiPodChanged), true
+	}
+	return m
+}
+
+// apiPodChanged is told of every change to a pod's API object: a cached pod's reconcile
+// test may answer differently.
+func (m *Manager) apiPodChanged(uid types.UID) {
+	if _, ok := m.podStatuses[uid]; ok {
+		m.markReconcile(uid)
+	}
+}
+
+// markReconcile puts a cached pod back into reconcile.
+func (m *Manager) markReconcile(uid types.UID) {
+	if !m.reconcile[uid] {
+		m.reconcile[uid] = true
+		if m.inPass {
+			m.late = append(m.late, uid)
+		}
+	}
 }
 
 // Start begins the periodic full sync.
@@ -124,6 +182,10 @@ func (m *Manager) Start() {
 func (m *Manager) Stop() {
 	if m.ticker != nil {
 		m.ticker.Stop()
+	}
+	if m.observing {
+		m.stopObserving()
+		m.observing = false
 	}
 }
 
@@ -146,6 +208,15 @@ func (m *Manager) PeekPodStatus(uid types.UID) (*corev1.PodStatus, bool) {
 		return &st.status, true
 	}
 	return nil, false
+}
+
+// PodStatusEntry returns the pod's entry (see PodStatusEntry), or nil when no status is
+// cached for uid.
+func (m *Manager) PodStatusEntry(uid types.UID) *PodStatusEntry {
+	if st, ok := m.podStatuses[uid]; ok {
+		return st.entry
+	}
+	return nil
 }
 
 // TerminalVersion changes whenever GetPodPhase may report a terminal phase differently
@@ -180,11 +251,12 @@ func (m *Manager) SetContainerReadiness(pod *corev1.Pod, containerID string, rea
 	if !ok {
 		return
 	}
-	st := old.status.DeepCopy()
-	cs := findContainerStatus(st, containerID)
-	if cs == nil || cs.Ready == ready {
+	// Nothing to change: no copy (the cached status is only read here).
+	if cs := findContainerStatus(&old.status, containerID); cs == nil || cs.Ready == ready {
 		return
 	}
+	st := old.status.DeepCopy()
+	cs := findContainerStatus(st, containerID)
 	cs.Ready = ready
 	// ContainersReady, then Ready from it and the conditions as they are then (what
 	// GeneratePodReadyCondition would compute again), over the init and regular statuses.
@@ -200,11 +272,12 @@ func (m *Manager) SetContainerStartup(pod *corev1.Pod, containerID string, start
 	if !ok {
 		return
 	}
-	st := old.status.DeepCopy()
-	cs := findContainerStatus(st, containerID)
-	if cs == nil || (cs.Started != nil && *cs.Started == started) {
+	// Nothing to change: no copy (the cached status is only read here).
+	if cs := findContainerStatus(&old.status, containerID); cs == nil || (cs.Started != nil && *cs.Started == started) {
 		return
 	}
+	st := old.status.DeepCopy()
+	cs := findContainerStatus(st, containerID)
 	cs.Started = &started
 	m.updateStatusInternal(pod, *st, false, false)
 }
@@ -357,9 +430,17 @@ func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus,
 	if isCached {
 		ns.version = cached.version + 1
 		ns.at = cached.at
+		ns.entry = cached.entry
 	} else {
 		ns.version = 1
+		ns.entry = &PodStatusEntry{}
 	}
+	if isCached && cached.podName == pod.Name && cached.podNamespace == pod.Namespace {
+		ns.podKey = cached.podKey
+	} else {
+		ns.podKey = pod.Namespace + "/" + pod.Name
+	}
+	ns.entry.Status = &ns.status
 	if ns.at.IsZero() {
 		ns.at = now
 	}
@@ -372,12 +453,13 @@ func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus,
 	}
 	m.podStatuses[pod.UID] = ns
 	m.unsynced[pod.UID] = true
+	m.markReconcile(pod.UID)
 	if finished && !ns.static {
 		m.finished[pod.UID] = true
 	} else {
 		delete(m.finished, pod.UID)
 	}
-	m.clk.Record(&trace.Event{Kind: KindSetPodStatus, Pod: pod.Namespace + "/" + pod.Name, Attrs: statusAttrs(pod, &status, ns.version)})
+	m.clk.Record(&trace.Event{Kind: KindSetPodStatus, Pod: ns.podKey, Attrs: statusAttrs(pod, &status, ns.version)})
 	if !m.signalled {
 		m.signalled = true
 		if m.syncChangedFn == nil {
@@ -442,12 +524,14 @@ func (m *Manager) RemoveOrphanedStatuses(known func(types.UID) bool, knownVersio
 			if isTerminal(st.status.Phase) {
 				m.terminalVersion++
 			}
+			st.entry.Status = nil
 			delete(m.podStatuses, uid)
 			m.uids = nil
 			m.podsVersion++
 			delete(m.synced, uid)
 			delete(m.unsynced, uid)
 			delete(m.finished, uid)
+			delete(m.reconcile, uid)
 		}
 	}
 	m.orphansChecked, m.orphansPods, m.orphansKnown = true, m.podsVersion, knownVersion
@@ -465,22 +549,70 @@ func (m *Manager) sortedUIDs() []types.UID {
 // syncBatch writes the statuses that changed since the last write (all=false), or every
 // status that differs from the API (all=true), in UID order.
 func (m *Manager) syncBatch(all bool) {
+	if all && m.observing && !m.narrowOff {
+		m.reconcileBatch()
+		return
+	}
 	uids := m.sortedUIDs()
 	if !all {
 		m.changed = m.changedUIDs(m.changed[:0])
 		uids = m.changed
 	}
 	for _, uid := range uids {
-		st := m.podStatuses[uid]
-		synced := m.synced[uid]
-		if synced == nil {
-			synced = &syncedState{}
-			m.synced[uid] = synced
-		}
-		if st.version > synced.version || (all && m.needsReconcile(uid, st, synced)) || m.canBeDeleted(uid, st) {
-			m.syncPod(uid, st, synced)
-		}
+		m.syncOne(uid, all)
 	}
+}
+
+// syncOne is syncBatch's visit of one pod: it writes the pod if its test says so, and
+// reports whether it did.
+func (m *Manager) syncOne(uid types.UID, all bool) bool {
+	st := m.podStatuses[uid]
+	synced := m.synced[uid]
+	if synced == nil {
+		synced = &syncedState{}
+		m.synced[uid] = synced
+	}
+	if st.version > synced.version || (all && m.needsReconcile(uid, st, synced)) || m.canBeDeleted(uid, st) {
+		m.syncPod(uid, st, synced)
+		return true
+	}
+	return false
+}
+
+// reconcileBatch is syncBatch(true) visiting only the pods in reconcile: the full pass's
+// list is every cached pod in UID order, and every pod it leaves out would fail the
+// pass's test, so the writes, their order and their events are the full pass's. A pod put
+// back into reconcile during the pass (a write's watchers may change another pod) is
+// visited if the full pass would still reach it: it was cached when the pass began and
+// comes after the pod being visited.
+func (m *Manager) reconcileBatch() {
+	all := m.sortedUIDs()
+	todo := m.todo[:0]
+	for uid := range m.reconcile {
+		todo = append(todo, uid)
+	}
+	slices.Sort(todo)
+	m.inPass, m.late = true, m.late[:0]
+	for i := 0; i < len(todo); i++ {
+		uid := todo[i]
+		if !m.syncOne(uid, true) && !m.podStatuses[uid].static {
+			delete(m.reconcile, uid)
+		}
+		for _, u := range m.late {
+			if u <= uid {
+				continue
+			}
+			if _, cached := slices.BinarySearch(all, u); !cached {
+				continue
+			}
+			if j, found := slices.BinarySearch(todo[i+1:], u); !found {
+				todo = slices.Insert(todo, i+1+j, u)
+			}
+		}
+		m.late = m.late[:0]
+	}
+	m.inPass = false
+	m.todo = todo[:0]
 }
 
 // changedUIDs lists, in UID order, the pods syncBatch(false) has to look at: those with a
@@ -554,22 +686,27 @@ func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus, synced *syncedS
 	}
 	merged := mergePodStatus(&p.Status, &st.status, m.safety == nil || m.safety.CouldHaveRunningContainers(uid))
 	if !apiserver.StatusSemanticEqual(&p.Status, &merged) {
-		m.api.PatchStatus(p.UID, merged)
+		// merged is a deep copy made for this write, shared with nothing: the API server
+		// may keep it as it is.
+		m.api.PatchOwnedStatus(p.UID, merged)
 	}
 	synced.resourceVersion = m.api.ResourceVersion(p.UID)
 	synced.version = st.version
 	delete(m.unsynced, uid)
+	m.markReconcile(uid)
 	if m.canBeDeleted(uid, st) {
-		m.clk.Record(&trace.Event{Kind: KindDeletePod, Pod: st.podNamespace + "/" + st.podName})
+		m.clk.Record(&trace.Event{Kind: KindDeletePod, Pod: st.podKey})
 		m.api.ForceDelete(uid)
 		if isTerminal(st.status.Phase) {
 			m.terminalVersion++
 		}
+		st.entry.Status = nil
 		delete(m.podStatuses, uid)
 		m.uids = nil
 		m.podsVersion++
 		synced.version = 0
 		delete(m.finished, uid)
+		delete(m.reconcile, uid)
 	}
 }
 
@@ -588,7 +725,8 @@ func statusManagerOwned(t corev1.PodConditionType) bool {
 }
 
 // mergePodStatus keeps conditions the kubelet does not own and withholds a terminal phase
-// while the pod could still have running containers.
+// while the pod could still have running containers. Its result shares nothing with either
+// status, so that syncPod may give it to the API server (PatchOwnedStatus).
 func mergePodStatus(oldStatus, newStatus *corev1.PodStatus, couldHaveRunningContainers bool) corev1.PodStatus {
 	// A deep copy of newStatus but for its conditions, which are merged into a list of
 	// their own (a PodCondition holds no pointers: a copy of one is a deep copy). One
@@ -636,8 +774,10 @@ func mergePodStatus(oldStatus, newStatus *corev1.PodStatus, couldHaveRunningCont
 // container runs, and each container's state ("state=running restarts=2 last=Error:1
 // ready=true").
 func statusAttrs(pod *corev1.Pod, st *corev1.PodStatus, version uint64) []trace.Attr {
-	attrs := []trace.Attr{{Key: "phase", Value: string(st.Phase)}, {Key: "reason", Value: st.Reason},
-		{Key: "version", Value: strconv.FormatUint(version, 10)}}
+	// Sized for everything below, so that the list is allocated once.
+	attrs := make([]trace.Attr, 0, 6+len(st.InitContainerStatuses)+len(st.ContainerStatuses))
+	attrs = append(attrs, trace.Attr{Key: "phase", Value: string(st.Phase)}, trace.Attr{Key: "reason", Value: st.Reason},
+		trace.Attr{Key: "version", Value: strconv.FormatUint(version, 10)})
 	allRunning := len(st.ContainerStatuses) > 0 && len(st.ContainerStatuses) == len(pod.Spec.Containers)
 	for _, cs := range st.ContainerStatuses {
 		if cs.State.Running == nil {
@@ -649,8 +789,8 @@ func statusAttrs(pod *corev1.Pod, st *corev1.PodStatus, version uint64) []trace.
 		attrs = append(attrs, trace.Attr{Key: "podIP", Value: st.PodIP})
 	}
 	for _, list := range [][]corev1.ContainerStatus{st.InitContainerStatuses, st.ContainerStatuses} {
-		for _, cs := range list {
-			attrs = append(attrs, trace.Attr{Key: "container/" + cs.Name, Value: ContainerSummary(&cs)})
+		for i := range list {
+			attrs = append(attrs, trace.Attr{Key: "container/" + list[i].Name, Value: ContainerSummary(&list[i])})
 		}
 	}
 	// A pod with a RestartAllContainers rule carries the condition in every status.
