@@ -130,7 +130,7 @@ func (c *Clock) Sleep(time.Duration) {
 // queued while the timer is pending, queued again by Reset and by each period, so that a
 // timer costs one allocation however often it fires. Nothing else refers to that entry, so
 // a Stop or Reset of a timer that fired or was dropped with its lifetime finds it unqueued
-// (idx -1) and never touches another event.
+// (not queued) and never touches another event.
 type Timer struct {
 	c      *Clock
 	ev     event
@@ -160,10 +160,10 @@ func (t *Timer) C() <-chan time.Time { return t.ch }
 
 // Stop cancels the timer; it reports whether it was still pending.
 func (t *Timer) Stop() bool {
-	if t.ev.idx < 0 {
+	if !t.ev.queued {
 		return false
 	}
-	t.c.s.remove(t.ev.idx)
+	t.c.s.unqueue(&t.ev)
 	return true
 }
 
@@ -177,4 +177,4 @@ func (t *Timer) Reset(d time.Duration) bool {
 }
 
 // Pending reports whether the timer has yet to fire.
-func (t *Timer) Pending() bool { return t.ev.idx >= 0 }
+func (t *Timer) Pending() bool { return t.ev.queued }
