@@ -328,7 +328,7 @@ type Tick struct{}
 // from now.
 func (c *Clock) NewTickerChan(name string, period time.Duration) *Ticker {
 	t := &Ticker{C: NewChan[Tick](c.s, name, 1).Quiet()}
-	t.timer = &Timer{c: c, period: period, fn: func() { t.C.TrySend(Tick{}) }}
+	t.timer = c.newTimer(func() { t.C.TrySend(Tick{}) }, nil, period)
 	c.s.scheduleTimer(t.timer, period)
 	return t
 }

@@ -199,11 +199,12 @@ func (s *Sim) release(ev *event) {
 	s.free = append(s.free, ev)
 }
 
-// scheduleTimer queues t's own event d from now on t's process.
+// scheduleTimer queues t's own event d from now; its process (track, priority, lifetime)
+// was set when the timer was made (see Clock.newTimer).
 func (s *Sim) scheduleTimer(t *Timer, d time.Duration) {
 	s.seq++
 	ev := &t.ev
-	ev.at, ev.prio, ev.seq, ev.timer, ev.track, ev.life = s.after(d), t.c.prio, s.seq, t, t.c.track, t.c.life
+	ev.at, ev.seq = s.after(d), s.seq
 	s.push(ev)
 }
 
