@@ -48,10 +48,15 @@ func (l *latencies) add(metric string, d time.Duration) {
 // as if each had been recorded with add.
 func (l *latencies) flush() {
 	for _, s := range []*series{&l.plegRelist, &l.plegRelistInterval, &l.podWorkerSync, &l.iterationWait} {
-		if len(s.xs) > 0 {
-			l.samples[s.metric] = append(l.samples[s.metric], s.xs...)
-			s.xs = nil
+		if len(s.xs) == 0 {
+			continue
 		}
+		if prev, ok := l.samples[s.metric]; ok {
+			l.samples[s.metric] = append(prev, s.xs...)
+		} else {
+			l.samples[s.metric] = s.xs // handed over: the series starts afresh
+		}
+		s.xs = nil
 	}
 }
 
