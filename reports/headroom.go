@@ -54,6 +54,9 @@ type headroomState struct {
 	levels map[string]int64
 	order  []string // signals in the order the manager lists its hard levels
 	lowest map[string]lowestObservation
+	// prev holds the last pass's "signals" fields ("name=quantity"): a field seen before
+	// cannot lower its signal's lowest value, so observe parses only the changed ones.
+	prev []string
 }
 
 type lowestObservation struct {
@@ -94,7 +97,11 @@ func (h *headroomState) observe(e *trace.Event) {
 	if h.lowest == nil {
 		h.lowest = map[string]lowestObservation{}
 	}
-	for _, kv := range splitList(sig, ",") {
+	fields := splitList(sig, ",")
+	for i, kv := range fields {
+		if i < len(h.prev) && h.prev[i] == kv {
+			continue
+		}
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
 			continue
@@ -108,6 +115,7 @@ func (h *headroomState) observe(e *trace.Event) {
 			h.lowest[k] = lowestObservation{value: n, at: e.At}
 		}
 	}
+	h.prev = fields
 }
 
 // finish lists the signals that have both a hard level and an observation.

@@ -436,10 +436,10 @@ func (b *Builder) Record(e *trace.Event) {
 		}
 	case kindRelist:
 		if e.Name == "relist" {
-			b.lat.add("plegRelist", e.Dur)
+			b.lat.plegRelist.add(e.Dur)
 			start := e.At - e.Dur
 			if b.relists > 0 {
-				b.lat.add("plegRelistInterval", start-b.lastRelist)
+				b.lat.plegRelistInterval.add(start - b.lastRelist)
 			}
 			b.lastRelist = start
 			b.relists++
@@ -449,9 +449,9 @@ func (b *Builder) Record(e *trace.Event) {
 			b.r.Counts["plegDiscardedEvents"] += int64(n)
 		}
 	case kindSyncEnd:
-		b.lat.add("podWorkerSync", e.Dur)
+		b.lat.podWorkerSync.add(e.Dur)
 	case kindIterationWait:
-		b.lat.add("syncLoopIterationWait", e.Dur)
+		b.lat.iterationWait.add(e.Dur)
 	}
 }
 
@@ -511,6 +511,7 @@ func (b *Builder) Finish(end time.Duration) *Report {
 	}
 	b.r.Counts["admissionRejections"] = int64(len(b.r.AdmissionRejections))
 	b.r.Counts["evictions"] = int64(len(b.r.Evictions))
+	b.lat.flush()
 	b.r.Latency = b.lat.stats()
 	b.r.samples = b.lat.samples
 	b.r.headroom = b.hr.finish()

@@ -46,3 +46,18 @@ func BenchmarkChanSelectRound(b *testing.B) {
 		s.Step(0)
 	}
 }
+
+// BenchmarkQueueChurn keeps 2,000 periodic timers with assorted periods in the queue and
+// fires them, as probe workers and tickers of a busy node do.
+func BenchmarkQueueChurn(b *testing.B) {
+	s := New(1, nil)
+	c := s.Clock("p", PriorityDefault)
+	for i := 0; i < 2000; i++ {
+		c.NewTicker(time.Duration(1+i%7)*time.Second + time.Duration(i)*time.Millisecond)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.RunUntil(s.queue[0].at) // the next instant: usually one tick
+	}
+}

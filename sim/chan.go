@@ -181,6 +181,12 @@ type Select struct {
 	// never written once made (see readyNames and nameAttrs).
 	readySets map[uint64][]string
 	attrs     []trace.Attr
+	// tickAttrs are the attributes recorded for a ticker's tick sent at tickAt, shared in
+	// the same way: two tickers of one select often tick at the same instant (syncCh and
+	// housekeepingCh). tickSlab holds unused attribute pairs, handed out two at a time.
+	tickAttrs []trace.Attr
+	tickAt    time.Duration
+	tickSlab  []trace.Attr
 	// Name is recorded with each choice (e.g. "syncLoopIteration").
 	Name string
 }
@@ -210,6 +216,29 @@ func (sel *Select) nameAttrs() []trace.Attr {
 		sel.attrs = []trace.Attr{{Key: "select", Value: sel.Name}}
 	}
 	return sel.attrs
+}
+
+// tickSlabPairs is how many tick attribute pairs one allocation holds.
+const tickSlabPairs = 32
+
+// sentAtAttrs returns the attributes of a choice that takes a ticker's tick sent at at:
+// the select's name and the tick's time in nanoseconds. The pair is taken from a slab
+// (one allocation per tickSlabPairs ticks) with its capacity cut to its length, so an
+// append copies and no event can write into the next pair; a pair is never written once
+// handed out, so events may keep it.
+func (sel *Select) sentAtAttrs(at time.Duration) []trace.Attr {
+	if sel.tickAttrs != nil && sel.tickAt == at && sel.tickAttrs[0].Value == sel.Name {
+		return sel.tickAttrs
+	}
+	if len(sel.tickSlab) < 2 {
+		sel.tickSlab = make([]trace.Attr, 2*tickSlabPairs)
+	}
+	a := sel.tickSlab[:2:2]
+	sel.tickSlab = sel.tickSlab[2:]
+	a[0] = trace.Attr{Key: "select", Value: sel.Name}
+	a[1] = trace.Attr{Key: "sentAt", Value: strconv.FormatInt(int64(at), 10)}
+	sel.tickAttrs, sel.tickAt = a, at
+	return a
 }
 
 // NewSelect returns a select over cases, run on clock c's process. Each channel may be in
@@ -274,7 +303,7 @@ func (sel *Select) wake() {
 	if at, ok := sel.cases[chosen].quietHead(); ok {
 		// A ticker's tick is not recorded when sent; the select that takes it says when it
 		// was sent (nanoseconds of simulated time), so that a trace can draw the arrow.
-		e.Attrs = []trace.Attr{{Key: "select", Value: sel.Name}, {Key: "sentAt", Value: strconv.FormatInt(int64(at), 10)}}
+		e.Attrs = sel.sentAtAttrs(at)
 	} else {
 		e.Attrs = sel.nameAttrs()
 	}
@@ -299,7 +328,7 @@ type Tick struct{}
 // from now.
 func (c *Clock) NewTickerChan(name string, period time.Duration) *Ticker {
 	t := &Ticker{C: NewChan[Tick](c.s, name, 1).Quiet()}
-	t.timer = &Timer{c: c, period: period, fn: func() { t.C.TrySend(Tick{}) }}
+	t.timer = c.newTimer(func() { t.C.TrySend(Tick{}) }, nil, period)
 	c.s.scheduleTimer(t.timer, period)
 	return t
 }

@@ -66,7 +66,7 @@ func (c *Clock) Elapsed() time.Duration { return c.s.now }
 // Reset any number of times without allocating: a periodic caller keeps one Timer and
 // calls Reset from fn instead of scheduling afresh.
 func (c *Clock) Schedule(d time.Duration, fn func()) *Timer {
-	t := &Timer{c: c, fn: fn}
+	t := c.newTimer(fn, nil, 0)
 	c.s.scheduleTimer(t, d)
 	return t
 }
@@ -92,7 +92,7 @@ func (c *Clock) AfterFunc(d time.Duration, f func()) clock.Timer { return c.Sche
 
 // NewTimer returns a timer whose channel receives the time after d.
 func (c *Clock) NewTimer(d time.Duration) clock.Timer {
-	t := &Timer{c: c, ch: make(chan time.Time, 1)}
+	t := c.newTimer(nil, make(chan time.Time, 1), 0)
 	c.s.scheduleTimer(t, d)
 	return t
 }
@@ -106,7 +106,7 @@ func (c *Clock) NewTicker(d time.Duration) clock.Ticker {
 	if d <= 0 {
 		panic("sim: non-positive ticker period")
 	}
-	t := &Timer{c: c, ch: make(chan time.Time, 1), period: d}
+	t := c.newTimer(nil, make(chan time.Time, 1), d)
 	c.s.scheduleTimer(t, d)
 	return goTicker{t}
 }
@@ -130,23 +130,34 @@ func (c *Clock) Sleep(time.Duration) {
 // queued while the timer is pending, queued again by Reset and by each period, so that a
 // timer costs one allocation however often it fires. Nothing else refers to that entry, so
 // a Stop or Reset of a timer that fired or was dropped with its lifetime finds it unqueued
-// (idx -1) and never touches another event.
+// (not queued) and never touches another event.
+//
+// The event's track, priority and lifetime are the clock's, set once when the timer is made
+// (a Clock never changes), and the timer refers to the Sim directly: queueing it again
+// reads nothing but the timer itself.
 type Timer struct {
-	c      *Clock
+	s      *Sim
 	ev     event
 	ch     chan time.Time
 	fn     func()
 	period time.Duration
 }
 
+// newTimer returns a timer of c's process, not yet queued.
+func (c *Clock) newTimer(fn func(), ch chan time.Time, period time.Duration) *Timer {
+	t := &Timer{s: c.s, ch: ch, fn: fn, period: period}
+	t.ev.timer, t.ev.prio, t.ev.track, t.ev.life = t, c.prio, c.track, c.life
+	return t
+}
+
 // fire runs when the timer's event is popped (RunUntil has taken it off the queue).
 func (t *Timer) fire() {
 	if t.period > 0 {
-		t.c.s.scheduleTimer(t, t.period)
+		t.s.scheduleTimer(t, t.period)
 	}
 	if t.ch != nil {
 		select { // a full channel means the last tick was not taken: drop this one
-		case t.ch <- t.c.s.Now():
+		case t.ch <- t.s.Now():
 		default:
 		}
 	}
@@ -160,10 +171,10 @@ func (t *Timer) C() <-chan time.Time { return t.ch }
 
 // Stop cancels the timer; it reports whether it was still pending.
 func (t *Timer) Stop() bool {
-	if t.ev.idx < 0 {
+	if !t.ev.queued {
 		return false
 	}
-	t.c.s.remove(t.ev.idx)
+	t.s.unqueue(&t.ev)
 	return true
 }
 
@@ -172,9 +183,9 @@ func (t *Timer) Stop() bool {
 // resets it each round.
 func (t *Timer) Reset(d time.Duration) bool {
 	ok := t.Stop()
-	t.c.s.scheduleTimer(t, d)
+	t.s.scheduleTimer(t, d)
 	return ok
 }
 
 // Pending reports whether the timer has yet to fire.
-func (t *Timer) Pending() bool { return t.ev.idx >= 0 }
+func (t *Timer) Pending() bool { return t.ev.queued }

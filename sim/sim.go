@@ -50,7 +50,10 @@ type event struct {
 	timer *Timer // the timer this event belongs to, nil for a free-list event
 	track string
 	life  *Lifetime
-	idx   int // position in the queue, -1 when not queued
+	// queued is set while the event waits in the queue under its current seq: a queue
+	// slot whose sequence number differs, or whose event is no longer queued, is stale
+	// (see Timer.Stop) and is skipped when it comes up.
+	queued bool
 }
 
 // Lifetime is the life of a group of processes, such as every goroutine of one kubelet
@@ -105,6 +108,7 @@ func (l *Lifetime) owner() *Lifetime {
 type Sim struct {
 	now    time.Duration
 	queue  []qslot
+	stale  int      // slots in queue left behind by a stopped or reset timer (see unqueue)
 	free   []*event // popped free-list events, for schedule to reuse
 	seq    uint64
 	flows  uint64
@@ -161,7 +165,7 @@ func (s *Sim) Seed() uint64 { return s.seed }
 func (s *Sim) Fired() uint64 { return s.fired }
 
 // Pending is how many events are queued.
-func (s *Sim) Pending() int { return len(s.queue) }
+func (s *Sim) Pending() int { return len(s.queue) - s.stale }
 
 // Track is the process whose event is running now.
 func (s *Sim) Track() string { return s.track }
@@ -195,11 +199,12 @@ func (s *Sim) release(ev *event) {
 	s.free = append(s.free, ev)
 }
 
-// scheduleTimer queues t's own event d from now on t's process.
+// scheduleTimer queues t's own event d from now; its process (track, priority, lifetime)
+// was set when the timer was made (see Clock.newTimer).
 func (s *Sim) scheduleTimer(t *Timer, d time.Duration) {
 	s.seq++
 	ev := &t.ev
-	ev.at, ev.prio, ev.seq, ev.timer, ev.track, ev.life = s.after(d), t.c.prio, s.seq, t, t.c.track, t.c.life
+	ev.at, ev.seq = s.after(d), s.seq
 	s.push(ev)
 }
 
@@ -259,7 +264,13 @@ func (s *Sim) RunUntil(end time.Duration) {
 		if s.queue[0].at > end {
 			break
 		}
-		ev := s.pop()
+		ev, seq := s.pop()
+		if !ev.queued || ev.seq != seq {
+			// Left behind by a timer's Stop or Reset: the timer is elsewhere or nowhere.
+			s.stale--
+			continue
+		}
+		ev.queued = false
 		s.now = ev.at
 		if ev.life.Ended() {
 			if ev.timer == nil {
@@ -315,9 +326,9 @@ func (s *Sim) Record(e *trace.Event) {
 	s.recording = true
 	s.rec = *e
 	s.sink.Record(&s.rec)
-	// Cleared so that the event's attributes can be collected, and so that a sink that
-	// wrongly kept the pointer sees an empty event rather than a plausible one.
-	s.rec = trace.Event{}
+	// s.rec is not cleared: the next Record overwrites all of it, and what it still refers
+	// to (one event's strings and attributes) is small. A sink that wrongly kept the
+	// pointer sees a later event either way.
 	s.recording = false
 }
 
@@ -333,7 +344,8 @@ func (s *Sim) depthAttrs(n int) []trace.Attr {
 	return s.depth[n]
 }
 
-// --- the queue: a 4-ary heap with positions, so that timers can be removed in O(log n).
+// --- the queue: a 4-ary heap. A timer is taken out by marking its slot stale (see unqueue),
+// so that sifting never writes to the events it moves.
 //
 // Each slot holds the event's ordering key beside the pointer, so that sifting compares
 // keys in the queue's own array instead of loading every event it passes. A 4-ary heap is
@@ -367,32 +379,103 @@ func (s *Sim) push(ev *event) {
 	if ev.seq >= 1<<56 {
 		panic("sim: event sequence numbers exhausted")
 	}
-	ev.idx = len(s.queue)
+	ev.queued = true
 	s.queue = append(s.queue, qslot{at: ev.at, ord: order(ev.prio, ev.seq), ev: ev})
-	s.up(ev.idx)
+	s.up(len(s.queue) - 1)
 }
 
-func (s *Sim) pop() *event {
-	ev := s.queue[0].ev
-	s.remove(0)
-	return ev
-}
-
-func (s *Sim) remove(i int) {
-	last := len(s.queue) - 1
-	ev := s.queue[i].ev
-	if i != last {
-		s.queue[i] = s.queue[last]
-		s.queue[i].ev.idx = i
+// unqueue takes a timer's pending event out of the queue in O(1): its slot stays where it
+// is, stale, until it comes up (RunUntil skips it) or the queue is compacted. Only a
+// Timer's own event is ever unqueued, and a Timer's event never goes to the free list, so
+// a stale slot never points at an event reused for something else; when the timer is
+// queued again it gets a new sequence number, which its old slot does not carry.
+func (s *Sim) unqueue(ev *event) {
+	ev.queued = false
+	s.stale++
+	if s.stale > 64 && s.stale > len(s.queue)/2 {
+		s.compact()
 	}
-	s.queue[last] = qslot{}
-	s.queue = s.queue[:last]
-	if i != last {
-		if !s.down(i) {
-			s.up(i)
+}
+
+// compact drops the stale slots and rebuilds the heap from the rest, so that a run whose
+// timers are stopped or reset long before they are due keeps a queue the size of its
+// pending events. The (at, prio, seq) keys are unique, so the rebuilt heap pops the same
+// events in the same order.
+func (s *Sim) compact() {
+	q := s.queue
+	n := 0
+	for _, sl := range q {
+		if sl.ev.queued && sl.ev.seq == sl.ord&(1<<56-1) {
+			q[n] = sl
+			n++
 		}
 	}
-	ev.idx = -1
+	clear(q[n:])
+	s.queue = q[:n]
+	s.stale = 0
+	for i := (n - 2) / 4; i >= 0; i-- {
+		s.down(i)
+	}
+}
+
+// pop takes the first slot off the queue and returns its event and the sequence number
+// the slot was queued under (the caller checks it against the event: see unqueue). It
+// moves the hole left at the root down to a leaf, always promoting the child that comes
+// first, and only then places the last slot, sifting it up from that leaf: the last slot
+// nearly always belongs near the leaves, so this saves the comparison with it at every
+// level that a plain sift-down would make. Keys are unique, so the heap's shape never
+// affects which event comes next.
+func (s *Sim) pop() (*event, uint64) {
+	q := s.queue
+	top, seq := q[0].ev, q[0].ord&(1<<56-1)
+	n := len(q) - 1
+	x := q[n]
+	q[n] = qslot{}
+	q = q[:n]
+	s.queue = q
+	if n == 0 {
+		return top, seq
+	}
+	i := 0
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		j := c
+		if c+3 < n {
+			// A full set of four: two pairs, then their winners, so that the
+			// comparisons do not wait on each other.
+			if q[c+1].before(&q[c]) {
+				j = c + 1
+			}
+			k := c + 2
+			if q[c+3].before(&q[c+2]) {
+				k = c + 3
+			}
+			if q[k].before(&q[j]) {
+				j = k
+			}
+		} else {
+			for k := c + 1; k < n; k++ {
+				if q[k].before(&q[j]) {
+					j = k
+				}
+			}
+		}
+		q[i] = q[j]
+		i = j
+	}
+	for i > 0 {
+		p := (i - 1) / 4
+		if !x.before(&q[p]) {
+			break
+		}
+		q[i] = q[p]
+		i = p
+	}
+	q[i] = x
+	return top, seq
 }
 
 // up moves the slot at j towards the root until its parent comes before it.
@@ -405,20 +488,16 @@ func (s *Sim) up(j int) {
 			break
 		}
 		q[j] = q[i]
-		q[j].ev.idx = j
 		j = i
 	}
 	q[j] = x
-	x.ev.idx = j
 }
 
-// down moves the slot at i0 towards the leaves until no child comes before it; it reports
-// whether the slot moved.
-func (s *Sim) down(i0 int) bool {
+// down moves the slot at i towards the leaves until no child comes before it.
+func (s *Sim) down(i int) {
 	q := s.queue
 	n := len(q)
-	x := q[i0]
-	i := i0
+	x := q[i]
 	for {
 		c := 4*i + 1
 		if c >= n {
@@ -436,12 +515,9 @@ func (s *Sim) down(i0 int) bool {
 			break
 		}
 		q[i] = q[j]
-		q[i].ev.idx = i
 		i = j
 	}
 	q[i] = x
-	x.ev.idx = i
-	return i > i0
 }
 
 func (ev *event) String() string { return fmt.Sprintf("%s@%s/%d", ev.track, ev.at, ev.prio) }

@@ -521,3 +521,52 @@ func TestRecordLendsOneEvent(t *testing.T) {
 		t.Fatalf("Record allocates %v times per event", n)
 	}
 }
+
+// Timers reset many times before they are due leave stale queue slots behind; compacting
+// them away must keep every event's order and the count of pending events.
+func TestTimerResetsCompactTheQueue(t *testing.T) {
+	s := New(1, nil)
+	c := s.Clock("p", PriorityDefault)
+	var got []int
+	timers := make([]*Timer, 50)
+	for i := range timers {
+		timers[i] = c.Schedule(time.Hour, func() { got = append(got, i) })
+	}
+	c.Go(time.Minute, func() { got = append(got, -1) })
+	for round := 0; round < 20; round++ {
+		for i, tm := range timers {
+			// Odd timers end up before the continuation, even ones after it, in reverse.
+			d := time.Duration(len(timers)-i) * time.Second
+			if i%2 == 0 {
+				d += time.Hour
+			}
+			tm.Reset(d)
+		}
+	}
+	timers[7].Stop()
+	if got, want := s.Pending(), 50; got != want {
+		t.Fatalf("Pending() = %d, want %d", got, want)
+	}
+	if len(s.queue) > 2*s.Pending()+65 {
+		t.Fatalf("queue holds %d slots for %d pending events", len(s.queue), s.Pending())
+	}
+	s.RunUntil(3 * time.Hour)
+	var want []int
+	for i := len(timers) - 1; i >= 0; i-- {
+		if i%2 == 1 && i != 7 {
+			want = append(want, i)
+		}
+	}
+	want = append(want, -1)
+	for i := len(timers) - 1; i >= 0; i-- {
+		if i%2 == 0 {
+			want = append(want, i)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("ran %v, want %v", got, want)
+	}
+	if s.Pending() != 0 || len(s.queue) != 0 || s.stale != 0 {
+		t.Fatalf("after the run: Pending %d, %d slots, %d stale", s.Pending(), len(s.queue), s.stale)
+	}
+}
