@@ -211,10 +211,33 @@ func (r *Runtime) readStats(c *ctr, now time.Duration) *statsReading {
 	return rd
 }
 
+// UsageHandle holds a pod's runtime objects for a stats reader that reads the same pods
+// every pass, so that it finds them without a lookup by UID. Its zero value holds nothing.
+// It is safe to keep across passes: objects the runtime forgets are marked dropped, and a
+// handle holding dropped objects, or none, looks the pod up again (so a pod whose objects
+// come later, or are made anew, is found then).
+type UsageHandle struct{ o *podObjects }
+
+// podOf is uid's objects, nil when the runtime has none, through h when h is not nil.
+func (r *Runtime) podOf(uid types.UID, h *UsageHandle) *podObjects {
+	if h == nil {
+		return r.byPod[uid]
+	}
+	if h.o == nil || h.o.dropped {
+		h.o = r.byPod[uid]
+	}
+	return h.o
+}
+
 // EachContainer reports every container of a pod now, as Usage does but without building
 // records: name, whether it runs, memory (working set), disk and PIDs.
 func (r *Runtime) EachContainer(uid types.UID, fn func(name string, running bool, memory, disk, pids float64)) {
-	o := r.byPod[uid]
+	r.EachContainerOf(uid, nil, fn)
+}
+
+// EachContainerOf is EachContainer, finding the pod through h (nil: by UID).
+func (r *Runtime) EachContainerOf(uid types.UID, h *UsageHandle, fn func(name string, running bool, memory, disk, pids float64)) {
+	o := r.podOf(uid, h)
 	if o == nil {
 		return
 	}
@@ -238,7 +261,12 @@ func (r *Runtime) EachContainer(uid types.UID, fn func(name string, running bool
 // without building records. A volume is reported once per container that writes to it, in
 // no particular order.
 func (r *Runtime) EachVolume(uid types.UID, fn func(name string, bytes float64)) {
-	o := r.byPod[uid]
+	r.EachVolumeOf(uid, nil, fn)
+}
+
+// EachVolumeOf is EachVolume, finding the pod through h (nil: by UID).
+func (r *Runtime) EachVolumeOf(uid types.UID, h *UsageHandle, fn func(name string, bytes float64)) {
+	o := r.podOf(uid, h)
 	if o == nil {
 		return
 	}
@@ -267,7 +295,12 @@ func (r *Runtime) EachVolume(uid types.UID, fn func(name string, bytes float64))
 // PodTotals is a pod's disk (writable layers of all its containers, dead ones included) and
 // running processes now, without the detail Usage gives.
 func (r *Runtime) PodTotals(uid types.UID) (disk, pids float64) {
-	o := r.byPod[uid]
+	return r.PodTotalsOf(uid, nil)
+}
+
+// PodTotalsOf is PodTotals, finding the pod through h (nil: by UID).
+func (r *Runtime) PodTotalsOf(uid types.UID, h *UsageHandle) (disk, pids float64) {
+	o := r.podOf(uid, h)
 	if o == nil {
 		return 0, 0
 	}
@@ -279,7 +312,12 @@ func (r *Runtime) PodTotals(uid types.UID) (disk, pids float64) {
 // mark, EachContainer, EachVolume's disk aside, and PodTotals report the same figures. 0
 // is the mark of a pod the runtime has nothing of.
 func (r *Runtime) UsageMark(uid types.UID) uint64 {
-	o := r.byPod[uid]
+	return r.UsageMarkOf(uid, nil)
+}
+
+// UsageMarkOf is UsageMark, finding the pod through h (nil: by UID).
+func (r *Runtime) UsageMarkOf(uid types.UID, h *UsageHandle) uint64 {
+	o := r.podOf(uid, h)
 	if o == nil {
 		return 0
 	}

@@ -56,9 +56,16 @@ type StatsProvider struct {
 	node    NodeResources
 	pods    func() []*corev1.Pod
 	sampled map[types.UID]*PodStats
-	volumes map[types.UID]map[string]int64
-	timer   *sim.Timer
-	vtimer  *sim.Timer
+	// entries hold what the provider keeps of each pod it has seen (never dropped, as
+	// sampled's records are not).
+	entries map[types.UID]*podEntry
+	// listed and listedEntries are the last pod list read and its entries, index for
+	// index: a pod found at the same place in the next list (the same object, and so the
+	// same UID, checked all the same) has the same entry without a lookup.
+	listed        []*corev1.Pod
+	listedEntries []*podEntry
+	timer         *sim.Timer
+	vtimer        *sim.Timer
 	// round holds housekeeping's records while it sums them (emptied after each round).
 	round []*PodStats
 }
@@ -66,7 +73,7 @@ type StatsProvider struct {
 // NewStatsProvider starts housekeeping.
 func NewStatsProvider(s *sim.Sim, rt *cri.Runtime, node NodeResources, pods func() []*corev1.Pod) *StatsProvider {
 	p := &StatsProvider{clk: s.Clock("cadvisor", sim.PriorityDefault), rng: s.RNG("cadvisor"), rt: rt, node: node, pods: pods,
-		sampled: map[types.UID]*PodStats{}, volumes: map[types.UID]map[string]int64{}}
+		sampled: map[types.UID]*PodStats{}, entries: map[types.UID]*podEntry{}}
 	p.timer = p.clk.Schedule(0, p.housekeeping)
 	p.vtimer = p.clk.Schedule(0, p.volumeStats)
 	return p
@@ -78,15 +85,57 @@ func (p *StatsProvider) Stop() {
 	p.vtimer.Stop()
 }
 
+// podEntry is what the provider keeps of one pod (by UID).
+type podEntry struct {
+	uid types.UID
+	// rt holds the pod's runtime objects for the runtime's stats reads.
+	rt cri.UsageHandle
+	// st is the pod's record in sampled, nil until its first sample.
+	st *PodStats
+	// volumes is each volume's disk usage from the last volumeStats (nil: none), and
+	// volumesBytes their sum as the node summary adds it: whole bytes, so the sum is exact
+	// in any order and grouping (far below 2^53).
+	volumes      map[string]int64
+	volumesBytes float64
+}
+
+// entriesOf are the entries of pods, index for index (made for pods not seen before). The
+// answer is valid until the next call.
+func (p *StatsProvider) entriesOf(pods []*corev1.Pod) []*podEntry {
+	listed, out := p.listed, p.listedEntries
+	for i, pod := range pods {
+		if i < len(listed) && listed[i] == pod && out[i].uid == pod.UID {
+			continue
+		}
+		e := p.entries[pod.UID]
+		if e == nil {
+			e = &podEntry{uid: pod.UID}
+			p.entries[pod.UID] = e
+		}
+		if i < len(out) {
+			out[i] = e
+		} else {
+			out = append(out, e)
+		}
+	}
+	clear(out[len(pods):])
+	out = out[:len(pods)]
+	p.listed = append(p.listed[:0], pods...)
+	clear(p.listed[len(pods):cap(p.listed)])
+	p.listedEntries = out
+	return out
+}
+
 func (p *StatsProvider) housekeeping() {
 	pods := p.pods()
+	entries := p.entriesOf(pods)
 	round := p.round[:0]
-	for _, pod := range pods {
-		st := p.sample(pod)
+	for i, pod := range pods {
+		st := p.sample(pod, entries[i])
 		round = append(round, st)
 		p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "pod", Pod: st.pod, Attrs: st.traceAttrs()})
 	}
-	sum := p.summaryOf(pods, round)
+	sum := p.summaryOf(pods, entries, round)
 	clear(round)
 	p.round = round[:0]
 	p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "node", Attrs: []trace.Attr{
@@ -104,20 +153,25 @@ func (p *StatsProvider) housekeeping() {
 // volumeStats refreshes each pod's volume usage. A pod's map is refilled in place (sample
 // copies from it, nobody keeps it) and made only for a pod that writes to a volume.
 func (p *StatsProvider) volumeStats() {
-	for _, pod := range p.pods() {
-		vols := p.volumes[pod.UID]
+	pods := p.pods()
+	for i, e := range p.entriesOf(pods) {
+		vols := e.volumes
 		had := len(vols) > 0
 		clear(vols)
-		p.rt.EachVolume(pod.UID, func(name string, bytes float64) {
+		p.rt.EachVolumeOf(pods[i].UID, &e.rt, func(name string, bytes float64) {
 			if vols == nil {
 				vols = map[string]int64{}
 			}
 			vols[name] += int64(bytes) // integer sums: order-free
 		})
-		p.volumes[pod.UID] = vols
+		e.volumes = vols
+		e.volumesBytes = 0
+		for _, v := range vols {
+			e.volumesBytes += float64(v)
+		}
 		if had || len(vols) > 0 {
-			if st := p.sampled[pod.UID]; st != nil {
-				st.volumesRead = false
+			if e.st != nil {
+				e.st.volumesRead = false
 			}
 		}
 	}
@@ -144,16 +198,17 @@ func (st *PodStats) traceAttrs() []trace.Attr {
 // A record whose pod's usage mark (cri's UsageMark) is the one it was sampled at, and whose
 // volume figures have not been refreshed since (volumesRead), would be sampled to the same
 // figures: it is kept as it is.
-func (p *StatsProvider) sample(pod *corev1.Pod) *PodStats {
+func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
 	uid := pod.UID
-	st := p.sampled[uid]
-	mark := p.rt.UsageMark(uid)
+	st := e.st
+	mark := p.rt.UsageMarkOf(uid, &e.rt)
 	if st != nil && st.mark == mark && st.volumesRead && isPodKey(st.pod, pod.Namespace, pod.Name) {
 		return st
 	}
 	if st == nil {
 		st = &PodStats{Containers: map[string]ContainerStats{}, Volumes: map[string]int64{}, pod: pod.Namespace + "/" + pod.Name}
 		p.sampled[uid] = st
+		e.st = st
 	} else {
 		containers, volumes, key, attrs, traced := st.Containers, st.Volumes, st.pod, st.attrs, st.traced
 		if !isPodKey(key, pod.Namespace, pod.Name) {
@@ -163,7 +218,7 @@ func (p *StatsProvider) sample(pod *corev1.Pod) *PodStats {
 		clear(volumes)
 		*st = PodStats{Containers: containers, Volumes: volumes, pod: key, attrs: attrs, traced: traced}
 	}
-	p.rt.EachContainer(uid, func(name string, running bool, memory, disk, pids float64) {
+	p.rt.EachContainerOf(uid, &e.rt, func(name string, running bool, memory, disk, pids float64) {
 		cs := st.Containers[name]
 		if running {
 			cs.MemoryWorkingSet += int64(memory)
@@ -179,7 +234,7 @@ func (p *StatsProvider) sample(pod *corev1.Pod) *PodStats {
 		st.pids += pids
 	})
 	st.RootFsInodes = st.RootFsUsed / bytesPerInode
-	for k, v := range p.volumes[uid] {
+	for k, v := range e.volumes {
 		st.Volumes[k] = v
 		st.LocalVolumesUsed += v
 	}
@@ -209,12 +264,13 @@ func (p *StatsProvider) Get() *Summary {
 // just listed them (housekeeping, the eviction manager's pass) passes its list rather than
 // have every pod's activity looked up again.
 func (p *StatsProvider) summary(pods []*corev1.Pod) *Summary {
-	return p.summaryOf(pods, nil)
+	return p.summaryOf(pods, p.entriesOf(pods), nil)
 }
 
-// summaryOf is summary. samples, when not nil, are the records of pods, index for index,
-// sampled at this instant: their totals are what PodTotals would answer now.
-func (p *StatsProvider) summaryOf(pods []*corev1.Pod, samples []*PodStats) *Summary {
+// summaryOf is summary, with entries those of pods (entriesOf). samples, when not nil, are
+// the records of pods, index for index, sampled at this instant: their totals are what
+// PodTotals would answer now.
+func (p *StatsProvider) summaryOf(pods []*corev1.Pod, entries []*podEntry, samples []*PodStats) *Summary {
 	now := p.clk.Now()
 	sum := &Summary{Time: now, Pods: p.sampled}
 	sysMem, sysDisk := p.rt.SystemUsage()
@@ -225,13 +281,11 @@ func (p *StatsProvider) summaryOf(pods []*corev1.Pod, samples []*PodStats) *Summ
 			podsDisk += samples[i].disk
 			pids += samples[i].pids
 		} else {
-			d, n := p.rt.PodTotals(pod.UID)
+			d, n := p.rt.PodTotalsOf(pod.UID, &entries[i].rt)
 			podsDisk += d
 			pids += n
 		}
-		for _, v := range p.volumes[pod.UID] {
-			vols += float64(v)
-		}
+		vols += entries[i].volumesBytes
 	}
 	images := p.rt.ImagesSize()
 	sum.PodsWorkingSet = podsMem
