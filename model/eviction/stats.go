@@ -68,6 +68,59 @@ type StatsProvider struct {
 	vtimer        *sim.Timer
 	// round holds housekeeping's records while it sums them (emptied after each round).
 	round []*PodStats
+	// attrChunk is where new stats events' attributes are cut from (attrsOf), so that an
+	// event does not cost an allocation of its own.
+	attrChunk []trace.Attr
+	// nodeFigures are the figures of the last node stats event, and nodeAttrs its
+	// attributes: a node event with the same figures records them again, and one with
+	// some new figures keeps the strings of the others.
+	nodeFigures [len(nodeStatsKeys)]int64
+	nodeAttrs   []trace.Attr
+}
+
+// attrChunkSize is how many attributes attrChunk holds when it is made: 255 of 32 bytes
+// and the allocator's 8-byte header of an object this size fill an 8 KiB size class
+// exactly (256 would spill into the next class and waste 15%).
+const attrChunkSize = 255
+
+// attrsOf is a new attribute list of length n. Lists share a chunk, each capped at its own
+// length (an append to one makes a copy); recorded attributes are never written, and a
+// chunk region is handed out once, so no two events ever write each other's attributes.
+func (p *StatsProvider) attrsOf(n int) []trace.Attr {
+	if len(p.attrChunk)+n > cap(p.attrChunk) {
+		p.attrChunk = make([]trace.Attr, 0, max(attrChunkSize, n))
+	}
+	i := len(p.attrChunk)
+	p.attrChunk = p.attrChunk[:i+n]
+	return p.attrChunk[i : i+n : i+n]
+}
+
+// nodeStatsKeys are the attribute keys of the node stats event, in order.
+var nodeStatsKeys = [...]string{"memoryCapacity", "memoryWorkingSet", "memoryAvailable", "allocatableMemoryAvailable",
+	"nodefsCapacity", "nodefsUsed", "nodefsAvailable", "nodefsInodesFree", "imagefsCapacity", "imagefsUsed",
+	"imagefsAvailable", "pidsMax", "pidsUsed"}
+
+// nodeTraceAttrs are the attributes of the node stats event for sum.
+func (p *StatsProvider) nodeTraceAttrs(sum *Summary) []trace.Attr {
+	figures := [len(nodeStatsKeys)]int64{int64(p.node.MemoryCapacity), int64(sum.MemoryWorkingSet),
+		int64(sum.MemoryAvailable), int64(sum.AllocatableMemoryAvailable),
+		int64(p.node.NodeFsCapacity), int64(sum.NodeFsUsed), int64(p.node.NodeFsCapacity - sum.NodeFsUsed),
+		int64(p.node.NodeFsInodes - sum.NodeFsInodesUsed),
+		int64(p.node.ImageFsCapacity), int64(sum.ImageFsUsed), int64(p.node.ImageFsCapacity - sum.ImageFsUsed),
+		int64(p.node.PidMax), int64(sum.PidsUsed)}
+	if p.nodeAttrs != nil && figures == p.nodeFigures {
+		return p.nodeAttrs
+	}
+	attrs := p.attrsOf(len(nodeStatsKeys))
+	for i, key := range nodeStatsKeys {
+		if p.nodeAttrs != nil && figures[i] == p.nodeFigures[i] {
+			attrs[i] = p.nodeAttrs[i]
+		} else {
+			attrs[i] = trace.Attr{Key: key, Value: itoa(figures[i])}
+		}
+	}
+	p.nodeAttrs, p.nodeFigures = attrs, figures
+	return attrs
 }
 
 // NewStatsProvider starts housekeeping.
@@ -133,20 +186,12 @@ func (p *StatsProvider) housekeeping() {
 	for i, pod := range pods {
 		st := p.sample(pod, entries[i])
 		round = append(round, st)
-		p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "pod", Pod: st.pod, Attrs: st.traceAttrs()})
+		p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "pod", Pod: st.pod, Attrs: st.traceAttrs(p)})
 	}
 	sum := p.summaryOf(pods, entries, round)
 	clear(round)
 	p.round = round[:0]
-	p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "node", Attrs: []trace.Attr{
-		{Key: "memoryCapacity", Value: itoa(int64(p.node.MemoryCapacity))}, {Key: "memoryWorkingSet", Value: itoa(int64(sum.MemoryWorkingSet))},
-		{Key: "memoryAvailable", Value: itoa(int64(sum.MemoryAvailable))}, {Key: "allocatableMemoryAvailable", Value: itoa(int64(sum.AllocatableMemoryAvailable))},
-		{Key: "nodefsCapacity", Value: itoa(int64(p.node.NodeFsCapacity))}, {Key: "nodefsUsed", Value: itoa(int64(sum.NodeFsUsed))},
-		{Key: "nodefsAvailable", Value: itoa(int64(p.node.NodeFsCapacity - sum.NodeFsUsed))},
-		{Key: "nodefsInodesFree", Value: itoa(int64(p.node.NodeFsInodes - sum.NodeFsInodesUsed))},
-		{Key: "imagefsCapacity", Value: itoa(int64(p.node.ImageFsCapacity))}, {Key: "imagefsUsed", Value: itoa(int64(sum.ImageFsUsed))},
-		{Key: "imagefsAvailable", Value: itoa(int64(p.node.ImageFsCapacity - sum.ImageFsUsed))},
-		{Key: "pidsMax", Value: itoa(int64(p.node.PidMax))}, {Key: "pidsUsed", Value: itoa(int64(sum.PidsUsed))}}})
+	p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "node", Attrs: p.nodeTraceAttrs(sum)})
 	p.timer = p.clk.Schedule(p.rng.Jitter(housekeepingInterval, 1.0), p.housekeeping)
 }
 
@@ -180,16 +225,28 @@ func (p *StatsProvider) volumeStats() {
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
+// podStatsKeys are the attribute keys of a pod stats event, in order.
+var podStatsKeys = [...]string{"memory", "disk", "pids"}
+
 // traceAttrs are the attributes of the pod's stats event: memory, disk and PIDs. Most
-// samples repeat the last figures, and then the last event's attributes serve again.
-func (st *PodStats) traceAttrs() []trace.Attr {
-	figures := [3]int64{st.MemoryWorkingSet, st.RootFsUsed + st.LogsUsed + st.LocalVolumesUsed, st.Processes}
-	if st.attrs == nil || figures != st.traced {
-		st.attrs = []trace.Attr{{Key: "memory", Value: itoa(figures[0])}, {Key: "disk", Value: itoa(figures[1])},
-			{Key: "pids", Value: itoa(figures[2])}}
-		st.traced = figures
+// samples repeat the last figures, and then the last event's attributes serve again; a
+// sample with some new figures (a noisy pod's memory) keeps the strings of the others. New
+// attributes are cut from p's chunk.
+func (st *PodStats) traceAttrs(p *StatsProvider) []trace.Attr {
+	figures := [len(podStatsKeys)]int64{st.MemoryWorkingSet, st.RootFsUsed + st.LogsUsed + st.LocalVolumesUsed, st.Processes}
+	if st.attrs != nil && figures == st.traced {
+		return st.attrs
 	}
-	return st.attrs
+	attrs := p.attrsOf(len(podStatsKeys))
+	for i, key := range podStatsKeys {
+		if st.attrs != nil && figures[i] == st.traced[i] {
+			attrs[i] = st.attrs[i]
+		} else {
+			attrs[i] = trace.Attr{Key: key, Value: itoa(figures[i])}
+		}
+	}
+	st.attrs, st.traced = attrs, figures
+	return attrs
 }
 
 // sample reads one pod's usage now into its record in sampled, and returns the record.
