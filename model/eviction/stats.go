@@ -76,6 +76,9 @@ type StatsProvider struct {
 	// some new figures keeps the strings of the others.
 	nodeFigures [len(nodeStatsKeys)]int64
 	nodeAttrs   []trace.Attr
+	// figures and pending are traceAttrs' scratch space (emptied after each round).
+	figures []byte
+	pending []pendingValue
 }
 
 // attrChunkSize is how many attributes attrChunk holds when it is made: 255 of 32 bytes
@@ -184,9 +187,11 @@ func (p *StatsProvider) housekeeping() {
 	entries := p.entriesOf(pods)
 	round := p.round[:0]
 	for i, pod := range pods {
-		st := p.sample(pod, entries[i])
-		round = append(round, st)
-		p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "pod", Pod: st.pod, Attrs: st.traceAttrs(p)})
+		round = append(round, p.sample(pod, entries[i]))
+	}
+	p.traceAttrs(round)
+	for _, st := range round {
+		p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "pod", Pod: st.pod, Attrs: st.attrs})
 	}
 	sum := p.summaryOf(pods, entries, round)
 	clear(round)
@@ -228,25 +233,47 @@ func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 // podStatsKeys are the attribute keys of a pod stats event, in order.
 var podStatsKeys = [...]string{"memory", "disk", "pids"}
 
-// traceAttrs are the attributes of the pod's stats event: memory, disk and PIDs. Most
-// samples repeat the last figures, and then the last event's attributes serve again; a
-// sample with some new figures (a noisy pod's memory) keeps the strings of the others. New
-// attributes are cut from p's chunk.
-func (st *PodStats) traceAttrs(p *StatsProvider) []trace.Attr {
-	figures := [len(podStatsKeys)]int64{st.MemoryWorkingSet, st.RootFsUsed + st.LogsUsed + st.LocalVolumesUsed, st.Processes}
-	if st.attrs != nil && figures == st.traced {
-		return st.attrs
+// traceAttrs brings each record's attrs, the attributes of its pod's stats event (memory,
+// disk and PIDs), up to its figures. Most samples repeat the last figures, and then the last
+// event's attributes serve again; a sample with some new figures (a noisy pod's memory)
+// keeps the strings of the others. New attributes are cut from the provider's chunk, and
+// the round's new figures are formatted into one buffer that becomes one string, which
+// their values are cut from (a round's string lives while some record or recorded event
+// still holds one of its values: it is only as long as that round's new figures).
+func (p *StatsProvider) traceAttrs(round []*PodStats) {
+	buf, pending := p.figures[:0], p.pending[:0]
+	for _, st := range round {
+		figures := [len(podStatsKeys)]int64{st.MemoryWorkingSet, st.RootFsUsed + st.LogsUsed + st.LocalVolumesUsed, st.Processes}
+		if st.attrs != nil && figures == st.traced {
+			continue
+		}
+		attrs := p.attrsOf(len(podStatsKeys))
+		for i, key := range podStatsKeys {
+			if st.attrs != nil && figures[i] == st.traced[i] {
+				attrs[i] = st.attrs[i]
+				continue
+			}
+			attrs[i].Key = key
+			from := len(buf)
+			buf = strconv.AppendInt(buf, figures[i], 10)
+			pending = append(pending, pendingValue{attr: &attrs[i], from: from, to: len(buf)})
+		}
+		st.attrs, st.traced = attrs, figures
 	}
-	attrs := p.attrsOf(len(podStatsKeys))
-	for i, key := range podStatsKeys {
-		if st.attrs != nil && figures[i] == st.traced[i] {
-			attrs[i] = st.attrs[i]
-		} else {
-			attrs[i] = trace.Attr{Key: key, Value: itoa(figures[i])}
+	if len(pending) > 0 {
+		values := string(buf)
+		for _, v := range pending {
+			v.attr.Value = values[v.from:v.to]
 		}
 	}
-	st.attrs, st.traced = attrs, figures
-	return attrs
+	clear(pending)
+	p.figures, p.pending = buf[:0], pending[:0]
+}
+
+// pendingValue is an attribute whose value is buf[from:to] of traceAttrs' buffer.
+type pendingValue struct {
+	attr     *trace.Attr
+	from, to int
 }
 
 // sample reads one pod's usage now into its record in sampled, and returns the record.
