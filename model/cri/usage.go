@@ -175,10 +175,15 @@ func (r *Runtime) statsNoiseKeys(c *ctr) *[3]uint64 {
 // memOffset, and both are compared before the reading is reused; the time window [from,
 // until) covers only an instant, or, when no ramp and no noise is in force in any program
 // read, the stretch up to the programs' next breakpoint.
+//
+// diskUntil is the end of the stretch in which the disk and PIDs figures alone hold
+// (their programs' ramps, noise and breakpoints; never before until): a process whose
+// memory is noisy but whose disk and PIDs are steady keeps those two for long.
 type statsReading struct {
 	use                *programs
 	memOffset          float64
 	from, until        time.Duration
+	diskUntil          time.Duration
 	memory, disk, pids float64
 }
 
@@ -191,14 +196,19 @@ func (r *Runtime) readStats(c *ctr, now time.Duration) *statsReading {
 	}
 	t := now - use.origin
 	keys := r.statsNoiseKeys(c)
-	rd.use, rd.memOffset, rd.from, rd.until = use, c.memOffset, now, now+1
+	rd.use, rd.memOffset, rd.from, rd.until, rd.diskUntil = use, c.memOffset, now, now+1, now+1
 	rd.memory = pages(use.memory.Noisy(t, keys[0]) - c.memOffset + r.noisyTmpfs(c, t))
 	rd.disk = use.disk.Noisy(t, keys[1])
 	rd.pids = use.pids.Noisy(t, keys[2])
-	if !use.memory.Still(t) || !use.disk.Still(t) || !use.pids.Still(t) {
+	if !use.disk.Still(t) || !use.pids.Still(t) {
 		return rd
 	}
-	next := min(use.memory.NextBreakpoint(t), use.disk.NextBreakpoint(t), use.pids.NextBreakpoint(t))
+	diskNext := min(use.disk.NextBreakpoint(t), use.pids.NextBreakpoint(t))
+	rd.diskUntil = max(usage.After(use.origin, diskNext), now+1)
+	if !use.memory.Still(t) {
+		return rd
+	}
+	next := min(use.memory.NextBreakpoint(t), diskNext)
 	for _, name := range c.tmpfsNames {
 		if p := use.volumes[name]; p != nil {
 			if !p.Still(t) {
@@ -304,6 +314,13 @@ func (r *Runtime) PodTotalsOf(uid types.UID, h *UsageHandle) (disk, pids float64
 	if o == nil {
 		return 0, 0
 	}
+	// The disk and PIDs totals may hold past the window of the whole reading (a pod whose
+	// memory alone is noisy): then they serve without reading its processes again.
+	if t := &o.totals; t.ok {
+		if now := r.s.Elapsed(); now >= t.from && now < t.diskUntil {
+			return t.disk, t.pids
+		}
+	}
 	t := r.podTotals(o)
 	return t.disk, t.pids
 }
@@ -329,11 +346,13 @@ func (r *Runtime) UsageMarkOf(uid types.UID, h *UsageHandle) uint64 {
 // as long as no container of the pod is created, started, stopped or removed (touch) and
 // no process's memory is changed other than by its programs (memoryChanged), both of which
 // drop them (ok false). Each computation gets a new mark from the runtime's counter.
+// [from, diskUntil) is the longer window in which disk and pids alone hold (the running
+// containers' readings' diskUntil), under the same conditions.
 type podTotals struct {
-	ok          bool
-	mark        uint64
-	from, until time.Duration
-	disk, pids  float64
+	ok                     bool
+	mark                   uint64
+	from, until, diskUntil time.Duration
+	disk, pids             float64
 }
 
 // podTotals brings o's totals up to now.
@@ -344,7 +363,7 @@ func (r *Runtime) podTotals(o *podObjects) *podTotals {
 		return t
 	}
 	r.usageMarks++
-	*t = podTotals{ok: true, mark: r.usageMarks, from: now, until: usage.Never}
+	*t = podTotals{ok: true, mark: r.usageMarks, from: now, until: usage.Never, diskUntil: usage.Never}
 	for _, c := range o.ctrs {
 		if c.proc == nil {
 			continue
@@ -354,6 +373,7 @@ func (r *Runtime) podTotals(o *podObjects) *podTotals {
 			t.disk += rd.disk
 			t.pids += rd.pids
 			t.until = min(t.until, rd.until)
+			t.diskUntil = min(t.diskUntil, rd.diskUntil)
 		} else {
 			t.disk += c.frozenDisk
 		}
