@@ -159,6 +159,11 @@ func TestStatsReadingsRandomPrograms(t *testing.T) {
 			if disk != wd || pids != wp {
 				t.Fatalf("seed %d step %d at %s: totals %g/%g, fresh %g/%g", seed, step, now, disk, pids, wd, wp)
 			}
+			var mem, cdisk, cpids float64
+			r.EachContainer(uid, func(_ string, _ bool, m, d, p float64) { mem, cdisk, cpids = m, d, p })
+			if mem != wm || cdisk != wd || cpids != wp {
+				t.Fatalf("seed %d step %d at %s: read %g/%g/%g, fresh %g/%g/%g", seed, step, now, mem, cdisk, cpids, wm, wd, wp)
+			}
 			if mark == lastMark && wm != lastMem {
 				t.Fatalf("seed %d step %d at %s: mark %d kept while memory moved %g -> %g", seed, step, now, mark, lastMem, wm)
 			}

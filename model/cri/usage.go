@@ -178,37 +178,43 @@ func (r *Runtime) statsNoiseKeys(c *ctr) *[3]uint64 {
 //
 // diskUntil is the end of the stretch in which the disk and PIDs figures alone hold
 // (their programs' ramps, noise and breakpoints; never before until): a process whose
-// memory is noisy but whose disk and PIDs are steady keeps those two for long.
+// memory is noisy but whose disk and PIDs are steady keeps those two for long, and only
+// its memory is read again. diskNext is those two programs' next breakpoint after the
+// time they were read (the same for any time before it), -1 when a ramp or noise is in
+// force in either.
 type statsReading struct {
-	use                *programs
-	memOffset          float64
-	from, until        time.Duration
-	diskUntil          time.Duration
-	memory, disk, pids float64
+	use                 *programs
+	memOffset           float64
+	from, until         time.Duration
+	diskUntil, diskNext time.Duration
+	memory, disk, pids  float64
 }
 
 // readStats is c's usage as the stats see it at now; c runs a process.
 func (r *Runtime) readStats(c *ctr, now time.Duration) *statsReading {
 	rd := &c.reading
 	use := c.proc.use
-	if rd.use == use && rd.memOffset == c.memOffset && now >= rd.from && now < rd.until {
+	same := rd.use == use && rd.memOffset == c.memOffset && now >= rd.from
+	if same && now < rd.until {
 		return rd
 	}
 	t := now - use.origin
 	keys := r.statsNoiseKeys(c)
-	rd.use, rd.memOffset, rd.from, rd.until, rd.diskUntil = use, c.memOffset, now, now+1, now+1
 	rd.memory = pages(use.memory.Noisy(t, keys[0]) - c.memOffset + r.noisyTmpfs(c, t))
-	rd.disk = use.disk.Noisy(t, keys[1])
-	rd.pids = use.pids.Noisy(t, keys[2])
-	if !use.disk.Still(t) || !use.pids.Still(t) {
+	if !same || now >= rd.diskUntil {
+		rd.disk = use.disk.Noisy(t, keys[1])
+		rd.pids = use.pids.Noisy(t, keys[2])
+		rd.diskNext, rd.diskUntil = -1, now+1
+		if use.disk.Still(t) && use.pids.Still(t) {
+			rd.diskNext = min(use.disk.NextBreakpoint(t), use.pids.NextBreakpoint(t))
+			rd.diskUntil = max(usage.After(use.origin, rd.diskNext), now+1)
+		}
+	}
+	rd.use, rd.memOffset, rd.from, rd.until = use, c.memOffset, now, now+1
+	if rd.diskNext < 0 || !use.memory.Still(t) {
 		return rd
 	}
-	diskNext := min(use.disk.NextBreakpoint(t), use.pids.NextBreakpoint(t))
-	rd.diskUntil = max(usage.After(use.origin, diskNext), now+1)
-	if !use.memory.Still(t) {
-		return rd
-	}
-	next := min(use.memory.NextBreakpoint(t), diskNext)
+	next := min(use.memory.NextBreakpoint(t), rd.diskNext)
 	for _, name := range c.tmpfsNames {
 		if p := use.volumes[name]; p != nil {
 			if !p.Still(t) {
