@@ -171,3 +171,32 @@ func TestStatsReadingsRandomPrograms(t *testing.T) {
 		}
 	}
 }
+
+// EachVolume after kept totals that saw no volumes reports none, and reports them again
+// once setUsage gives the process a volume program, and after it exits with its writes kept.
+func TestEachVolumeFollowsKeptTotals(t *testing.T) {
+	s, r, id := startOne(t, &api.Behavior{Memory: api.Program{{Set: rq("100Mi")}}})
+	c := r.ctrs[id]
+	uid := c.sandbox.uid
+	volumes := func() map[string]float64 {
+		out := map[string]float64{}
+		r.EachVolume(uid, func(name string, bytes float64) { out[name] += bytes })
+		return out
+	}
+	r.UsageMark(uid)
+	if v := volumes(); len(v) != 0 {
+		t.Fatalf("volumes %v without volume programs", v)
+	}
+	s.RunUntil(10 * time.Second)
+	r.SetUsage("ns/p", "c", &UsageOverride{Volumes: map[string]api.Program{"v": {{Set: rq("10Mi")}}}})
+	r.UsageMark(uid)
+	s.RunUntil(20 * time.Second)
+	if v := volumes(); v["v"] != 10<<20 {
+		t.Fatalf("volumes %v after setUsage, want v=10Mi", v)
+	}
+	r.exit(c, ExitSIGKILL, "OOMKilled")
+	r.UsageMark(uid)
+	if v := volumes(); v["v"] != 10<<20 {
+		t.Fatalf("volumes %v after exit, want v=10Mi kept", v)
+	}
+}

@@ -283,8 +283,8 @@ func (r *Runtime) EachVolume(uid types.UID, fn func(name string, bytes float64))
 // EachVolumeOf is EachVolume, finding the pod through h (nil: by UID).
 func (r *Runtime) EachVolumeOf(uid types.UID, h *UsageHandle, fn func(name string, bytes float64)) {
 	o := r.podOf(uid, h)
-	if o == nil {
-		return
+	if o == nil || o.totals.ok && !o.totals.volumes {
+		return // kept totals that saw no volumes (podTotals): none to report
 	}
 	now := r.s.Elapsed()
 	for _, c := range o.ctrs {
@@ -353,9 +353,13 @@ func (r *Runtime) UsageMarkOf(uid types.UID, h *UsageHandle) uint64 {
 // no process's memory is changed other than by its programs (memoryChanged), both of which
 // drop them (ok false). Each computation gets a new mark from the runtime's counter.
 // [from, diskUntil) is the longer window in which disk and pids alone hold (the running
-// containers' readings' diskUntil), under the same conditions.
+// containers' readings' diskUntil), under the same conditions. volumes is set when some
+// container has volume programs (running) or volume writes kept (exited): which ones do
+// changes only with new processes, programs or container states, so, unlike the figures,
+// it holds for as long as the totals are not dropped, whatever the time.
 type podTotals struct {
 	ok                     bool
+	volumes                bool
 	mark                   uint64
 	from, until, diskUntil time.Duration
 	disk, pids             float64
@@ -380,8 +384,10 @@ func (r *Runtime) podTotals(o *podObjects) *podTotals {
 			t.pids += rd.pids
 			t.until = min(t.until, rd.until)
 			t.diskUntil = min(t.diskUntil, rd.diskUntil)
+			t.volumes = t.volumes || len(c.proc.use.volumes) > 0
 		} else {
 			t.disk += c.frozenDisk
+			t.volumes = t.volumes || len(c.frozenVolumes) > 0
 		}
 	}
 	return t
