@@ -159,10 +159,12 @@ type podEntry struct {
 // answer is valid until the next call.
 func (p *StatsProvider) entriesOf(pods []*corev1.Pod) []*podEntry {
 	listed, out := p.listed, p.listedEntries
+	same := len(pods) == len(listed)
 	for i, pod := range pods {
 		if i < len(listed) && listed[i] == pod && out[i].uid == pod.UID {
 			continue
 		}
+		same = false
 		e := p.entries[pod.UID]
 		if e == nil {
 			e = &podEntry{uid: pod.UID}
@@ -173,6 +175,9 @@ func (p *StatsProvider) entriesOf(pods []*corev1.Pod) []*podEntry {
 		} else {
 			out = append(out, e)
 		}
+	}
+	if same {
+		return out // the list read last time, pod for pod
 	}
 	clear(out[len(pods):])
 	out = out[:len(pods)]
