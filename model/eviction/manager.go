@@ -64,15 +64,19 @@ type MemoryNotifier interface {
 
 // Manager is the eviction manager.
 type Manager struct {
-	clk       *sim.Clock
-	notifyClk *sim.Clock
-	cfg       Config
-	stats     *StatsProvider
-	podFunc   func() []*corev1.Pod
-	kill      KillPodFunc
-	cleanedUp func(*corev1.Pod) bool
-	reclaim   Reclaimers
-	notifier  MemoryNotifier
+	// signalText is formatObservationsMemo's memo: each signal's last available figure
+	// and its text, and its scratch buffer.
+	signalText [len(signalOrder)]signalText
+	signalBuf  []byte
+	clk        *sim.Clock
+	notifyClk  *sim.Clock
+	cfg        Config
+	stats      *StatsProvider
+	podFunc    func() []*corev1.Pod
+	kill       KillPodFunc
+	cleanedUp  func(*corev1.Pod) bool
+	reclaim    Reclaimers
+	notifier   MemoryNotifier
 
 	nodeConditions               []corev1.NodeConditionType
 	thresholdsFirstObservedAt    ThresholdsObservedAt
@@ -232,6 +236,55 @@ func (m *Manager) makeSignalObservations(sum *Summary) SignalObservations {
 	return obs
 }
 
+// signalOrder is Signals(), in an array the memo can be sized by.
+var signalOrder = [...]Signal{SignalMemoryAvailable, SignalAllocatableMemoryAvailable, SignalNodeFsAvailable,
+	SignalNodeFsInodesFree, SignalImageFsAvailable, SignalImageFsInodesFree, SignalContainerFsAvailable,
+	SignalContainerFsInodesFree, SignalPIDAvailable}
+
+// signalText is a signal's available figure, a whole number of bytes or items in binary SI
+// format (as qty makes it), and its text.
+type signalText struct {
+	ok    bool
+	value int64
+	text  string
+}
+
+// formatObservationsMemo is formatObservations, keeping each signal's text while its
+// figure stays the same: a quantity's text is a function of its value and format alone,
+// and the memo is used only for whole numbers in binary SI, as makeSignalObservations
+// makes them (others are formatted afresh).
+func (m *Manager) formatObservationsMemo(obs SignalObservations) string {
+	buf := m.signalBuf[:0]
+	for i, s := range signalOrder {
+		o, ok := obs[s]
+		if !ok {
+			continue
+		}
+		if len(buf) > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, s...)
+		buf = append(buf, '=')
+		q := o.Available
+		if q == nil || q.Format != resource.BinarySI {
+			buf = append(buf, q.String()...)
+			continue
+		}
+		v, exact := q.AsInt64()
+		if !exact {
+			buf = append(buf, q.String()...)
+			continue
+		}
+		memo := &m.signalText[i]
+		if !memo.ok || memo.value != v {
+			*memo = signalText{ok: true, value: v, text: q.String()}
+		}
+		buf = append(buf, memo.text...)
+	}
+	m.signalBuf = buf
+	return string(buf)
+}
+
 func formatObservations(obs SignalObservations) string {
 	var parts []string
 	for _, s := range Signals() {
@@ -317,7 +370,7 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 	for _, c := range conds {
 		condNames = append(condNames, string(c))
 	}
-	attrs := []trace.Attr{{Key: "signals", Value: formatObservations(obs)}, {Key: "met", Value: thresholdList(met)},
+	attrs := []trace.Attr{{Key: "signals", Value: m.formatObservationsMemo(obs)}, {Key: "met", Value: thresholdList(met)},
 		{Key: "actionable", Value: thresholdList(fresh)}, {Key: "conditions", Value: strings.Join(condNames, ",")}}
 	if len(held) > 0 {
 		attrs = append(attrs, trace.Attr{Key: "held", Value: strings.Join(held, "; ")})
@@ -599,7 +652,7 @@ func (m *Manager) reclaimNodeLevelResources(s Signal) bool {
 	}
 	stillMet := ThresholdsMet(noGrace, obs, true)
 	m.clk.Record(&trace.Event{Kind: trace.EvictionPass, Name: "reclaimNodeLevelResources", Attrs: []trace.Attr{
-		{Key: "signal", Value: string(s)}, {Key: "signals", Value: formatObservations(obs)}, {Key: "stillMet", Value: thresholdList(stillMet)}}})
+		{Key: "signal", Value: string(s)}, {Key: "signals", Value: m.formatObservationsMemo(obs)}, {Key: "stillMet", Value: thresholdList(stillMet)}}})
 	return len(stillMet) == 0
 }
 
