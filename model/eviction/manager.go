@@ -68,6 +68,11 @@ type Manager struct {
 	// and its text, and its scratch buffer.
 	signalText [len(signalOrder)]signalText
 	signalBuf  []byte
+	// capacities are the capacity quantities of the signals, by name, for as long as the
+	// figure stays (makeSignalObservations): observations share them, and their readers
+	// only read them (GetThresholdQuantity takes the Value; String keeps its own text,
+	// the same for every reader).
+	capacities map[Signal]capacityQuantity
 	clk        *sim.Clock
 	notifyClk  *sim.Clock
 	cfg        Config
@@ -219,7 +224,7 @@ func (m *Manager) makeSignalObservations(sum *Summary) SignalObservations {
 	n := m.stats.node
 	obs := SignalObservations{}
 	add := func(s Signal, available, capacity float64) {
-		obs[s] = SignalObservation{Available: qty(available), Capacity: qty(capacity), Time: sum.Time}
+		obs[s] = SignalObservation{Available: qty(available), Capacity: m.capacityQuantity(s, capacity), Time: sum.Time}
 	}
 	add(SignalMemoryAvailable, sum.MemoryAvailable, n.MemoryCapacity)
 	add(SignalAllocatableMemoryAvailable, sum.AllocatableMemoryAvailable, n.KubepodsLimit)
@@ -234,6 +239,26 @@ func (m *Manager) makeSignalObservations(sum *Summary) SignalObservations {
 	}
 	add(SignalPIDAvailable, n.PidMax-sum.PidsUsed, n.PidMax)
 	return obs
+}
+
+// capacityQuantity is a signal's capacity figure and its quantity (qty's).
+type capacityQuantity struct {
+	figure float64
+	q      *resource.Quantity
+}
+
+// capacityQuantity is qty(capacity), the same quantity as the last pass's when the signal's
+// capacity figure is the same (the node's resources do not change during a run).
+func (m *Manager) capacityQuantity(s Signal, capacity float64) *resource.Quantity {
+	if c, ok := m.capacities[s]; ok && c.figure == capacity {
+		return c.q
+	}
+	if m.capacities == nil {
+		m.capacities = map[Signal]capacityQuantity{}
+	}
+	q := qty(capacity)
+	m.capacities[s] = capacityQuantity{figure: capacity, q: q}
+	return q
 }
 
 // signalOrder is Signals(), in an array the memo can be sized by.
