@@ -149,6 +149,9 @@ type podObjects struct {
 	// statusLists are the lists of the last GetPodStatus, kept while the pod's listing is
 	// the one they were made for (every change to a field they copy makes a new listing).
 	statusLists podStatusLists
+	// dropped is set when the runtime forgets the pod (forgetIfEmpty): a UsageHandle
+	// holding these objects must look the pod up again.
+	dropped bool
 }
 
 // podStatusLists are the parts of a pod's status that come from its objects, shared by
@@ -574,6 +577,7 @@ func removeFrom[T comparable](list []T, x T) []T {
 func (r *Runtime) forgetIfEmpty(uid types.UID) {
 	if o := r.byPod[uid]; o != nil && len(o.sandboxes) == 0 && len(o.ctrs) == 0 {
 		delete(r.byPod, uid)
+		o.dropped = true
 		r.uids = nil
 		r.memProcs = nil
 	}

@@ -1,6 +1,8 @@
 package cri
 
 import (
+	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -76,4 +78,125 @@ func TestStatsReadingsFollowChanges(t *testing.T) {
 	}
 	r.exit(c, ExitSIGKILL, "OOMKilled")
 	check("exited")
+}
+
+// randomProgram is a program of one to four steps, jumps or ramps, any of them noisy, the
+// last one possibly repeating.
+func randomProgram(rng *rand.Rand, unit string) api.Program {
+	var p api.Program
+	at := time.Duration(0)
+	for i, n := 0, 1+rng.IntN(4); i < n; i++ {
+		q := rq(strconv.Itoa(1+rng.IntN(400)) + unit)
+		st := api.Step{At: dur(at)}
+		if i > 0 && rng.IntN(2) == 0 {
+			st.RampTo, st.Over = q, dur(time.Duration(1+rng.IntN(120))*time.Second)
+		} else {
+			st.Set = q
+		}
+		if rng.IntN(4) == 0 {
+			noise := api.Percent(0.05 + 0.1*rng.Float64())
+			st.Noise = &noise
+		}
+		p = append(p, st)
+		at += time.Duration(rng.IntN(300)) * time.Second
+		if st.Over != nil {
+			at += st.Over.Duration
+		}
+	}
+	if rng.IntN(3) == 0 {
+		p[len(p)-1].Repeat = dur(at + time.Duration(1+rng.IntN(200))*time.Second)
+	}
+	return p
+}
+
+// PodTotals and UsageMark against fresh readings, on random programs (memory, disk and
+// PIDs each steady, ramping or noisy) read at random instants, some a nanosecond or a
+// fraction of a second apart, with random setUsage: the totals are always the fresh
+// figures, and the mark moves whenever the fresh memory does.
+func TestStatsReadingsRandomPrograms(t *testing.T) {
+	for seed := uint64(1); seed <= 60; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		b := &api.Behavior{Memory: randomProgram(rng, "Mi"), Disk: randomProgram(rng, "Mi"), Pids: randomProgram(rng, "")}
+		s, r, id := startOne(t, b)
+		c := r.ctrs[id]
+		uid := c.sandbox.uid
+		lastMark, lastMem := uint64(0), -1.0
+		now := s.Elapsed()
+		for step := 0; step < 300; step++ {
+			switch rng.IntN(4) {
+			case 0:
+				now += time.Duration(1 + rng.IntN(3))
+			case 1:
+				now += time.Duration(rng.IntN(2000)) * time.Millisecond
+			default:
+				now += time.Duration(1+rng.IntN(90)) * time.Second
+			}
+			s.RunUntil(now)
+			if rng.IntN(40) == 0 {
+				o := &UsageOverride{}
+				switch rng.IntN(3) {
+				case 0:
+					o.Memory = randomProgram(rng, "Mi")
+				case 1:
+					o.Disk = randomProgram(rng, "Mi")
+				default:
+					o.Pids = randomProgram(rng, "")
+				}
+				r.SetUsage("ns/p", "c", o)
+			}
+			// The totals are read alone half the time, as the eviction manager's summary
+			// reads them between housekeeping rounds, and after the mark otherwise.
+			wm, wd, wp := freshTotals(r, c)
+			var mark uint64
+			var disk, pids float64
+			if rng.IntN(2) == 0 {
+				disk, pids = r.PodTotals(uid)
+				mark = r.UsageMark(uid)
+			} else {
+				mark = r.UsageMark(uid)
+				disk, pids = r.PodTotals(uid)
+			}
+			if disk != wd || pids != wp {
+				t.Fatalf("seed %d step %d at %s: totals %g/%g, fresh %g/%g", seed, step, now, disk, pids, wd, wp)
+			}
+			var mem, cdisk, cpids float64
+			r.EachContainer(uid, func(_ string, _ bool, m, d, p float64) { mem, cdisk, cpids = m, d, p })
+			if mem != wm || cdisk != wd || cpids != wp {
+				t.Fatalf("seed %d step %d at %s: read %g/%g/%g, fresh %g/%g/%g", seed, step, now, mem, cdisk, cpids, wm, wd, wp)
+			}
+			if mark == lastMark && wm != lastMem {
+				t.Fatalf("seed %d step %d at %s: mark %d kept while memory moved %g -> %g", seed, step, now, mark, lastMem, wm)
+			}
+			lastMark, lastMem = mark, wm
+		}
+	}
+}
+
+// EachVolume after kept totals that saw no volumes reports none, and reports them again
+// once setUsage gives the process a volume program, and after it exits with its writes kept.
+func TestEachVolumeFollowsKeptTotals(t *testing.T) {
+	s, r, id := startOne(t, &api.Behavior{Memory: api.Program{{Set: rq("100Mi")}}})
+	c := r.ctrs[id]
+	uid := c.sandbox.uid
+	volumes := func() map[string]float64 {
+		out := map[string]float64{}
+		r.EachVolume(uid, func(name string, bytes float64) { out[name] += bytes })
+		return out
+	}
+	r.UsageMark(uid)
+	if v := volumes(); len(v) != 0 {
+		t.Fatalf("volumes %v without volume programs", v)
+	}
+	s.RunUntil(10 * time.Second)
+	r.SetUsage("ns/p", "c", &UsageOverride{Volumes: map[string]api.Program{"v": {{Set: rq("10Mi")}}}})
+	r.UsageMark(uid)
+	s.RunUntil(20 * time.Second)
+	if v := volumes(); v["v"] != 10<<20 {
+		t.Fatalf("volumes %v after setUsage, want v=10Mi", v)
+	}
+	r.exit(c, ExitSIGKILL, "OOMKilled")
+	r.UsageMark(uid)
+	if v := volumes(); v["v"] != 10<<20 {
+		t.Fatalf("volumes %v after exit, want v=10Mi kept", v)
+	}
 }

@@ -175,30 +175,46 @@ func (r *Runtime) statsNoiseKeys(c *ctr) *[3]uint64 {
 // memOffset, and both are compared before the reading is reused; the time window [from,
 // until) covers only an instant, or, when no ramp and no noise is in force in any program
 // read, the stretch up to the programs' next breakpoint.
+//
+// diskUntil is the end of the stretch in which the disk and PIDs figures alone hold
+// (their programs' ramps, noise and breakpoints; never before until): a process whose
+// memory is noisy but whose disk and PIDs are steady keeps those two for long, and only
+// its memory is read again. diskNext is those two programs' next breakpoint after the
+// time they were read (the same for any time before it), -1 when a ramp or noise is in
+// force in either.
 type statsReading struct {
-	use                *programs
-	memOffset          float64
-	from, until        time.Duration
-	memory, disk, pids float64
+	use                 *programs
+	memOffset           float64
+	from, until         time.Duration
+	diskUntil, diskNext time.Duration
+	memory, disk, pids  float64
 }
 
 // readStats is c's usage as the stats see it at now; c runs a process.
 func (r *Runtime) readStats(c *ctr, now time.Duration) *statsReading {
 	rd := &c.reading
 	use := c.proc.use
-	if rd.use == use && rd.memOffset == c.memOffset && now >= rd.from && now < rd.until {
+	same := rd.use == use && rd.memOffset == c.memOffset && now >= rd.from
+	if same && now < rd.until {
 		return rd
 	}
 	t := now - use.origin
 	keys := r.statsNoiseKeys(c)
-	rd.use, rd.memOffset, rd.from, rd.until = use, c.memOffset, now, now+1
 	rd.memory = pages(use.memory.Noisy(t, keys[0]) - c.memOffset + r.noisyTmpfs(c, t))
-	rd.disk = use.disk.Noisy(t, keys[1])
-	rd.pids = use.pids.Noisy(t, keys[2])
-	if !use.memory.Still(t) || !use.disk.Still(t) || !use.pids.Still(t) {
+	if !same || now >= rd.diskUntil {
+		rd.disk = use.disk.Noisy(t, keys[1])
+		rd.pids = use.pids.Noisy(t, keys[2])
+		rd.diskNext, rd.diskUntil = -1, now+1
+		if use.disk.Still(t) && use.pids.Still(t) {
+			rd.diskNext = min(use.disk.NextBreakpoint(t), use.pids.NextBreakpoint(t))
+			rd.diskUntil = max(usage.After(use.origin, rd.diskNext), now+1)
+		}
+	}
+	rd.use, rd.memOffset, rd.from, rd.until = use, c.memOffset, now, now+1
+	if rd.diskNext < 0 || !use.memory.Still(t) {
 		return rd
 	}
-	next := min(use.memory.NextBreakpoint(t), use.disk.NextBreakpoint(t), use.pids.NextBreakpoint(t))
+	next := min(use.memory.NextBreakpoint(t), rd.diskNext)
 	for _, name := range c.tmpfsNames {
 		if p := use.volumes[name]; p != nil {
 			if !p.Still(t) {
@@ -211,10 +227,33 @@ func (r *Runtime) readStats(c *ctr, now time.Duration) *statsReading {
 	return rd
 }
 
+// UsageHandle holds a pod's runtime objects for a stats reader that reads the same pods
+// every pass, so that it finds them without a lookup by UID. Its zero value holds nothing.
+// It is safe to keep across passes: objects the runtime forgets are marked dropped, and a
+// handle holding dropped objects, or none, looks the pod up again (so a pod whose objects
+// come later, or are made anew, is found then).
+type UsageHandle struct{ o *podObjects }
+
+// podOf is uid's objects, nil when the runtime has none, through h when h is not nil.
+func (r *Runtime) podOf(uid types.UID, h *UsageHandle) *podObjects {
+	if h == nil {
+		return r.byPod[uid]
+	}
+	if h.o == nil || h.o.dropped {
+		h.o = r.byPod[uid]
+	}
+	return h.o
+}
+
 // EachContainer reports every container of a pod now, as Usage does but without building
 // records: name, whether it runs, memory (working set), disk and PIDs.
 func (r *Runtime) EachContainer(uid types.UID, fn func(name string, running bool, memory, disk, pids float64)) {
-	o := r.byPod[uid]
+	r.EachContainerOf(uid, nil, fn)
+}
+
+// EachContainerOf is EachContainer, finding the pod through h (nil: by UID).
+func (r *Runtime) EachContainerOf(uid types.UID, h *UsageHandle, fn func(name string, running bool, memory, disk, pids float64)) {
+	o := r.podOf(uid, h)
 	if o == nil {
 		return
 	}
@@ -238,9 +277,14 @@ func (r *Runtime) EachContainer(uid types.UID, fn func(name string, running bool
 // without building records. A volume is reported once per container that writes to it, in
 // no particular order.
 func (r *Runtime) EachVolume(uid types.UID, fn func(name string, bytes float64)) {
-	o := r.byPod[uid]
-	if o == nil {
-		return
+	r.EachVolumeOf(uid, nil, fn)
+}
+
+// EachVolumeOf is EachVolume, finding the pod through h (nil: by UID).
+func (r *Runtime) EachVolumeOf(uid types.UID, h *UsageHandle, fn func(name string, bytes float64)) {
+	o := r.podOf(uid, h)
+	if o == nil || o.totals.ok && !o.totals.volumes {
+		return // kept totals that saw no volumes (podTotals): none to report
 	}
 	now := r.s.Elapsed()
 	for _, c := range o.ctrs {
@@ -267,9 +311,21 @@ func (r *Runtime) EachVolume(uid types.UID, fn func(name string, bytes float64))
 // PodTotals is a pod's disk (writable layers of all its containers, dead ones included) and
 // running processes now, without the detail Usage gives.
 func (r *Runtime) PodTotals(uid types.UID) (disk, pids float64) {
-	o := r.byPod[uid]
+	return r.PodTotalsOf(uid, nil)
+}
+
+// PodTotalsOf is PodTotals, finding the pod through h (nil: by UID).
+func (r *Runtime) PodTotalsOf(uid types.UID, h *UsageHandle) (disk, pids float64) {
+	o := r.podOf(uid, h)
 	if o == nil {
 		return 0, 0
+	}
+	// The disk and PIDs totals may hold past the window of the whole reading (a pod whose
+	// memory alone is noisy): then they serve without reading its processes again.
+	if t := &o.totals; t.ok {
+		if now := r.s.Elapsed(); now >= t.from && now < t.diskUntil {
+			return t.disk, t.pids
+		}
 	}
 	t := r.podTotals(o)
 	return t.disk, t.pids
@@ -279,7 +335,12 @@ func (r *Runtime) PodTotals(uid types.UID) (disk, pids float64) {
 // mark, EachContainer, EachVolume's disk aside, and PodTotals report the same figures. 0
 // is the mark of a pod the runtime has nothing of.
 func (r *Runtime) UsageMark(uid types.UID) uint64 {
-	o := r.byPod[uid]
+	return r.UsageMarkOf(uid, nil)
+}
+
+// UsageMarkOf is UsageMark, finding the pod through h (nil: by UID).
+func (r *Runtime) UsageMarkOf(uid types.UID, h *UsageHandle) uint64 {
+	o := r.podOf(uid, h)
 	if o == nil {
 		return 0
 	}
@@ -291,11 +352,17 @@ func (r *Runtime) UsageMark(uid types.UID) uint64 {
 // as long as no container of the pod is created, started, stopped or removed (touch) and
 // no process's memory is changed other than by its programs (memoryChanged), both of which
 // drop them (ok false). Each computation gets a new mark from the runtime's counter.
+// [from, diskUntil) is the longer window in which disk and pids alone hold (the running
+// containers' readings' diskUntil), under the same conditions. volumes is set when some
+// container has volume programs (running) or volume writes kept (exited): which ones do
+// changes only with new processes, programs or container states, so, unlike the figures,
+// it holds for as long as the totals are not dropped, whatever the time.
 type podTotals struct {
-	ok          bool
-	mark        uint64
-	from, until time.Duration
-	disk, pids  float64
+	ok                     bool
+	volumes                bool
+	mark                   uint64
+	from, until, diskUntil time.Duration
+	disk, pids             float64
 }
 
 // podTotals brings o's totals up to now.
@@ -306,7 +373,7 @@ func (r *Runtime) podTotals(o *podObjects) *podTotals {
 		return t
 	}
 	r.usageMarks++
-	*t = podTotals{ok: true, mark: r.usageMarks, from: now, until: usage.Never}
+	*t = podTotals{ok: true, mark: r.usageMarks, from: now, until: usage.Never, diskUntil: usage.Never}
 	for _, c := range o.ctrs {
 		if c.proc == nil {
 			continue
@@ -316,8 +383,11 @@ func (r *Runtime) podTotals(o *podObjects) *podTotals {
 			t.disk += rd.disk
 			t.pids += rd.pids
 			t.until = min(t.until, rd.until)
+			t.diskUntil = min(t.diskUntil, rd.diskUntil)
+			t.volumes = t.volumes || len(c.proc.use.volumes) > 0
 		} else {
 			t.disk += c.frozenDisk
+			t.volumes = t.volumes || len(c.frozenVolumes) > 0
 		}
 	}
 	return t

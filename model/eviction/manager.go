@@ -64,15 +64,24 @@ type MemoryNotifier interface {
 
 // Manager is the eviction manager.
 type Manager struct {
-	clk       *sim.Clock
-	notifyClk *sim.Clock
-	cfg       Config
-	stats     *StatsProvider
-	podFunc   func() []*corev1.Pod
-	kill      KillPodFunc
-	cleanedUp func(*corev1.Pod) bool
-	reclaim   Reclaimers
-	notifier  MemoryNotifier
+	// signalText is formatObservationsMemo's memo: each signal's last available figure
+	// and its text, and its scratch buffer.
+	signalText [len(signalOrder)]signalText
+	signalBuf  []byte
+	// capacities are the capacity quantities of the signals, by name, for as long as the
+	// figure stays (makeSignalObservations): observations share them, and their readers
+	// only read them (GetThresholdQuantity takes the Value; String keeps its own text,
+	// the same for every reader).
+	capacities map[Signal]capacityQuantity
+	clk        *sim.Clock
+	notifyClk  *sim.Clock
+	cfg        Config
+	stats      *StatsProvider
+	podFunc    func() []*corev1.Pod
+	kill       KillPodFunc
+	cleanedUp  func(*corev1.Pod) bool
+	reclaim    Reclaimers
+	notifier   MemoryNotifier
 
 	nodeConditions               []corev1.NodeConditionType
 	thresholdsFirstObservedAt    ThresholdsObservedAt
@@ -215,7 +224,7 @@ func (m *Manager) makeSignalObservations(sum *Summary) SignalObservations {
 	n := m.stats.node
 	obs := SignalObservations{}
 	add := func(s Signal, available, capacity float64) {
-		obs[s] = SignalObservation{Available: qty(available), Capacity: qty(capacity), Time: sum.Time}
+		obs[s] = SignalObservation{Available: qty(available), Capacity: m.capacityQuantity(s, capacity), Time: sum.Time}
 	}
 	add(SignalMemoryAvailable, sum.MemoryAvailable, n.MemoryCapacity)
 	add(SignalAllocatableMemoryAvailable, sum.AllocatableMemoryAvailable, n.KubepodsLimit)
@@ -230,6 +239,75 @@ func (m *Manager) makeSignalObservations(sum *Summary) SignalObservations {
 	}
 	add(SignalPIDAvailable, n.PidMax-sum.PidsUsed, n.PidMax)
 	return obs
+}
+
+// capacityQuantity is a signal's capacity figure and its quantity (qty's).
+type capacityQuantity struct {
+	figure float64
+	q      *resource.Quantity
+}
+
+// capacityQuantity is qty(capacity), the same quantity as the last pass's when the signal's
+// capacity figure is the same (the node's resources do not change during a run).
+func (m *Manager) capacityQuantity(s Signal, capacity float64) *resource.Quantity {
+	if c, ok := m.capacities[s]; ok && c.figure == capacity {
+		return c.q
+	}
+	if m.capacities == nil {
+		m.capacities = map[Signal]capacityQuantity{}
+	}
+	q := qty(capacity)
+	m.capacities[s] = capacityQuantity{figure: capacity, q: q}
+	return q
+}
+
+// signalOrder is Signals(), in an array the memo can be sized by.
+var signalOrder = [...]Signal{SignalMemoryAvailable, SignalAllocatableMemoryAvailable, SignalNodeFsAvailable,
+	SignalNodeFsInodesFree, SignalImageFsAvailable, SignalImageFsInodesFree, SignalContainerFsAvailable,
+	SignalContainerFsInodesFree, SignalPIDAvailable}
+
+// signalText is a signal's available figure, a whole number of bytes or items in binary SI
+// format (as qty makes it), and its text.
+type signalText struct {
+	ok    bool
+	value int64
+	text  string
+}
+
+// formatObservationsMemo is formatObservations, keeping each signal's text while its
+// figure stays the same: a quantity's text is a function of its value and format alone,
+// and the memo is used only for whole numbers in binary SI, as makeSignalObservations
+// makes them (others are formatted afresh).
+func (m *Manager) formatObservationsMemo(obs SignalObservations) string {
+	buf := m.signalBuf[:0]
+	for i, s := range signalOrder {
+		o, ok := obs[s]
+		if !ok {
+			continue
+		}
+		if len(buf) > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, s...)
+		buf = append(buf, '=')
+		q := o.Available
+		if q == nil || q.Format != resource.BinarySI {
+			buf = append(buf, q.String()...)
+			continue
+		}
+		v, exact := q.AsInt64()
+		if !exact {
+			buf = append(buf, q.String()...)
+			continue
+		}
+		memo := &m.signalText[i]
+		if !memo.ok || memo.value != v {
+			*memo = signalText{ok: true, value: v, text: q.String()}
+		}
+		buf = append(buf, memo.text...)
+	}
+	m.signalBuf = buf
+	return string(buf)
 }
 
 func formatObservations(obs SignalObservations) string {
@@ -317,7 +395,7 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 	for _, c := range conds {
 		condNames = append(condNames, string(c))
 	}
-	attrs := []trace.Attr{{Key: "signals", Value: formatObservations(obs)}, {Key: "met", Value: thresholdList(met)},
+	attrs := []trace.Attr{{Key: "signals", Value: m.formatObservationsMemo(obs)}, {Key: "met", Value: thresholdList(met)},
 		{Key: "actionable", Value: thresholdList(fresh)}, {Key: "conditions", Value: strings.Join(condNames, ",")}}
 	if len(held) > 0 {
 		attrs = append(attrs, trace.Attr{Key: "held", Value: strings.Join(held, "; ")})
@@ -599,7 +677,7 @@ func (m *Manager) reclaimNodeLevelResources(s Signal) bool {
 	}
 	stillMet := ThresholdsMet(noGrace, obs, true)
 	m.clk.Record(&trace.Event{Kind: trace.EvictionPass, Name: "reclaimNodeLevelResources", Attrs: []trace.Attr{
-		{Key: "signal", Value: string(s)}, {Key: "signals", Value: formatObservations(obs)}, {Key: "stillMet", Value: thresholdList(stillMet)}}})
+		{Key: "signal", Value: string(s)}, {Key: "signals", Value: m.formatObservationsMemo(obs)}, {Key: "stillMet", Value: thresholdList(stillMet)}}})
 	return len(stillMet) == 0
 }
 

@@ -56,17 +56,80 @@ type StatsProvider struct {
 	node    NodeResources
 	pods    func() []*corev1.Pod
 	sampled map[types.UID]*PodStats
-	volumes map[types.UID]map[string]int64
-	timer   *sim.Timer
-	vtimer  *sim.Timer
+	// entries hold what the provider keeps of each pod it has seen (never dropped, as
+	// sampled's records are not).
+	entries map[types.UID]*podEntry
+	// listed and listedEntries are the last pod list read and its entries, index for
+	// index: a pod found at the same place in the next list (the same object, and so the
+	// same UID, checked all the same) has the same entry without a lookup.
+	listed        []*corev1.Pod
+	listedEntries []*podEntry
+	timer         *sim.Timer
+	vtimer        *sim.Timer
 	// round holds housekeeping's records while it sums them (emptied after each round).
 	round []*PodStats
+	// attrChunk is where new stats events' attributes are cut from (attrsOf), so that an
+	// event does not cost an allocation of its own.
+	attrChunk []trace.Attr
+	// nodeFigures are the figures of the last node stats event, and nodeAttrs its
+	// attributes: a node event with the same figures records them again, and one with
+	// some new figures keeps the strings of the others.
+	nodeFigures [len(nodeStatsKeys)]int64
+	nodeAttrs   []trace.Attr
+	// figures and pending are traceAttrs' scratch space (emptied after each round).
+	figures []byte
+	pending []pendingValue
+}
+
+// attrChunkSize is how many attributes attrChunk holds when it is made: 255 of 32 bytes
+// and the allocator's 8-byte header of an object this size fill an 8 KiB size class
+// exactly (256 would spill into the next class and waste 15%).
+const attrChunkSize = 255
+
+// attrsOf is a new attribute list of length n. Lists share a chunk, each capped at its own
+// length (an append to one makes a copy); recorded attributes are never written, and a
+// chunk region is handed out once, so no two events ever write each other's attributes.
+func (p *StatsProvider) attrsOf(n int) []trace.Attr {
+	if len(p.attrChunk)+n > cap(p.attrChunk) {
+		p.attrChunk = make([]trace.Attr, 0, max(attrChunkSize, n))
+	}
+	i := len(p.attrChunk)
+	p.attrChunk = p.attrChunk[:i+n]
+	return p.attrChunk[i : i+n : i+n]
+}
+
+// nodeStatsKeys are the attribute keys of the node stats event, in order.
+var nodeStatsKeys = [...]string{"memoryCapacity", "memoryWorkingSet", "memoryAvailable", "allocatableMemoryAvailable",
+	"nodefsCapacity", "nodefsUsed", "nodefsAvailable", "nodefsInodesFree", "imagefsCapacity", "imagefsUsed",
+	"imagefsAvailable", "pidsMax", "pidsUsed"}
+
+// nodeTraceAttrs are the attributes of the node stats event for sum.
+func (p *StatsProvider) nodeTraceAttrs(sum *Summary) []trace.Attr {
+	figures := [len(nodeStatsKeys)]int64{int64(p.node.MemoryCapacity), int64(sum.MemoryWorkingSet),
+		int64(sum.MemoryAvailable), int64(sum.AllocatableMemoryAvailable),
+		int64(p.node.NodeFsCapacity), int64(sum.NodeFsUsed), int64(p.node.NodeFsCapacity - sum.NodeFsUsed),
+		int64(p.node.NodeFsInodes - sum.NodeFsInodesUsed),
+		int64(p.node.ImageFsCapacity), int64(sum.ImageFsUsed), int64(p.node.ImageFsCapacity - sum.ImageFsUsed),
+		int64(p.node.PidMax), int64(sum.PidsUsed)}
+	if p.nodeAttrs != nil && figures == p.nodeFigures {
+		return p.nodeAttrs
+	}
+	attrs := p.attrsOf(len(nodeStatsKeys))
+	for i, key := range nodeStatsKeys {
+		if p.nodeAttrs != nil && figures[i] == p.nodeFigures[i] {
+			attrs[i] = p.nodeAttrs[i]
+		} else {
+			attrs[i] = trace.Attr{Key: key, Value: itoa(figures[i])}
+		}
+	}
+	p.nodeAttrs, p.nodeFigures = attrs, figures
+	return attrs
 }
 
 // NewStatsProvider starts housekeeping.
 func NewStatsProvider(s *sim.Sim, rt *cri.Runtime, node NodeResources, pods func() []*corev1.Pod) *StatsProvider {
 	p := &StatsProvider{clk: s.Clock("cadvisor", sim.PriorityDefault), rng: s.RNG("cadvisor"), rt: rt, node: node, pods: pods,
-		sampled: map[types.UID]*PodStats{}, volumes: map[types.UID]map[string]int64{}}
+		sampled: map[types.UID]*PodStats{}, entries: map[types.UID]*podEntry{}}
 	p.timer = p.clk.Schedule(0, p.housekeeping)
 	p.vtimer = p.clk.Schedule(0, p.volumeStats)
 	return p
@@ -78,46 +141,92 @@ func (p *StatsProvider) Stop() {
 	p.vtimer.Stop()
 }
 
+// podEntry is what the provider keeps of one pod (by UID).
+type podEntry struct {
+	uid types.UID
+	// rt holds the pod's runtime objects for the runtime's stats reads.
+	rt cri.UsageHandle
+	// st is the pod's record in sampled, nil until its first sample.
+	st *PodStats
+	// volumes is each volume's disk usage from the last volumeStats (nil: none), and
+	// volumesBytes their sum as the node summary adds it: whole bytes, so the sum is exact
+	// in any order and grouping (far below 2^53).
+	volumes      map[string]int64
+	volumesBytes float64
+}
+
+// entriesOf are the entries of pods, index for index (made for pods not seen before). The
+// answer is valid until the next call.
+func (p *StatsProvider) entriesOf(pods []*corev1.Pod) []*podEntry {
+	listed, out := p.listed, p.listedEntries
+	same := len(pods) == len(listed)
+	for i, pod := range pods {
+		if i < len(listed) && listed[i] == pod && out[i].uid == pod.UID {
+			continue
+		}
+		same = false
+		e := p.entries[pod.UID]
+		if e == nil {
+			e = &podEntry{uid: pod.UID}
+			p.entries[pod.UID] = e
+		}
+		if i < len(out) {
+			out[i] = e
+		} else {
+			out = append(out, e)
+		}
+	}
+	if same {
+		return out // the list read last time, pod for pod
+	}
+	clear(out[len(pods):])
+	out = out[:len(pods)]
+	p.listed = append(p.listed[:0], pods...)
+	clear(p.listed[len(pods):cap(p.listed)])
+	p.listedEntries = out
+	return out
+}
+
 func (p *StatsProvider) housekeeping() {
 	pods := p.pods()
+	entries := p.entriesOf(pods)
 	round := p.round[:0]
-	for _, pod := range pods {
-		st := p.sample(pod)
-		round = append(round, st)
-		p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "pod", Pod: st.pod, Attrs: st.traceAttrs()})
+	for i, pod := range pods {
+		round = append(round, p.sample(pod, entries[i]))
 	}
-	sum := p.summaryOf(pods, round)
+	p.traceAttrs(round)
+	for _, st := range round {
+		p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "pod", Pod: st.pod, Attrs: st.attrs})
+	}
+	sum := p.summaryOf(pods, entries, round)
 	clear(round)
 	p.round = round[:0]
-	p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "node", Attrs: []trace.Attr{
-		{Key: "memoryCapacity", Value: itoa(int64(p.node.MemoryCapacity))}, {Key: "memoryWorkingSet", Value: itoa(int64(sum.MemoryWorkingSet))},
-		{Key: "memoryAvailable", Value: itoa(int64(sum.MemoryAvailable))}, {Key: "allocatableMemoryAvailable", Value: itoa(int64(sum.AllocatableMemoryAvailable))},
-		{Key: "nodefsCapacity", Value: itoa(int64(p.node.NodeFsCapacity))}, {Key: "nodefsUsed", Value: itoa(int64(sum.NodeFsUsed))},
-		{Key: "nodefsAvailable", Value: itoa(int64(p.node.NodeFsCapacity - sum.NodeFsUsed))},
-		{Key: "nodefsInodesFree", Value: itoa(int64(p.node.NodeFsInodes - sum.NodeFsInodesUsed))},
-		{Key: "imagefsCapacity", Value: itoa(int64(p.node.ImageFsCapacity))}, {Key: "imagefsUsed", Value: itoa(int64(sum.ImageFsUsed))},
-		{Key: "imagefsAvailable", Value: itoa(int64(p.node.ImageFsCapacity - sum.ImageFsUsed))},
-		{Key: "pidsMax", Value: itoa(int64(p.node.PidMax))}, {Key: "pidsUsed", Value: itoa(int64(sum.PidsUsed))}}})
+	p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "node", Attrs: p.nodeTraceAttrs(sum)})
 	p.timer = p.clk.Schedule(p.rng.Jitter(housekeepingInterval, 1.0), p.housekeeping)
 }
 
 // volumeStats refreshes each pod's volume usage. A pod's map is refilled in place (sample
 // copies from it, nobody keeps it) and made only for a pod that writes to a volume.
 func (p *StatsProvider) volumeStats() {
-	for _, pod := range p.pods() {
-		vols := p.volumes[pod.UID]
+	pods := p.pods()
+	for i, e := range p.entriesOf(pods) {
+		vols := e.volumes
 		had := len(vols) > 0
 		clear(vols)
-		p.rt.EachVolume(pod.UID, func(name string, bytes float64) {
+		p.rt.EachVolumeOf(pods[i].UID, &e.rt, func(name string, bytes float64) {
 			if vols == nil {
 				vols = map[string]int64{}
 			}
 			vols[name] += int64(bytes) // integer sums: order-free
 		})
-		p.volumes[pod.UID] = vols
+		e.volumes = vols
+		e.volumesBytes = 0
+		for _, v := range vols {
+			e.volumesBytes += float64(v)
+		}
 		if had || len(vols) > 0 {
-			if st := p.sampled[pod.UID]; st != nil {
-				st.volumesRead = false
+			if e.st != nil {
+				e.st.volumesRead = false
 			}
 		}
 	}
@@ -126,16 +235,50 @@ func (p *StatsProvider) volumeStats() {
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
-// traceAttrs are the attributes of the pod's stats event: memory, disk and PIDs. Most
-// samples repeat the last figures, and then the last event's attributes serve again.
-func (st *PodStats) traceAttrs() []trace.Attr {
-	figures := [3]int64{st.MemoryWorkingSet, st.RootFsUsed + st.LogsUsed + st.LocalVolumesUsed, st.Processes}
-	if st.attrs == nil || figures != st.traced {
-		st.attrs = []trace.Attr{{Key: "memory", Value: itoa(figures[0])}, {Key: "disk", Value: itoa(figures[1])},
-			{Key: "pids", Value: itoa(figures[2])}}
-		st.traced = figures
+// podStatsKeys are the attribute keys of a pod stats event, in order.
+var podStatsKeys = [...]string{"memory", "disk", "pids"}
+
+// traceAttrs brings each record's attrs, the attributes of its pod's stats event (memory,
+// disk and PIDs), up to its figures. Most samples repeat the last figures, and then the last
+// event's attributes serve again; a sample with some new figures (a noisy pod's memory)
+// keeps the strings of the others. New attributes are cut from the provider's chunk, and
+// the round's new figures are formatted into one buffer that becomes one string, which
+// their values are cut from (a round's string lives while some record or recorded event
+// still holds one of its values: it is only as long as that round's new figures).
+func (p *StatsProvider) traceAttrs(round []*PodStats) {
+	buf, pending := p.figures[:0], p.pending[:0]
+	for _, st := range round {
+		figures := [len(podStatsKeys)]int64{st.MemoryWorkingSet, st.RootFsUsed + st.LogsUsed + st.LocalVolumesUsed, st.Processes}
+		if st.attrs != nil && figures == st.traced {
+			continue
+		}
+		attrs := p.attrsOf(len(podStatsKeys))
+		for i, key := range podStatsKeys {
+			if st.attrs != nil && figures[i] == st.traced[i] {
+				attrs[i] = st.attrs[i]
+				continue
+			}
+			attrs[i].Key = key
+			from := len(buf)
+			buf = strconv.AppendInt(buf, figures[i], 10)
+			pending = append(pending, pendingValue{attr: &attrs[i], from: from, to: len(buf)})
+		}
+		st.attrs, st.traced = attrs, figures
 	}
-	return st.attrs
+	if len(pending) > 0 {
+		values := string(buf)
+		for _, v := range pending {
+			v.attr.Value = values[v.from:v.to]
+		}
+	}
+	clear(pending)
+	p.figures, p.pending = buf[:0], pending[:0]
+}
+
+// pendingValue is an attribute whose value is buf[from:to] of traceAttrs' buffer.
+type pendingValue struct {
+	attr     *trace.Attr
+	from, to int
 }
 
 // sample reads one pod's usage now into its record in sampled, and returns the record.
@@ -144,16 +287,17 @@ func (st *PodStats) traceAttrs() []trace.Attr {
 // A record whose pod's usage mark (cri's UsageMark) is the one it was sampled at, and whose
 // volume figures have not been refreshed since (volumesRead), would be sampled to the same
 // figures: it is kept as it is.
-func (p *StatsProvider) sample(pod *corev1.Pod) *PodStats {
+func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
 	uid := pod.UID
-	st := p.sampled[uid]
-	mark := p.rt.UsageMark(uid)
+	st := e.st
+	mark := p.rt.UsageMarkOf(uid, &e.rt)
 	if st != nil && st.mark == mark && st.volumesRead && isPodKey(st.pod, pod.Namespace, pod.Name) {
 		return st
 	}
 	if st == nil {
 		st = &PodStats{Containers: map[string]ContainerStats{}, Volumes: map[string]int64{}, pod: pod.Namespace + "/" + pod.Name}
 		p.sampled[uid] = st
+		e.st = st
 	} else {
 		containers, volumes, key, attrs, traced := st.Containers, st.Volumes, st.pod, st.attrs, st.traced
 		if !isPodKey(key, pod.Namespace, pod.Name) {
@@ -163,7 +307,7 @@ func (p *StatsProvider) sample(pod *corev1.Pod) *PodStats {
 		clear(volumes)
 		*st = PodStats{Containers: containers, Volumes: volumes, pod: key, attrs: attrs, traced: traced}
 	}
-	p.rt.EachContainer(uid, func(name string, running bool, memory, disk, pids float64) {
+	p.rt.EachContainerOf(uid, &e.rt, func(name string, running bool, memory, disk, pids float64) {
 		cs := st.Containers[name]
 		if running {
 			cs.MemoryWorkingSet += int64(memory)
@@ -179,7 +323,7 @@ func (p *StatsProvider) sample(pod *corev1.Pod) *PodStats {
 		st.pids += pids
 	})
 	st.RootFsInodes = st.RootFsUsed / bytesPerInode
-	for k, v := range p.volumes[uid] {
+	for k, v := range e.volumes {
 		st.Volumes[k] = v
 		st.LocalVolumesUsed += v
 	}
@@ -209,12 +353,13 @@ func (p *StatsProvider) Get() *Summary {
 // just listed them (housekeeping, the eviction manager's pass) passes its list rather than
 // have every pod's activity looked up again.
 func (p *StatsProvider) summary(pods []*corev1.Pod) *Summary {
-	return p.summaryOf(pods, nil)
+	return p.summaryOf(pods, p.entriesOf(pods), nil)
 }
 
-// summaryOf is summary. samples, when not nil, are the records of pods, index for index,
-// sampled at this instant: their totals are what PodTotals would answer now.
-func (p *StatsProvider) summaryOf(pods []*corev1.Pod, samples []*PodStats) *Summary {
+// summaryOf is summary, with entries those of pods (entriesOf). samples, when not nil, are
+// the records of pods, index for index, sampled at this instant: their totals are what
+// PodTotals would answer now.
+func (p *StatsProvider) summaryOf(pods []*corev1.Pod, entries []*podEntry, samples []*PodStats) *Summary {
 	now := p.clk.Now()
 	sum := &Summary{Time: now, Pods: p.sampled}
 	sysMem, sysDisk := p.rt.SystemUsage()
@@ -225,13 +370,11 @@ func (p *StatsProvider) summaryOf(pods []*corev1.Pod, samples []*PodStats) *Summ
 			podsDisk += samples[i].disk
 			pids += samples[i].pids
 		} else {
-			d, n := p.rt.PodTotals(pod.UID)
+			d, n := p.rt.PodTotalsOf(pod.UID, &entries[i].rt)
 			podsDisk += d
 			pids += n
 		}
-		for _, v := range p.volumes[pod.UID] {
-			vols += float64(v)
-		}
+		vols += entries[i].volumesBytes
 	}
 	images := p.rt.ImagesSize()
 	sum.PodsWorkingSet = podsMem
