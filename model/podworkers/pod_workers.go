@@ -168,6 +168,12 @@ type PodWorkers struct {
 	// textBuf is completeWorkText's scratch buffer for the requeue texts: only the string
 	// made from it is kept, so the next requeue writes over it.
 	textBuf []byte
+	// requeueTexts and jitterReasons are where completeWorkText's resync reasons are
+	// allocated, many to an allocation rather than two allocations per resync (see
+	// textArena and nextJitterReason). Recorded events keep what they are handed; the
+	// worker only ever hands out fresh parts of either, never reuses one.
+	requeueTexts  textArena
+	jitterReasons []jitterReason
 	// updateTypeAttrs are the syncStart attributes of each update type, made at New.
 	updateTypeAttrs [SyncPodKill + 1][]trace.Attr
 }
@@ -1061,10 +1067,11 @@ func (p *PodWorkers) completeWorkText(uid types.UID, st *podSyncStatus, phaseTra
 		n := len(b)
 		b = append(b, delay.String()...)
 		p.textBuf = b
-		texts := string(b)
-		// trace.Because's reason, with its values in the same allocation.
-		jr := &jitterReason{values: [3]trace.Attr{{Key: "base", Value: baseText}, {Key: "jitterFactor", Value: factorText},
-			{Key: "after", Value: texts[n:]}}}
+		texts := p.requeueTexts.copy(b)
+		// trace.Because's reason, with its values in the same object.
+		jr := p.nextJitterReason()
+		jr.values = [3]trace.Attr{{Key: "base", Value: baseText}, {Key: "jitterFactor", Value: factorText},
+			{Key: "after", Value: texts[n:]}}
 		jr.reason = trace.Reason{Rule: "requeueJitter", Text: texts[:n], Values: jr.values[:]}
 		// The event's one attribute is the reason's last value, shared read-only.
 		p.recordShared(st, KindRequeue, why, &jr.reason, jr.values[2:3:3])
@@ -1083,6 +1090,44 @@ func (p *PodWorkers) completeWorkText(uid types.UID, st *podSyncStatus, phaseTra
 type jitterReason struct {
 	reason trace.Reason
 	values [3]trace.Attr
+}
+
+// jitterReasonBatch is how many jitterReasons nextJitterReason allocates at once.
+const jitterReasonBatch = 64
+
+// nextJitterReason returns a zero jitterReason that nothing else refers to. They are
+// allocated a batch at a time and each is handed out once: a recorded event may keep its
+// reason for the whole run, so none is ever reused (a kept one keeps its batch alive).
+func (p *PodWorkers) nextJitterReason() *jitterReason {
+	if len(p.jitterReasons) == 0 {
+		p.jitterReasons = make([]jitterReason, jitterReasonBatch)
+	}
+	jr := &p.jitterReasons[0]
+	p.jitterReasons = p.jitterReasons[1:]
+	return jr
+}
+
+// textArena makes strings many to an allocation: each copy is appended to a
+// strings.Builder with room to spare and is a substring of the Builder's text. Appending
+// within the Builder's capacity never writes the bytes already there, so a string handed
+// out stays as it was; when the room runs out the arena starts a new Builder and leaves
+// the old buffer to the strings that still refer to it.
+type textArena struct {
+	b strings.Builder
+}
+
+// textArenaSize is the room a new arena buffer starts with.
+const textArenaSize = 8 << 10
+
+// copy returns string(text).
+func (a *textArena) copy(text []byte) string {
+	if a.b.Cap()-a.b.Len() < len(text) {
+		a.b = strings.Builder{}
+		a.b.Grow(max(textArenaSize, len(text)))
+	}
+	start := a.b.Len()
+	a.b.Write(text)
+	return a.b.String()[start:]
 }
 
 // durationText is d.String(), without formatting the resync interval every time.
