@@ -179,7 +179,33 @@ type Manager struct {
 	// nil if none. noActionsAttrs is the computePodActions attributes of "none".
 	spareSync      *podSync
 	noActionsAttrs []trace.Attr
+
+	// backOffMemo keeps, per back-off key, what decideBackOff built the last time it held
+	// that container back (see backOffHold); nil until the first hold.
+	backOffMemo map[string]*backOffHold
 }
+
+// backOffHold is what decideBackOff records and returns when it holds a container back:
+// the error message, the event's attributes and reason, and the error. All of it is a
+// function of the back-off key (which names the pod, its namespace and UID, the container
+// and its hash), the last exit's finish time and the back-off's current duration, so a
+// later hold with the same three reuses it: a crash-looping container is held back at
+// every sync of its back-off window. Nothing a hold hands out is written after it is
+// made: recorded attributes and reasons are read-only, and a BackoffError is only read.
+type backOffHold struct {
+	finishedAt time.Time
+	current    time.Duration
+
+	podKey string
+	msg    string
+	attrs  []trace.Attr
+	reason *trace.Reason
+	err    *BackoffError
+}
+
+// backOffMemoLimit bounds backOffMemo: once it holds this many keys it is emptied, which
+// drops the keys of containers no longer held back (a miss only builds the texts again).
+const backOffMemoLimit = 1024
 
 // PodStateProvider is the pod workers' view a sync needs (upstream podStateProvider).
 type PodStateProvider interface {
@@ -458,22 +484,41 @@ func (m *Manager) decideBackOff(pod *corev1.Pod, c *corev1.Container, podStatus 
 	now := m.s.Now()
 	if backOff.IsInBackOffSince(key, last.FinishedAt, now) {
 		current := backOff.Get(key)
-		expiry := last.FinishedAt.Add(current)
-		// Built by concatenation, each value formatted once: a crash-looping container is
-		// held back at every sync. The texts are those of fmt's %s (a Duration's String) and
-		// %.3f (strconv 'f' with precision 3).
-		backoffText, untilText := current.String(), expiry.Sub(sim.Epoch).String()
-		msg := "back-off " + backoffText + " restarting failed container=" + c.Name + " pod=" + pod.Name + "_" + pod.Namespace + "(" + string(pod.UID) + ")"
-		m.s.Record(&trace.Event{Kind: KindBackOff, Pod: container.Key(pod), Container: c.Name,
-			Attrs: []trace.Attr{{Key: "backoff", Value: backoffText}, {Key: "until", Value: untilText}},
-			Reason: trace.BecauseEach("doBackOff", c.Name+"'s last run ended inside its back-off window (key "+key+", "+backoffText+" from its exit): SyncPod skips the start until "+strconv.FormatFloat(expiry.Sub(sim.Epoch).Seconds(), 'f', 3, 64)+"s",
-				trace.Attr{Key: "key", Value: key}, trace.Attr{Key: "backoff", Value: backoffText}, trace.Attr{Key: "until", Value: untilText})})
-		return true, msg, nil, &BackoffError{Msg: msg, Expiry: expiry}
+		hold := m.backOffMemo[key]
+		if hold == nil || !hold.finishedAt.Equal(last.FinishedAt) || hold.current != current {
+			if hold == nil {
+				if len(m.backOffMemo) >= backOffMemoLimit || m.backOffMemo == nil {
+					m.backOffMemo = make(map[string]*backOffHold)
+				}
+				hold = &backOffHold{}
+				m.backOffMemo[key] = hold
+			}
+			m.buildBackOffHold(hold, key, pod, c, last.FinishedAt, current)
+		}
+		m.s.Record(&trace.Event{Kind: KindBackOff, Pod: hold.podKey, Container: c.Name, Attrs: hold.attrs, Reason: hold.reason})
+		return true, hold.msg, nil, hold.err
 	}
 	backOff.Next(key, last.FinishedAt, now)
 	next := backOff.Get(key)
 	return false, "", []trace.Attr{{Key: "reason", Value: "backOffStarted"}, {Key: "backoff", Value: next.String()},
 		{Key: "backoffFrom", Value: last.FinishedAt.Sub(sim.Epoch).String()}}, nil
+}
+
+// buildBackOffHold fills hold with what decideBackOff records and returns for the container
+// of key held back in the window of current from finishedAt.
+func (m *Manager) buildBackOffHold(hold *backOffHold, key string, pod *corev1.Pod, c *corev1.Container, finishedAt time.Time, current time.Duration) {
+	expiry := finishedAt.Add(current)
+	// Built by concatenation, each value formatted once. The texts are those of fmt's %s
+	// (a Duration's String) and %.3f (strconv 'f' with precision 3).
+	backoffText, untilText := current.String(), expiry.Sub(sim.Epoch).String()
+	msg := "back-off " + backoffText + " restarting failed container=" + c.Name + " pod=" + pod.Name + "_" + pod.Namespace + "(" + string(pod.UID) + ")"
+	hold.finishedAt, hold.current = finishedAt, current
+	hold.podKey = container.Key(pod)
+	hold.msg = msg
+	hold.attrs = []trace.Attr{{Key: "backoff", Value: backoffText}, {Key: "until", Value: untilText}}
+	hold.reason = trace.BecauseEach("doBackOff", c.Name+"'s last run ended inside its back-off window (key "+key+", "+backoffText+" from its exit): SyncPod skips the start until "+strconv.FormatFloat(expiry.Sub(sim.Epoch).Seconds(), 'f', 3, 64)+"s",
+		trace.Attr{Key: "key", Value: key}, trace.Attr{Key: "backoff", Value: backoffText}, trace.Attr{Key: "until", Value: untilText})
+	hold.err = &BackoffError{Msg: msg, Expiry: expiry}
 }
 
 // podMemoryLimit is the pod cgroup's memory limit when the pod declares a pod-level memory
