@@ -76,6 +76,9 @@ func (r *PodSyncResult) add(action SyncAction, target string, err error, msg str
 type BackoffError struct {
 	Msg    string
 	Expiry time.Time
+	// hold is the decideBackOff memo that made the error (nil for one made elsewhere):
+	// PodSyncResult.Error keeps the step error wrapping it there.
+	hold *backOffHold
 }
 
 func (e *BackoffError) Error() string            { return e.Msg }
@@ -86,6 +89,9 @@ func (e *BackoffError) Is(target error) bool     { return target == ErrCrashLoop
 type aggregate []error
 
 func (a aggregate) Error() string {
+	if len(a) == 1 {
+		return a[0].Error()
+	}
 	parts := make([]string, len(a))
 	for i, e := range a {
 		parts[i] = e.Error()
@@ -105,9 +111,20 @@ type stepError struct {
 	// wrapped is the step's reason, then its cause if any (nil otherwise); Unwrap returns
 	// the set ones as a slice of this array, which errors.Is and errors.As only read.
 	wrapped [2]error
+	// text is Error's answer once asked (""), for a step error kept in a backOffHold and
+	// so returned by the syncs of a whole back-off window. Every field it is made of is
+	// set before the error is handed out and never changes.
+	text string
 }
 
 func (e *stepError) Error() string {
+	if e.text == "" {
+		e.text = e.format()
+	}
+	return e.text
+}
+
+func (e *stepError) format() string {
 	// fmt's "failed to %q for %q with %v: %q", without boxing: %q of a string is
 	// strconv.Quote, %v of an error its Error.
 	return "failed to " + strconv.Quote(string(e.action)) + " for " + strconv.Quote(e.target) + " with " + e.wrapped[0].Error() + ": " + strconv.Quote(e.msg)
@@ -132,12 +149,23 @@ func (r *PodSyncResult) Error() error {
 		if s.Error == nil {
 			continue
 		}
-		se := &stepError{action: s.Action, target: s.Target, msg: s.Message, wrapped: [2]error{s.Error}}
 		var be *BackoffError
 		if errors.As(s.Error, &be) {
-			se.wrapped = [2]error{ErrCrashLoopBackOff, be}
+			// A back-off error decideBackOff keeps is returned by every sync of its
+			// window, and so is the step error wrapping it.
+			h := be.hold
+			if h != nil && h.step != nil && h.step.action == s.Action && h.step.target == s.Target && h.step.msg == s.Message && h.step.wrapped[1] == error(be) {
+				errs = append(errs, h.step)
+				continue
+			}
+			se := &stepError{action: s.Action, target: s.Target, msg: s.Message, wrapped: [2]error{ErrCrashLoopBackOff, be}}
+			if h != nil {
+				h.step = se
+			}
+			errs = append(errs, se)
+			continue
 		}
-		errs = append(errs, se)
+		errs = append(errs, &stepError{action: s.Action, target: s.Target, msg: s.Message, wrapped: [2]error{s.Error}})
 	}
 	if len(errs) == 0 {
 		return nil
@@ -201,6 +229,8 @@ type backOffHold struct {
 	attrs  []trace.Attr
 	reason *trace.Reason
 	err    *BackoffError
+	// step is the step error PodSyncResult.Error last made around err (nil: none yet).
+	step *stepError
 }
 
 // backOffMemoLimit bounds backOffMemo: once it holds this many keys it is emptied, which
@@ -518,7 +548,8 @@ func (m *Manager) buildBackOffHold(hold *backOffHold, key string, pod *corev1.Po
 	hold.attrs = []trace.Attr{{Key: "backoff", Value: backoffText}, {Key: "until", Value: untilText}}
 	hold.reason = trace.BecauseEach("doBackOff", c.Name+"'s last run ended inside its back-off window (key "+key+", "+backoffText+" from its exit): SyncPod skips the start until "+strconv.FormatFloat(expiry.Sub(sim.Epoch).Seconds(), 'f', 3, 64)+"s",
 		trace.Attr{Key: "key", Value: key}, trace.Attr{Key: "backoff", Value: backoffText}, trace.Attr{Key: "until", Value: untilText})
-	hold.err = &BackoffError{Msg: msg, Expiry: expiry}
+	hold.err = &BackoffError{Msg: msg, Expiry: expiry, hold: hold}
+	hold.step = nil
 }
 
 // podMemoryLimit is the pod cgroup's memory limit when the pod declares a pod-level memory
