@@ -102,7 +102,7 @@ func (ps *podSyncer) runtimeSynced(result *kuberuntime.PodSyncResult) {
 // syncMemo (see there), and then neither generates the status nor stores it: storing the
 // same status again would change nothing.
 func (kl *Kubelet) syncAPIPodStatus(memo *syncMemo, pod *corev1.Pod, podStatus *container.PodStatus) (terminal, restartingAllContainers bool) {
-	cached, _ := kl.statusManager.PeekPodStatus(pod.UID)
+	cached := memo.cachedStatus(pod.UID)
 	// The deadline check depends on the time, so it is never part of the memo: a pod past
 	// its deadline is synced in full. (It reads only the pod and its start time, which
 	// the readiness triggers below cannot change, so it may come first.)
@@ -125,7 +125,7 @@ func (kl *Kubelet) syncAPIPodStatus(memo *syncMemo, pod *corev1.Pod, podStatus *
 			}
 		}
 	}
-	after, _ := kl.statusManager.PeekPodStatus(pod.UID)
+	after := memo.cachedStatus(pod.UID)
 	memo.store(pod, podStatus, cached, after, usedNow, apiStatus.Phase, restartingAllContainers)
 	return isTerminal(apiStatus.Phase), restartingAllContainers
 }
@@ -170,6 +170,26 @@ type syncMemo struct {
 	// The ProbeState and ReasonLookup handed to status generation, made once per memo.
 	probes  memoProbes
 	reasons status.ReasonLookup
+
+	// entry is the status manager's PodStatusEntry of the pod entryUID (nil: none held),
+	// which cachedStatus reads instead of looking the pod up at every sync.
+	entry    *status.PodStatusEntry
+	entryUID types.UID
+}
+
+// cachedStatus is the status manager's PeekPodStatus of uid (nil when none is cached),
+// read through the pod's PodStatusEntry. The entry is held from sync to sync: the manager
+// points it at every new status of the pod and sets its Status to nil when it drops the
+// pod (a pod cached again gets a new entry), so it is looked up again only when none is
+// held, when it was dropped, or when the syncer is handed a pod of another UID.
+func (m *syncMemo) cachedStatus(uid types.UID) *corev1.PodStatus {
+	if m.entry == nil || m.entry.Status == nil || m.entryUID != uid {
+		m.entry, m.entryUID = m.kl.statusManager.PodStatusEntry(uid), uid
+		if m.entry == nil {
+			return nil
+		}
+	}
+	return m.entry.Status
 }
 
 type probeCallKind uint8
@@ -428,7 +448,11 @@ func (kl *Kubelet) generateAPIPodStatusMemo(pod *corev1.Pod, podStatus *containe
 	// The cached status is read in place: status generation only reads the old status,
 	// and the status manager never changes a cached status (PeekPodStatus).
 	old := &pod.Status
-	if st, ok := kl.statusManager.PeekPodStatus(pod.UID); ok {
+	if memo != nil {
+		if st := memo.cachedStatus(pod.UID); st != nil {
+			old = st
+		}
+	} else if st, ok := kl.statusManager.PeekPodStatus(pod.UID); ok {
 		old = st
 	}
 	var reasons status.ReasonLookup
