@@ -730,25 +730,38 @@ func statusManagerOwned(t corev1.PodConditionType) bool {
 func mergePodStatus(oldStatus, newStatus *corev1.PodStatus, couldHaveRunningContainers bool) corev1.PodStatus {
 	// A deep copy of newStatus but for its conditions, which are merged into a list of
 	// their own (a PodCondition holds no pointers: a copy of one is a deep copy). One
-	// allocation for the merged conditions; none kept is nil, as it always was.
+	// allocation for the merged conditions, of the size kept (counted first: a condition
+	// is large, and most of the old status's are owned, so dropped); none kept is nil, as
+	// it always was.
 	src := *newStatus
 	src.Conditions = nil
-	out := *src.DeepCopy()
-	conds := make([]corev1.PodCondition, 0, len(newStatus.Conditions)+len(oldStatus.Conditions))
+	var out corev1.PodStatus
+	src.DeepCopyInto(&out)
+	n := 0
 	for i := range newStatus.Conditions {
 		if statusManagerOwned(newStatus.Conditions[i].Type) {
-			conds = append(conds, newStatus.Conditions[i])
+			n++
 		}
 	}
 	for i := range oldStatus.Conditions {
 		if !statusManagerOwned(oldStatus.Conditions[i].Type) {
-			conds = append(conds, oldStatus.Conditions[i])
+			n++
 		}
 	}
-	if len(conds) == 0 {
-		conds = nil
+	if n > 0 {
+		conds := make([]corev1.PodCondition, 0, n)
+		for i := range newStatus.Conditions {
+			if statusManagerOwned(newStatus.Conditions[i].Type) {
+				conds = append(conds, newStatus.Conditions[i])
+			}
+		}
+		for i := range oldStatus.Conditions {
+			if !statusManagerOwned(oldStatus.Conditions[i].Type) {
+				conds = append(conds, oldStatus.Conditions[i])
+			}
+		}
+		out.Conditions = conds
 	}
-	out.Conditions = conds
 	if isTerminal(out.Phase) && !isTerminal(oldStatus.Phase) && couldHaveRunningContainers {
 		out.Phase, out.Reason, out.Message = oldStatus.Phase, oldStatus.Reason, oldStatus.Message
 		var kept []corev1.PodCondition
