@@ -160,7 +160,7 @@ func (r *PodSyncResult) Error() error {
 			}
 			se := &stepError{action: s.Action, target: s.Target, msg: s.Message, wrapped: [2]error{ErrCrashLoopBackOff, be}}
 			if h != nil {
-				h.step = se
+				h.step, h.alone = se, nil
 			}
 			errs = append(errs, se)
 			continue
@@ -169,6 +169,18 @@ func (r *PodSyncResult) Error() error {
 	}
 	if len(errs) == 0 {
 		return nil
+	}
+	if len(errs) == 1 {
+		// A sync whose one failure is a held-back container's start returns the same
+		// error all window, as its step error is (see backOffHold).
+		if se, ok := errs[0].(*stepError); ok {
+			if be, ok := se.wrapped[1].(*BackoffError); ok && be.hold != nil && be.hold.step == se {
+				if be.hold.alone == nil {
+					be.hold.alone = errs
+				}
+				return be.hold.alone
+			}
+		}
 	}
 	return errs
 }
@@ -229,8 +241,10 @@ type backOffHold struct {
 	attrs  []trace.Attr
 	reason *trace.Reason
 	err    *BackoffError
-	// step is the step error PodSyncResult.Error last made around err (nil: none yet).
-	step *stepError
+	// step is the step error PodSyncResult.Error last made around err (nil: none yet),
+	// alone the sync error that is step and nothing else (nil: none yet).
+	step  *stepError
+	alone error
 }
 
 // backOffMemoLimit bounds backOffMemo: once it holds this many keys it is emptied, which
@@ -549,7 +563,7 @@ func (m *Manager) buildBackOffHold(hold *backOffHold, key string, pod *corev1.Po
 	hold.reason = trace.BecauseEach("doBackOff", c.Name+"'s last run ended inside its back-off window (key "+key+", "+backoffText+" from its exit): SyncPod skips the start until "+strconv.FormatFloat(expiry.Sub(sim.Epoch).Seconds(), 'f', 3, 64)+"s",
 		trace.Attr{Key: "key", Value: key}, trace.Attr{Key: "backoff", Value: backoffText}, trace.Attr{Key: "until", Value: untilText})
 	hold.err = &BackoffError{Msg: msg, Expiry: expiry, hold: hold}
-	hold.step = nil
+	hold.step, hold.alone = nil, nil
 }
 
 // podMemoryLimit is the pod cgroup's memory limit when the pod declares a pod-level memory
