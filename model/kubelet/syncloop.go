@@ -86,7 +86,7 @@ func (kl *Kubelet) syncLoop() {
 		if kl.runtimeBackoff > runtimeErrorBackoffMax {
 			kl.runtimeBackoff = runtimeErrorBackoffMax
 		}
-		kl.clk.Schedule(d, kl.syncLoopFn)
+		kl.clk.Go(d, kl.syncLoopFn) // never stopped: syncLoop checks kl.stopped itself
 		return
 	}
 	kl.runtimeBackoff = runtimeErrorBackoffBase
@@ -192,7 +192,7 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 		}
 		// Housekeeping runs inline: nothing else is dispatched until it finishes.
 		cost := kl.HandlePodCleanups()
-		kl.clk.Schedule(cost, kl.syncLoopFn)
+		kl.clk.Go(cost, kl.syncLoopFn)
 		return
 	}
 	kl.syncLoop()

@@ -177,12 +177,11 @@ func (g *GenericPLEG) RequestRelist(uid types.UID) {
 		g.busy = true
 		// Handing the request to the PLEG goroutine is not free: upstream's relist always
 		// starts strictly after the sync that asked for it, which GetNewerThan relies on.
-		g.clk.Schedule(handoff, g.nextFn)
+		g.clk.Go(handoff, g.nextFn)
 	}
 }
 
 func (g *GenericPLEG) timerFired() {
-	g.timer = nil
 	g.globalDue = true
 	if !g.busy {
 		g.busy = true
@@ -477,8 +476,11 @@ func (g *GenericPLEG) reconciled() {
 	}
 }
 
+// finishGlobal arms the relist timer a period from now. The PLEG keeps one Timer for its
+// whole life and resets it here (it fired to start this relist, so it is not pending):
+// the same firing time, track, priority and lifetime as a fresh one, without allocating.
 func (g *GenericPLEG) finishGlobal() {
-	g.timer = g.clk.Schedule(RelistPeriod, g.timerFiredFn)
+	g.timer.Reset(RelistPeriod)
 	g.next()
 }
 
