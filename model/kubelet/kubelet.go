@@ -308,7 +308,14 @@ func (kl *Kubelet) updateRuntimeUp() {
 	if kl.runtime.Ready() {
 		kl.lastRuntimeUp = kl.s.Now()
 	}
-	kl.runtimeUpTimer = kl.s.Clock("runtimeStatus", sim.PriorityDefault).Schedule(runtimeUpPeriod, kl.updateRuntimeUp)
+	if kl.runtimeUpTimer == nil {
+		kl.runtimeUpTimer = kl.s.Clock("runtimeStatus", sim.PriorityDefault).Schedule(runtimeUpPeriod, kl.updateRuntimeUp)
+		return
+	}
+	// Every later check runs from the timer, which has just fired and is not pending:
+	// resetting it queues the same event a fresh timer would (same track, priority and
+	// lifetime: the kubelet's, which Run started it in) without allocating.
+	kl.runtimeUpTimer.Reset(runtimeUpPeriod)
 }
 
 // nodeAllocatable is capacity minus reserved resources minus the hard memory eviction
