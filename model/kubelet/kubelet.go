@@ -113,7 +113,9 @@ type Kubelet struct {
 	admitHandlers    []AdmitHandler
 	statsProvider    *eviction.StatsProvider
 	// cleanup is what housekeeping keeps between passes (see HandlePodCleanups)
-	cleanup      cleanupMemo
+	cleanup cleanupMemo
+	// handlerAttrs: the handler events' strings of single pods (see handlerMemo).
+	handlerAttrs handlerMemo
 	activeFilter activeFilter // filterOutInactivePods' last answer
 	// podsToSync is getPodsToSync's list, reused from one sync tick to the next (see there).
 	podsToSync []*corev1.Pod

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"nodesim/model/pleg"
 	"nodesim/model/podconfig"
@@ -262,6 +263,11 @@ func plegCause(t pleg.PodLifeCycleEventType) string {
 
 func (kl *Kubelet) handler(name, why string, pods []*corev1.Pod) {
 	// Room for every attribute the event may get: pods, cause and mirror.
+	if len(pods) == 1 && !podconfig.IsMirrorPod(pods[0]) {
+		key, attrs := kl.handlerAttrs.get(pods[0], why)
+		kl.clk.Record(&trace.Event{Kind: KindHandler, Name: name, Pod: key, Attrs: attrs})
+		return
+	}
 	e := &trace.Event{Kind: KindHandler, Name: name, Attrs: make([]trace.Attr, 1, 3)}
 	if len(pods) == 1 {
 		e.Pod = podKey(pods[0])
@@ -278,6 +284,60 @@ func (kl *Kubelet) handler(name, why string, pods []*corev1.Pod) {
 	}
 	kl.clk.Record(e)
 }
+
+// handlerMemo keeps, for each pod the handlers were called with alone, its key and the
+// handler event's attributes for the first few causes seen, so that the syncs of a pod
+// that PLEG and the probes wake again and again record the same strings instead of
+// building them anew. Entries are values in the map (no allocation of their own), so a
+// pod seen once costs no more than before. An entry is used only while the pod's
+// namespace and name are those it was made for; HandlePodRemoves drops the entry of a pod
+// that leaves. Recorded attributes are never written, so one slice may serve many events.
+type handlerMemo struct {
+	byUID map[types.UID]handlerPod
+}
+
+type handlerPod struct {
+	namespace, name, key string
+	n                    int
+	causes               [3]handlerCause
+}
+
+type handlerCause struct {
+	why   string
+	attrs []trace.Attr
+}
+
+// get returns the key of pod, a non-mirror pod, and the attributes of a handler event for
+// it alone with cause why: pods=key, and cause=why unless why is empty.
+func (m *handlerMemo) get(pod *corev1.Pod, why string) (string, []trace.Attr) {
+	hp, ok := m.byUID[pod.UID]
+	if !ok || hp.namespace != pod.Namespace || hp.name != pod.Name {
+		hp = handlerPod{namespace: pod.Namespace, name: pod.Name, key: podKey(pod)}
+	}
+	for _, c := range hp.causes[:hp.n] {
+		if c.why == why {
+			return hp.key, c.attrs
+		}
+	}
+	var attrs []trace.Attr
+	if why == "" {
+		attrs = []trace.Attr{{Key: "pods", Value: hp.key}}
+	} else {
+		attrs = []trace.Attr{{Key: "pods", Value: hp.key}, {Key: "cause", Value: why}}
+	}
+	if hp.n < len(hp.causes) {
+		hp.causes[hp.n] = handlerCause{why: why, attrs: attrs}
+		hp.n++
+		if m.byUID == nil {
+			m.byUID = map[types.UID]handlerPod{}
+		}
+		m.byUID[pod.UID] = hp
+	}
+	return hp.key, attrs
+}
+
+// forget drops what get kept for a pod that left the pod manager.
+func (m *handlerMemo) forget(uid types.UID) { delete(m.byUID, uid) }
 
 // podKey is a pod's "namespace/name".
 func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
