@@ -241,8 +241,26 @@ func (kl *Kubelet) handleProbeSync(u results.Update, probe string) {
 	if !ok {
 		return
 	}
-	kl.handler("HandlePodSyncs", probe+"Ch "+u.Result.String(), []*corev1.Pod{pod})
+	kl.handler("HandlePodSyncs", probeCause(probe, u.Result), []*corev1.Pod{pod})
 	kl.HandlePodSyncs([]*corev1.Pod{pod})
+}
+
+// probeCause is the handler's cause for a probe result: "<probe>Ch <result>", with the
+// combinations the syncLoop sees spelled out so that no string is joined per result.
+func probeCause(probe string, r results.Result) string {
+	switch {
+	case probe == "liveness" && r == results.Failure:
+		return "livenessCh Failure"
+	case probe == "readiness" && r == results.Success:
+		return "readinessCh Success"
+	case probe == "readiness" && r == results.Failure:
+		return "readinessCh Failure"
+	case probe == "startup" && r == results.Success:
+		return "startupCh Success"
+	case probe == "startup" && r == results.Failure:
+		return "startupCh Failure"
+	}
+	return probe + "Ch " + r.String()
 }
 
 // plegCause is the handler's cause for a PLEG event of type t: "plegCh <type>", with the
