@@ -256,6 +256,19 @@ func GetThresholdQuantity(value ThresholdValue, capacity *resource.Quantity) *re
 	return resource.NewQuantity(int64(float64(c)*float64(value.Percentage)), resource.BinarySI)
 }
 
+// thresholdQuantity is GetThresholdQuantity as a value, for a caller that only compares
+// it: the eviction pass tests every threshold on each run, and a value stays on the stack.
+func thresholdQuantity(value ThresholdValue, capacity *resource.Quantity) resource.Quantity {
+	if value.Quantity != nil {
+		return value.Quantity.DeepCopy()
+	}
+	var c int64
+	if capacity != nil {
+		c = capacity.Value()
+	}
+	return *resource.NewQuantity(int64(float64(c)*float64(value.Percentage)), resource.BinarySI)
+}
+
 // ThresholdsMet returns, in input order, the thresholds whose quantity is strictly greater
 // than the observed available figure. With enforceMinReclaim the min-reclaim (resolved
 // against the same capacity) is added to the threshold first, which is how a threshold
@@ -268,9 +281,9 @@ func ThresholdsMet(thresholds []Threshold, observations SignalObservations, enfo
 		if !ok || obs.Available == nil {
 			continue
 		}
-		q := GetThresholdQuantity(t.Value, obs.Capacity)
+		q := thresholdQuantity(t.Value, obs.Capacity)
 		if enforceMinReclaim && t.MinReclaim != nil {
-			q.Add(*GetThresholdQuantity(*t.MinReclaim, obs.Capacity))
+			q.Add(thresholdQuantity(*t.MinReclaim, obs.Capacity))
 		}
 		if q.Cmp(*obs.Available) > 0 {
 			results = append(results, t)
