@@ -1,7 +1,9 @@
 package eviction
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -381,12 +383,13 @@ func conditionOrder(c corev1.NodeConditionType) int {
 // sortConditions orders conditions MemoryPressure, DiskPressure, PIDPressure, then any
 // others alphabetically.
 func sortConditions(conds []corev1.NodeConditionType) {
-	sort.Slice(conds, func(i, j int) bool {
-		oi, oj := conditionOrder(conds[i]), conditionOrder(conds[j])
-		if oi != oj {
-			return oi < oj
+	// The order is total (equal keys are equal conditions), so any sort gives the same
+	// result; slices.SortFunc allocates nothing, unlike sort.Slice.
+	slices.SortFunc(conds, func(a, b corev1.NodeConditionType) int {
+		if c := cmp.Compare(conditionOrder(a), conditionOrder(b)); c != 0 {
+			return c
 		}
-		return conds[i] < conds[j]
+		return cmp.Compare(a, b)
 	})
 }
 
