@@ -265,9 +265,9 @@ func (kl *Kubelet) cleanUpContainersInPod(uid types.UID, exitedID string) {
 // is remembered (gcClean) with its listing object and those answers, and passed over while
 // all three are the same.
 func (kl *Kubelet) containerGC() {
-	defer func() {
-		kl.gcTimer = kl.s.Clock("gc", sim.PriorityDefault).Schedule(containerGCPeriod, kl.containerGC)
-	}()
+	// containerGC runs only from gcTimer (see Run), which has just fired: resetting it
+	// queues what a fresh timer of the same process would, without allocating.
+	defer kl.gcTimer.Reset(containerGCPeriod)
 	if kl.stopped {
 		return
 	}
