@@ -35,6 +35,7 @@ import (
 	"nodesim/model/prober/results"
 	"nodesim/model/status"
 	"nodesim/sim"
+	"nodesim/trace"
 )
 
 // Upstream constants (pkg/kubelet/kubelet.go).
@@ -116,7 +117,10 @@ type Kubelet struct {
 	cleanup cleanupMemo
 	// handlerAttrs: the handler events' strings of single pods (see handlerMemo).
 	handlerAttrs handlerMemo
-	activeFilter activeFilter // filterOutInactivePods' last answer
+	// removedIgnored is the event of an ignored ContainerRemoved PLEG event, made once;
+	// each is recorded from a copy (Record stamps the event it is given).
+	removedIgnored trace.Event
+	activeFilter   activeFilter // filterOutInactivePods' last answer
 	// podsToSync is getPodsToSync's list, reused from one sync tick to the next (see there).
 	podsToSync []*corev1.Pod
 	// gcClean are the runtime pods the last containerGC found nothing to remove in, in UID

@@ -245,7 +245,7 @@ func (kl *Kubelet) cleanUpContainersInPod(uid types.UID, exitedID string) {
 	gc := kl.s.Clock("containerDeletor", sim.PriorityDefault)
 	for _, c := range dead[keep:] {
 		id := c.ID
-		gc.Schedule(0, func() { kl.runtime.RemoveContainer(id, func(error) {}) })
+		gc.Go(0, func() { kl.runtime.RemoveContainer(id, func(error) {}) }) // never stopped
 	}
 	why := trace.Because("cleanUpContainersInPod", "the pod keeps its newest dead instance of a container (logs, restart count); older ones go")
 	if keep == 0 {

@@ -133,8 +133,14 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 					Reason: trace.Because("podNotInPodManager", "the event's pod is not in the pod manager (gone from every config source): the syncLoop ignores it")})
 			}
 		} else {
-			kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: "plegCh", Attrs: []trace.Attr{{Key: "type", Value: string(e.Type)}},
-				Reason: trace.Because("isSyncPodWorthy", "isSyncPodWorthy: a removed container changes nothing a sync could act on, so no handler runs")})
+			if kl.removedIgnored.Reason == nil {
+				// Made once: the type is always ContainerRemoved here, and recorded
+				// attributes and reasons are never written.
+				kl.removedIgnored = trace.Event{Kind: KindIgnored, Name: "plegCh", Attrs: []trace.Attr{{Key: "type", Value: string(pleg.ContainerRemoved)}},
+					Reason: trace.Because("isSyncPodWorthy", "isSyncPodWorthy: a removed container changes nothing a sync could act on, so no handler runs")}
+			}
+			ev := kl.removedIgnored
+			kl.clk.Record(&ev)
 		}
 		if e.Type == pleg.ContainerDied {
 			kl.cleanUpContainersInPod(e.ID, e.Data)
