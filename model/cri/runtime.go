@@ -196,11 +196,14 @@ type Runtime struct {
 	ctrs      map[string]*ctr
 	// byPod indexes each pod's sandboxes and containers in creation order, and order lists
 	// the pods by first appearance, so that listings never sort the whole node.
-	byPod   map[types.UID]*podObjects
-	uids    []types.UID      // byPod's keys in order, nil when stale
-	listing []*container.Pod // the last full listing, nil when stale
-	images  map[string]*Image
-	pulls   *pullScheduler
+	byPod map[types.UID]*podObjects
+	uids  []types.UID // byPod's keys in order, nil when stale
+	// podsSorted is byPod's objects in the order of uids, made with it (see podUIDs):
+	// walks over every pod read it instead of looking each UID up again.
+	podsSorted []*podObjects
+	listing    []*container.Pod // the last full listing, nil when stale
+	images     map[string]*Image
+	pulls      *pullScheduler
 
 	downUntil time.Duration
 	downSince time.Duration
@@ -587,8 +590,21 @@ func (r *Runtime) forgetIfEmpty(uid types.UID) {
 func (r *Runtime) podUIDs() []types.UID {
 	if r.uids == nil {
 		r.uids = slices.Sorted(maps.Keys(r.byPod))
+		// A fresh slice, as uids is: a walk over the old one may be under way.
+		r.podsSorted = make([]*podObjects, 0, len(r.uids))
+		for _, uid := range r.uids {
+			r.podsSorted = append(r.podsSorted, r.byPod[uid])
+		}
 	}
 	return r.uids
+}
+
+// sortedPods is the objects of every pod in UID order. It is made and dropped with uids
+// (objects and forgetIfEmpty clear uids whenever byPod gains or loses a pod, and a pod's
+// objects are never replaced while it is in byPod), so it is current whenever uids is.
+func (r *Runtime) sortedPods() []*podObjects {
+	r.podUIDs()
+	return r.podsSorted
 }
 
 // ContainerCount is how many containers and sandboxes exist (the relist cost grows with it).
@@ -615,10 +631,10 @@ func (r *Runtime) GetPods() ([]*container.Pod, error) {
 	if r.listing != nil {
 		return r.listing, nil
 	}
-	uids := r.podUIDs()
-	out := make([]*container.Pod, 0, len(uids))
-	for _, uid := range uids {
-		out = append(out, r.byPod[uid].list())
+	pods := r.sortedPods()
+	out := make([]*container.Pod, 0, len(pods))
+	for _, o := range pods {
+		out = append(out, o.list())
 	}
 	r.listing = out
 	return out, nil

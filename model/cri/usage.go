@@ -138,8 +138,8 @@ func (r *Runtime) SetSystemUsage(memory, disk api.Program) {
 
 func (r *Runtime) ctrList() []*ctr {
 	var out []*ctr
-	for _, uid := range r.podUIDs() {
-		out = append(out, r.byPod[uid].ctrs...)
+	for _, o := range r.sortedPods() {
+		out = append(out, o.ctrs...)
 	}
 	return out
 }
@@ -407,8 +407,8 @@ func (r *Runtime) PodsMemory() float64 {
 func (r *Runtime) podsMemoryScan() float64 {
 	now := r.s.Elapsed()
 	total := 0.0
-	for _, uid := range r.podUIDs() {
-		for _, c := range r.byPod[uid].ctrs {
+	for _, o := range r.sortedPods() {
+		for _, c := range o.ctrs {
 			total += c.memoryAt(now)
 		}
 	}

@@ -1,7 +1,9 @@
 package eviction
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -256,6 +258,19 @@ func GetThresholdQuantity(value ThresholdValue, capacity *resource.Quantity) *re
 	return resource.NewQuantity(int64(float64(c)*float64(value.Percentage)), resource.BinarySI)
 }
 
+// thresholdQuantity is GetThresholdQuantity as a value, for a caller that only compares
+// it: the eviction pass tests every threshold on each run, and a value stays on the stack.
+func thresholdQuantity(value ThresholdValue, capacity *resource.Quantity) resource.Quantity {
+	if value.Quantity != nil {
+		return value.Quantity.DeepCopy()
+	}
+	var c int64
+	if capacity != nil {
+		c = capacity.Value()
+	}
+	return *resource.NewQuantity(int64(float64(c)*float64(value.Percentage)), resource.BinarySI)
+}
+
 // ThresholdsMet returns, in input order, the thresholds whose quantity is strictly greater
 // than the observed available figure. With enforceMinReclaim the min-reclaim (resolved
 // against the same capacity) is added to the threshold first, which is how a threshold
@@ -268,9 +283,9 @@ func ThresholdsMet(thresholds []Threshold, observations SignalObservations, enfo
 		if !ok || obs.Available == nil {
 			continue
 		}
-		q := GetThresholdQuantity(t.Value, obs.Capacity)
+		q := thresholdQuantity(t.Value, obs.Capacity)
 		if enforceMinReclaim && t.MinReclaim != nil {
-			q.Add(*GetThresholdQuantity(*t.MinReclaim, obs.Capacity))
+			q.Add(thresholdQuantity(*t.MinReclaim, obs.Capacity))
 		}
 		if q.Cmp(*obs.Available) > 0 {
 			results = append(results, t)
@@ -368,12 +383,13 @@ func conditionOrder(c corev1.NodeConditionType) int {
 // sortConditions orders conditions MemoryPressure, DiskPressure, PIDPressure, then any
 // others alphabetically.
 func sortConditions(conds []corev1.NodeConditionType) {
-	sort.Slice(conds, func(i, j int) bool {
-		oi, oj := conditionOrder(conds[i]), conditionOrder(conds[j])
-		if oi != oj {
-			return oi < oj
+	// The order is total (equal keys are equal conditions), so any sort gives the same
+	// result; slices.SortFunc allocates nothing, unlike sort.Slice.
+	slices.SortFunc(conds, func(a, b corev1.NodeConditionType) int {
+		if c := cmp.Compare(conditionOrder(a), conditionOrder(b)); c != 0 {
+			return c
 		}
-		return conds[i] < conds[j]
+		return cmp.Compare(a, b)
 	})
 }
 

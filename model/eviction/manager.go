@@ -90,6 +90,11 @@ type Manager struct {
 	lastObservations             SignalObservations
 	lastNotifierRefresh          time.Time
 	timer                        *sim.Timer
+	// monitor is the timer of the monitoring period, kept for the manager's life; loopFn
+	// and loopDoneFn are loop and loopDone made once (see Start).
+	monitor    *sim.Timer
+	loopFn     func()
+	loopDoneFn func([]*corev1.Pod)
 	// hardLevelsRecorded is set once this manager's first pass has recorded its hard
 	// thresholds' levels: they follow from the configuration and the node's capacities,
 	// which do not change while the kubelet runs.
@@ -130,7 +135,9 @@ func NewManager(s *sim.Sim, cfg Config, stats *StatsProvider, podFunc func() []*
 // go again at once, or sleep the monitoring period.
 func (m *Manager) Start() {
 	m.watchThresholdCrossings()
-	m.timer = m.clk.Schedule(0, m.loop)
+	m.loopFn, m.loopDoneFn = m.loop, m.loopDone
+	m.monitor = m.clk.Schedule(0, m.loopFn)
+	m.timer = m.monitor
 }
 
 // watchThresholdCrossings asks the kernel to record the moment memory use crosses each
@@ -164,14 +171,19 @@ func (m *Manager) Stop() {
 	}
 }
 
-func (m *Manager) loop() {
-	m.synchronize(func(evicted []*corev1.Pod) {
-		if len(evicted) > 0 {
-			m.waitForPodsCleanup(evicted, m.loop)
-			return
-		}
-		m.timer = m.clk.Schedule(MonitoringPeriod, m.loop)
-	})
+func (m *Manager) loop() { m.synchronize(m.loopDoneFn) }
+
+// loopDone ends a pass: wait for the evicted pods, or sleep the monitoring period on the
+// monitor timer. That timer fired to start the pass (directly, or before the cleanup wait
+// that led here) and nothing else resets it, so it is not pending: resetting it queues
+// what a fresh timer of the same clock would.
+func (m *Manager) loopDone(evicted []*corev1.Pod) {
+	if len(evicted) > 0 {
+		m.waitForPodsCleanup(evicted, m.loopFn)
+		return
+	}
+	m.monitor.Reset(MonitoringPeriod)
+	m.timer = m.monitor
 }
 
 // waitForPodsCleanup polls every second until the evicted pods are cleaned up, at most 30s.

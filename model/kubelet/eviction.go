@@ -92,7 +92,9 @@ func (kl *Kubelet) killPodNow(pod *corev1.Pod, gracePeriod int64, statusFn func(
 // imageGC keeps the image filesystem below imageGCHighThresholdPercent by deleting unused
 // images down to imageGCLowThresholdPercent.
 func (kl *Kubelet) imageGC() {
-	defer func() { kl.imageGCTimer = kl.s.Clock("gc", sim.PriorityDefault).Schedule(imageGCPeriod, kl.imageGC) }()
+	// imageGC runs only from imageGCTimer (see Run), which has just fired: resetting it
+	// queues what a fresh timer of the same process would, without allocating.
+	defer kl.imageGCTimer.Reset(imageGCPeriod)
 	if kl.statsProvider == nil || kl.stopped {
 		return
 	}

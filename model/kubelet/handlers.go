@@ -86,6 +86,7 @@ func (kl *Kubelet) HandlePodRemoves(pods []*corev1.Pod) {
 	for _, pod := range pods {
 		kl.podManager.RemovePod(pod)
 		delete(kl.requests, pod.UID)
+		kl.handlerAttrs.forget(pod.UID)
 		if podconfig.IsMirrorPod(pod) {
 			if static, ok := kl.podManager.GetPodByFullName(pod.Name + "_" + pod.Namespace); ok {
 				kl.dispatchWork(static, podworkers.SyncPodUpdate, nil, start)

@@ -35,6 +35,7 @@ import (
 	"nodesim/model/prober/results"
 	"nodesim/model/status"
 	"nodesim/sim"
+	"nodesim/trace"
 )
 
 // Upstream constants (pkg/kubelet/kubelet.go).
@@ -113,8 +114,13 @@ type Kubelet struct {
 	admitHandlers    []AdmitHandler
 	statsProvider    *eviction.StatsProvider
 	// cleanup is what housekeeping keeps between passes (see HandlePodCleanups)
-	cleanup      cleanupMemo
-	activeFilter activeFilter // filterOutInactivePods' last answer
+	cleanup cleanupMemo
+	// handlerAttrs: the handler events' strings of single pods (see handlerMemo).
+	handlerAttrs handlerMemo
+	// removedIgnored is the event of an ignored ContainerRemoved PLEG event, made once;
+	// each is recorded from a copy (Record stamps the event it is given).
+	removedIgnored trace.Event
+	activeFilter   activeFilter // filterOutInactivePods' last answer
 	// podsToSync is getPodsToSync's list, reused from one sync tick to the next (see there).
 	podsToSync []*corev1.Pod
 	// gcClean are the runtime pods the last containerGC found nothing to remove in, in UID
@@ -308,7 +314,14 @@ func (kl *Kubelet) updateRuntimeUp() {
 	if kl.runtime.Ready() {
 		kl.lastRuntimeUp = kl.s.Now()
 	}
-	kl.runtimeUpTimer = kl.s.Clock("runtimeStatus", sim.PriorityDefault).Schedule(runtimeUpPeriod, kl.updateRuntimeUp)
+	if kl.runtimeUpTimer == nil {
+		kl.runtimeUpTimer = kl.s.Clock("runtimeStatus", sim.PriorityDefault).Schedule(runtimeUpPeriod, kl.updateRuntimeUp)
+		return
+	}
+	// Every later check runs from the timer, which has just fired and is not pending:
+	// resetting it queues the same event a fresh timer would (same track, priority and
+	// lifetime: the kubelet's, which Run started it in) without allocating.
+	kl.runtimeUpTimer.Reset(runtimeUpPeriod)
 }
 
 // nodeAllocatable is capacity minus reserved resources minus the hard memory eviction

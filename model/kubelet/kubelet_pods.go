@@ -35,10 +35,7 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 	cost += kl.runtime.ListCost()
 	kl.statusManager.RemoveOrphanedStatuses(kl.podManager.HasUID, podsVersion)
 	if kl.probeManager != nil {
-		kl.probeManager.CleanupPods(func(uid types.UID) bool {
-			w, ok := workingPods[uid]
-			return ok && w.State != podworkers.TerminatedPod
-		}, workersVersion)
+		kl.probeManager.CleanupPods(kl.cleanup.probeDesired(workingPods), workersVersion)
 	}
 
 	memo := &kl.cleanup
@@ -86,11 +83,47 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 	}
 	kl.crashLoop.GC(kl.clk.Now())
 	kl.imageManager.GC()
-	kl.clk.Record(&trace.Event{Kind: KindHousekeeping, Name: "HandlePodCleanups", Dur: cost, Attrs: []trace.Attr{
-		{Key: "workers", Value: strconv.Itoa(len(workingPods))}, {Key: "restarted", Value: strconv.Itoa(restarted)},
-		{Key: "killed", Value: strconv.Itoa(killed)}, {Key: "orphans", Value: strconv.Itoa(orphans)}},
-		Reason: trace.Because("housekeepingInline", "housekeeping runs inline in the syncLoop goroutine: no other case is served until it returns")})
+	kl.clk.Record(&trace.Event{Kind: KindHousekeeping, Name: "HandlePodCleanups", Dur: cost,
+		Attrs: memo.attrs(len(workingPods), restarted, killed, orphans), Reason: memo.reason()})
 	return cost
+}
+
+// probeDesired is the prober's cleanup test: a pod is desired while it has a worker that
+// has not terminated. The function is made once and reads the working pods of the pass
+// under way; the prober calls it only during CleanupPods and keeps it no longer.
+func (m *cleanupMemo) probeDesired(workingPods map[types.UID]podworkers.PodWorkerSync) func(types.UID) bool {
+	m.working = workingPods
+	if m.desiredFn == nil {
+		m.desiredFn = func(uid types.UID) bool {
+			w, ok := m.working[uid]
+			return ok && w.State != podworkers.TerminatedPod
+		}
+	}
+	return m.desiredFn
+}
+
+// attrs returns the housekeeping event's attributes. A pass with the same counts as the
+// last one gets the same slice: a recorded event may keep its attributes, but nothing
+// writes them once made, so sharing is safe.
+func (m *cleanupMemo) attrs(workers, restarted, killed, orphans int) []trace.Attr {
+	counts := [4]int{workers, restarted, killed, orphans}
+	if m.attrsMade && m.attrsCounts == counts {
+		return m.attrsKept
+	}
+	m.attrsKept = []trace.Attr{
+		{Key: "workers", Value: strconv.Itoa(workers)}, {Key: "restarted", Value: strconv.Itoa(restarted)},
+		{Key: "killed", Value: strconv.Itoa(killed)}, {Key: "orphans", Value: strconv.Itoa(orphans)}}
+	m.attrsMade, m.attrsCounts = true, counts
+	return m.attrsKept
+}
+
+// reason is the housekeeping event's reason, made once: it never varies, and a recorded
+// reason is never written.
+func (m *cleanupMemo) reason() *trace.Reason {
+	if m.why == nil {
+		m.why = trace.Because("housekeepingInline", "housekeeping runs inline in the syncLoop goroutine: no other case is served until it returns")
+	}
+	return m.why
 }
 
 // cleanupMemo is what housekeeping keeps between passes, each part with the versions of
@@ -110,6 +143,15 @@ type cleanupMemo struct {
 	orphansValid                  bool
 	orphansListing                []*container.Pod
 	orphansPods, orphansWorkers   uint64
+
+	// working and desiredFn: see probeDesired.
+	working   map[types.UID]podworkers.PodWorkerSync
+	desiredFn func(types.UID) bool
+	// attrsKept: the last housekeeping attributes and the counts they show (see attrs).
+	attrsMade   bool
+	attrsCounts [4]int
+	attrsKept   []trace.Attr
+	why         *trace.Reason
 }
 
 // withoutWorker returns the indexes in allPods of the pods without a worker in workingPods,
@@ -203,7 +245,7 @@ func (kl *Kubelet) cleanUpContainersInPod(uid types.UID, exitedID string) {
 	gc := kl.s.Clock("containerDeletor", sim.PriorityDefault)
 	for _, c := range dead[keep:] {
 		id := c.ID
-		gc.Schedule(0, func() { kl.runtime.RemoveContainer(id, func(error) {}) })
+		gc.Go(0, func() { kl.runtime.RemoveContainer(id, func(error) {}) }) // never stopped
 	}
 	why := trace.Because("cleanUpContainersInPod", "the pod keeps its newest dead instance of a container (logs, restart count); older ones go")
 	if keep == 0 {
@@ -223,9 +265,9 @@ func (kl *Kubelet) cleanUpContainersInPod(uid types.UID, exitedID string) {
 // is remembered (gcClean) with its listing object and those answers, and passed over while
 // all three are the same.
 func (kl *Kubelet) containerGC() {
-	defer func() {
-		kl.gcTimer = kl.s.Clock("gc", sim.PriorityDefault).Schedule(containerGCPeriod, kl.containerGC)
-	}()
+	// containerGC runs only from gcTimer (see Run), which has just fired: resetting it
+	// queues what a fresh timer of the same process would, without allocating.
+	defer kl.gcTimer.Reset(containerGCPeriod)
 	if kl.stopped {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"nodesim/model/pleg"
 	"nodesim/model/podconfig"
@@ -86,7 +87,7 @@ func (kl *Kubelet) syncLoop() {
 		if kl.runtimeBackoff > runtimeErrorBackoffMax {
 			kl.runtimeBackoff = runtimeErrorBackoffMax
 		}
-		kl.clk.Schedule(d, kl.syncLoopFn)
+		kl.clk.Go(d, kl.syncLoopFn) // never stopped: syncLoop checks kl.stopped itself
 		return
 	}
 	kl.runtimeBackoff = runtimeErrorBackoffBase
@@ -132,8 +133,14 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 					Reason: trace.Because("podNotInPodManager", "the event's pod is not in the pod manager (gone from every config source): the syncLoop ignores it")})
 			}
 		} else {
-			kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: "plegCh", Attrs: []trace.Attr{{Key: "type", Value: string(e.Type)}},
-				Reason: trace.Because("isSyncPodWorthy", "isSyncPodWorthy: a removed container changes nothing a sync could act on, so no handler runs")})
+			if kl.removedIgnored.Reason == nil {
+				// Made once: the type is always ContainerRemoved here, and recorded
+				// attributes and reasons are never written.
+				kl.removedIgnored = trace.Event{Kind: KindIgnored, Name: "plegCh", Attrs: []trace.Attr{{Key: "type", Value: string(pleg.ContainerRemoved)}},
+					Reason: trace.Because("isSyncPodWorthy", "isSyncPodWorthy: a removed container changes nothing a sync could act on, so no handler runs")}
+			}
+			ev := kl.removedIgnored
+			kl.clk.Record(&ev)
 		}
 		if e.Type == pleg.ContainerDied {
 			kl.cleanUpContainersInPod(e.ID, e.Data)
@@ -192,7 +199,7 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 		}
 		// Housekeeping runs inline: nothing else is dispatched until it finishes.
 		cost := kl.HandlePodCleanups()
-		kl.clk.Schedule(cost, kl.syncLoopFn)
+		kl.clk.Go(cost, kl.syncLoopFn)
 		return
 	}
 	kl.syncLoop()
@@ -240,8 +247,26 @@ func (kl *Kubelet) handleProbeSync(u results.Update, probe string) {
 	if !ok {
 		return
 	}
-	kl.handler("HandlePodSyncs", probe+"Ch "+u.Result.String(), []*corev1.Pod{pod})
+	kl.handler("HandlePodSyncs", probeCause(probe, u.Result), []*corev1.Pod{pod})
 	kl.HandlePodSyncs([]*corev1.Pod{pod})
+}
+
+// probeCause is the handler's cause for a probe result: "<probe>Ch <result>", with the
+// combinations the syncLoop sees spelled out so that no string is joined per result.
+func probeCause(probe string, r results.Result) string {
+	switch {
+	case probe == "liveness" && r == results.Failure:
+		return "livenessCh Failure"
+	case probe == "readiness" && r == results.Success:
+		return "readinessCh Success"
+	case probe == "readiness" && r == results.Failure:
+		return "readinessCh Failure"
+	case probe == "startup" && r == results.Success:
+		return "startupCh Success"
+	case probe == "startup" && r == results.Failure:
+		return "startupCh Failure"
+	}
+	return probe + "Ch " + r.String()
 }
 
 // plegCause is the handler's cause for a PLEG event of type t: "plegCh <type>", with the
@@ -262,6 +287,11 @@ func plegCause(t pleg.PodLifeCycleEventType) string {
 
 func (kl *Kubelet) handler(name, why string, pods []*corev1.Pod) {
 	// Room for every attribute the event may get: pods, cause and mirror.
+	if len(pods) == 1 && !podconfig.IsMirrorPod(pods[0]) {
+		key, attrs := kl.handlerAttrs.get(pods[0], why)
+		kl.clk.Record(&trace.Event{Kind: KindHandler, Name: name, Pod: key, Attrs: attrs})
+		return
+	}
 	e := &trace.Event{Kind: KindHandler, Name: name, Attrs: make([]trace.Attr, 1, 3)}
 	if len(pods) == 1 {
 		e.Pod = podKey(pods[0])
@@ -278,6 +308,60 @@ func (kl *Kubelet) handler(name, why string, pods []*corev1.Pod) {
 	}
 	kl.clk.Record(e)
 }
+
+// handlerMemo keeps, for each pod the handlers were called with alone, its key and the
+// handler event's attributes for the first few causes seen, so that the syncs of a pod
+// that PLEG and the probes wake again and again record the same strings instead of
+// building them anew. Entries are values in the map (no allocation of their own), so a
+// pod seen once costs no more than before. An entry is used only while the pod's
+// namespace and name are those it was made for; HandlePodRemoves drops the entry of a pod
+// that leaves. Recorded attributes are never written, so one slice may serve many events.
+type handlerMemo struct {
+	byUID map[types.UID]handlerPod
+}
+
+type handlerPod struct {
+	namespace, name, key string
+	n                    int
+	causes               [3]handlerCause
+}
+
+type handlerCause struct {
+	why   string
+	attrs []trace.Attr
+}
+
+// get returns the key of pod, a non-mirror pod, and the attributes of a handler event for
+// it alone with cause why: pods=key, and cause=why unless why is empty.
+func (m *handlerMemo) get(pod *corev1.Pod, why string) (string, []trace.Attr) {
+	hp, ok := m.byUID[pod.UID]
+	if !ok || hp.namespace != pod.Namespace || hp.name != pod.Name {
+		hp = handlerPod{namespace: pod.Namespace, name: pod.Name, key: podKey(pod)}
+	}
+	for _, c := range hp.causes[:hp.n] {
+		if c.why == why {
+			return hp.key, c.attrs
+		}
+	}
+	var attrs []trace.Attr
+	if why == "" {
+		attrs = []trace.Attr{{Key: "pods", Value: hp.key}}
+	} else {
+		attrs = []trace.Attr{{Key: "pods", Value: hp.key}, {Key: "cause", Value: why}}
+	}
+	if hp.n < len(hp.causes) {
+		hp.causes[hp.n] = handlerCause{why: why, attrs: attrs}
+		hp.n++
+		if m.byUID == nil {
+			m.byUID = map[types.UID]handlerPod{}
+		}
+		m.byUID[pod.UID] = hp
+	}
+	return hp.key, attrs
+}
+
+// forget drops what get kept for a pod that left the pod manager.
+func (m *handlerMemo) forget(uid types.UID) { delete(m.byUID, uid) }
 
 // podKey is a pod's "namespace/name".
 func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }

@@ -101,6 +101,9 @@ type GenericPLEG struct {
 	// idleAttrs are the attributes of a relist that inspected no pod, shared by every such
 	// relist's event and never written (capacity is length, so an append copies).
 	idleAttrs []trace.Attr
+	// lastAttrs and lastCounts: the last non-idle relist's attributes (see relistAttrs).
+	lastAttrs  []trace.Attr
+	lastCounts [3]int
 
 	relistTime   time.Time
 	lastRelistAt time.Time // when the last global relist started
@@ -177,12 +180,11 @@ func (g *GenericPLEG) RequestRelist(uid types.UID) {
 		g.busy = true
 		// Handing the request to the PLEG goroutine is not free: upstream's relist always
 		// starts strictly after the sync that asked for it, which GetNewerThan relies on.
-		g.clk.Schedule(handoff, g.nextFn)
+		g.clk.Go(handoff, g.nextFn)
 	}
 }
 
 func (g *GenericPLEG) timerFired() {
-	g.timer = nil
 	g.globalDue = true
 	if !g.busy {
 		g.busy = true
@@ -458,7 +460,7 @@ func (g *GenericPLEG) reconciled() {
 	if len(work) == 0 && sent == 0 && dropped == 0 {
 		attrs = g.idleAttrs
 	} else {
-		attrs = []trace.Attr{{Key: "pods", Value: strconv.Itoa(len(work))}, {Key: "events", Value: strconv.Itoa(sent)}, {Key: "dropped", Value: strconv.Itoa(dropped)}}
+		attrs = g.relistAttrs(len(work), sent, dropped)
 	}
 	if !global {
 		name = "relistPod"
@@ -477,12 +479,28 @@ func (g *GenericPLEG) reconciled() {
 	}
 }
 
+// finishGlobal arms the relist timer a period from now. The PLEG keeps one Timer for its
+// whole life and resets it here (it fired to start this relist, so it is not pending):
+// the same firing time, track, priority and lifetime as a fresh one, without allocating.
 func (g *GenericPLEG) finishGlobal() {
-	g.timer = g.clk.Schedule(RelistPeriod, g.timerFiredFn)
+	g.timer.Reset(RelistPeriod)
 	g.next()
 }
 
 func (g *GenericPLEG) finishSingle() { g.next() }
+
+// relistAttrs returns a relist event's counts as attributes. A relist with the same counts
+// as the last one that had any gets the same slice: recorded attributes are never written,
+// and the slice's capacity is its length, so the uid a single-pod relist appends goes to a
+// copy.
+func (g *GenericPLEG) relistAttrs(pods, events, dropped int) []trace.Attr {
+	counts := [3]int{pods, events, dropped}
+	if g.lastAttrs == nil || g.lastCounts != counts {
+		g.lastAttrs = []trace.Attr{{Key: "pods", Value: strconv.Itoa(pods)}, {Key: "events", Value: strconv.Itoa(events)}, {Key: "dropped", Value: strconv.Itoa(dropped)}}
+		g.lastCounts = counts
+	}
+	return g.lastAttrs
+}
 
 // plegState maps runtime states onto the four states PLEG compares.
 type plegState int
