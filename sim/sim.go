@@ -466,15 +466,8 @@ func (s *Sim) pop() (*event, uint64) {
 		q[i] = q[j]
 		i = j
 	}
-	for i > 0 {
-		p := (i - 1) / 4
-		if !x.before(&q[p]) {
-			break
-		}
-		q[i] = q[p]
-		i = p
-	}
 	q[i] = x
+	s.up(i)
 	return top, seq
 }
 
