@@ -45,8 +45,6 @@ type Server struct {
 	// one is nil.
 	observers []func(types.UID)
 	rv        int
-	// objects counts put and remove calls (see ObjectsVersion).
-	objects uint64
 }
 
 // WatchEvent is one change to a pod. Pod is the API server's own object: watchers must not
@@ -72,12 +70,6 @@ func (a *Server) Watch(initial func([]*corev1.Pod), changed func(WatchEvent)) {
 	a.watchers = append(a.watchers, changed)
 	initial(a.List())
 }
-
-// ObjectsVersion changes whenever a pod object is stored or removed (a create, an update,
-// a removal). While it stays the same, Peek and PeekByName answer with the same objects:
-// a status patch or a graceful deletion changes the pod's object in place (its status,
-// deletion fields and resource version), never which object it is.
-func (a *Server) ObjectsVersion() uint64 { return a.objects }
 
 // Peek returns the API server's own copy of a pod, or nil; callers must not modify it.
 func (a *Server) Peek(uid types.UID) *corev1.Pod { return a.pods[uid] }
@@ -122,7 +114,6 @@ func nameKey(namespace, name string) string { return namespace + "/" + name }
 
 // put stores p under its UID, replacing any pod stored there, and indexes it by name.
 func (a *Server) put(p *corev1.Pod) {
-	a.objects++
 	if cur, ok := a.pods[p.UID]; ok {
 		a.unindex(cur)
 	}
@@ -281,7 +272,6 @@ func (a *Server) Delete(uid types.UID, gracePeriodSeconds *int64) bool {
 }
 
 func (a *Server) remove(uid types.UID, p *corev1.Pod) {
-	a.objects++
 	a.unindex(p)
 	delete(a.pods, uid)
 	a.clk.Record(&trace.Event{Kind: KindRemoved, Pod: p.Namespace + "/" + p.Name, Attrs: mirrorAttr(p, nil)})

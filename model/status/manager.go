@@ -131,12 +131,6 @@ type syncedState struct {
 	// resourceVersion is the API resource version after the last write: an API object
 	// still at that version needs no reconcile.
 	resourceVersion string
-	// apiPod is apiPod's answer for the pod when the API server's ObjectsVersion was
-	// apiPodAt (apiPodKnown: there is one): the same answer while that version holds,
-	// which spares the periodic reconcile of every pod its API lookups.
-	apiPod      *corev1.Pod
-	apiPodAt    uint64
-	apiPodKnown bool
 }
 
 // NewManager returns a status manager writing to api.
@@ -553,8 +547,10 @@ func (m *Manager) syncBatch(all bool) {
 		m.reconcileBatch()
 		return
 	}
-	uids := m.sortedUIDs()
-	if !all {
+	var uids []types.UID
+	if all {
+		uids = m.sortedUIDs()
+	} else {
 		m.changed = m.changedUIDs(m.changed[:0])
 		uids = m.changed
 	}
@@ -644,21 +640,8 @@ func (m *Manager) apiPod(uid types.UID, st *versionedPodStatus) *corev1.Pod {
 	return p
 }
 
-// cachedAPIPod is apiPod, remembered in synced (see syncedState.apiPod). The answer depends
-// only on the pod (its UID, name and whether it is static, all fixed for a UID) and on which
-// objects the API server holds.
-func (m *Manager) cachedAPIPod(uid types.UID, st *versionedPodStatus, synced *syncedState) *corev1.Pod {
-	v := m.api.ObjectsVersion()
-	if synced.apiPodKnown && synced.apiPodAt == v {
-		return synced.apiPod
-	}
-	p := m.apiPod(uid, st)
-	synced.apiPod, synced.apiPodAt, synced.apiPodKnown = p, v, true
-	return p
-}
-
 func (m *Manager) needsReconcile(uid types.UID, st *versionedPodStatus, synced *syncedState) bool {
-	p := m.cachedAPIPod(uid, st, synced)
+	p := m.apiPod(uid, st)
 	if p == nil || p.ResourceVersion == synced.resourceVersion {
 		return false
 	}
