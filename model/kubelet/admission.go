@@ -14,7 +14,12 @@ import (
 	"nodesim/trace"
 )
 
+// errorsIsBackoff reports whether err is a crash-loop back-off. It is usually the
+// BackoffError itself, which needs no unwrapping.
 func errorsIsBackoff(err error) bool {
+	if _, direct := err.(*kuberuntime.BackoffError); direct {
+		return true
+	}
 	var be *kuberuntime.BackoffError
 	return errors.As(err, &be) || errors.Is(err, kuberuntime.ErrCrashLoopBackOff)
 }

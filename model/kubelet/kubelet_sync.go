@@ -171,20 +171,19 @@ type syncMemo struct {
 	probes  memoProbes
 	reasons status.ReasonLookup
 
-	// entry is the status manager's PodStatusEntry of the pod entryUID (nil: none held),
-	// which cachedStatus reads instead of looking the pod up at every sync.
-	entry    *status.PodStatusEntry
-	entryUID types.UID
+	// entry is the status manager's PodStatusEntry of the pod (nil: none held), which
+	// cachedStatus reads instead of looking the pod up at every sync.
+	entry *status.PodStatusEntry
 }
 
 // cachedStatus is the status manager's PeekPodStatus of uid (nil when none is cached),
 // read through the pod's PodStatusEntry. The entry is held from sync to sync: the manager
 // points it at every new status of the pod and sets its Status to nil when it drops the
 // pod (a pod cached again gets a new entry), so it is looked up again only when none is
-// held, when it was dropped, or when the syncer is handed a pod of another UID.
+// held or when it was dropped. A memo belongs to one pod syncer, kept per UID.
 func (m *syncMemo) cachedStatus(uid types.UID) *corev1.PodStatus {
-	if m.entry == nil || m.entry.Status == nil || m.entryUID != uid {
-		m.entry, m.entryUID = m.kl.statusManager.PodStatusEntry(uid), uid
+	if m.entry == nil || m.entry.Status == nil {
+		m.entry = m.kl.statusManager.PodStatusEntry(uid)
 		if m.entry == nil {
 			return nil
 		}

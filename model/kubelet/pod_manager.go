@@ -313,8 +313,7 @@ func (c *reasonCache) Update(uid types.UID, result *kuberuntime.PodSyncResult) {
 				c.m[uid] = map[string]reasonEntry{}
 			}
 			name := r.Error.Error()
-			// A crash-loop back-off is usually the BackoffError itself: no need to unwrap.
-			if _, direct := r.Error.(*kuberuntime.BackoffError); direct || errorsIsBackoff(r.Error) {
+			if errorsIsBackoff(r.Error) {
 				name = kuberuntime.ErrCrashLoopBackOff.Error()
 			}
 			c.m[uid][r.Target] = reasonEntry{err: name, message: r.Message}

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"nodesim/model/container"
 	"nodesim/model/pleg"
 	"nodesim/model/podconfig"
 	"nodesim/model/podworkers"
@@ -286,15 +287,15 @@ func plegCause(t pleg.PodLifeCycleEventType) string {
 }
 
 func (kl *Kubelet) handler(name, why string, pods []*corev1.Pod) {
-	// Room for every attribute the event may get: pods, cause and mirror.
 	if len(pods) == 1 && !podconfig.IsMirrorPod(pods[0]) {
 		key, attrs := kl.handlerAttrs.get(pods[0], why)
 		kl.clk.Record(&trace.Event{Kind: KindHandler, Name: name, Pod: key, Attrs: attrs})
 		return
 	}
+	// Room for every attribute the event may get: pods, cause and mirror.
 	e := &trace.Event{Kind: KindHandler, Name: name, Attrs: make([]trace.Attr, 1, 3)}
 	if len(pods) == 1 {
-		e.Pod = podKey(pods[0])
+		e.Pod = container.Key(pods[0])
 		e.Attrs[0] = trace.Attr{Key: "pods", Value: e.Pod}
 	} else {
 		e.Attrs[0] = trace.Attr{Key: "pods", Value: joinPodKeys(pods)}
@@ -336,7 +337,7 @@ type handlerCause struct {
 func (m *handlerMemo) get(pod *corev1.Pod, why string) (string, []trace.Attr) {
 	hp, ok := m.byUID[pod.UID]
 	if !ok || hp.namespace != pod.Namespace || hp.name != pod.Name {
-		hp = handlerPod{namespace: pod.Namespace, name: pod.Name, key: podKey(pod)}
+		hp = handlerPod{namespace: pod.Namespace, name: pod.Name, key: container.Key(pod)}
 	}
 	for _, c := range hp.causes[:hp.n] {
 		if c.why == why {
@@ -363,10 +364,7 @@ func (m *handlerMemo) get(pod *corev1.Pod, why string) (string, []trace.Attr) {
 // forget drops what get kept for a pod that left the pod manager.
 func (m *handlerMemo) forget(uid types.UID) { delete(m.byUID, uid) }
 
-// podKey is a pod's "namespace/name".
-func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
-
-// joinPodKeys joins the keys of pods with commas, as strings.Join of their podKey would.
+// joinPodKeys joins the keys of pods with commas, as strings.Join of their container.Key would.
 func joinPodKeys(pods []*corev1.Pod) string {
 	if len(pods) == 0 {
 		return ""
