@@ -111,7 +111,7 @@ type stepError struct {
 	// wrapped is the step's reason, then its cause if any (nil otherwise); Unwrap returns
 	// the set ones as a slice of this array, which errors.Is and errors.As only read.
 	wrapped [2]error
-	// text is Error's answer once asked (""), for a step error kept in a backOffHold and
+	// text is Error's answer, "" until first asked, for a step error kept in a backOffHold and
 	// so returned by the syncs of a whole back-off window. Every field it is made of is
 	// set before the error is handed out and never changes.
 	text string

@@ -86,9 +86,8 @@ type GenericPLEG struct {
 		timestamp time.Time     // when the relist started
 		start     time.Duration // the same, as elapsed time, for the relist's duration
 		global    bool
-		uid       types.UID    // the pod of a single-pod relist
-		records   []*podRecord // the records reconciled
-		work      []pending    // what reconcile found to do
+		uid       types.UID // the pod of a single-pod relist
+		work      []pending // what reconcile found to do
 		single    [1]*podRecord
 	}
 	// lastListing is the listing the last global relist reconciled, and touched tells
@@ -358,6 +357,8 @@ type pending struct {
 	err    error
 	gone   bool
 	name   string
+	// reinspect: the pod failed an earlier status read and is inspected again.
+	reinspect bool
 }
 
 // reconcile computes each pod's events, reads the statuses of pods that changed, and after
@@ -377,7 +378,7 @@ func (g *GenericPLEG) reconcile(records []*podRecord) {
 		if len(events) == 0 && !reinspect && global {
 			continue
 		}
-		p := pending{r: r, events: events}
+		p := pending{r: r, events: events, reinspect: reinspect}
 		pod := r.current
 		if pod == nil {
 			pod = r.old
@@ -393,7 +394,7 @@ func (g *GenericPLEG) reconcile(records []*podRecord) {
 		}
 		work = append(work, p)
 	}
-	g.inflight.records, g.inflight.work = records, work
+	g.inflight.work = work
 	g.clk.Sim().Continue(cost, g.reconciledFn)
 }
 
@@ -421,7 +422,7 @@ func (g *GenericPLEG) reconciled() {
 				g.cache.MarkObserved(r.uid, timestamp)
 			}
 		}
-		if len(p.events) == 0 && len(g.reinspect) > 0 && g.reinspect[r.uid] {
+		if len(p.events) == 0 && p.reinspect {
 			p.events = append(p.events, &PodLifecycleEvent{ID: r.uid, Type: PodSync})
 		}
 		if r.current == nil {
@@ -457,20 +458,18 @@ func (g *GenericPLEG) reconciled() {
 	}
 	name := "relist"
 	var attrs []trace.Attr
-	if len(work) == 0 && sent == 0 && dropped == 0 {
+	if len(work) == 0 { // nothing to send either
 		attrs = g.idleAttrs
 	} else {
 		attrs = g.relistAttrs(len(work), sent, dropped)
 	}
 	if !global {
 		name = "relistPod"
-		if records := g.inflight.records; len(records) == 1 {
-			// The pod whose request this relist serves, to match it with the request.
-			attrs = append(attrs, trace.Attr{Key: "uid", Value: string(records[0].uid)})
-		}
+		// The pod whose request this relist serves, to match it with the request.
+		attrs = append(attrs, trace.Attr{Key: "uid", Value: string(g.inflight.uid)})
 	}
 	clear(work)
-	g.inflight.records = nil
+	g.inflight.single[0] = nil
 	g.clk.Record(&trace.Event{Kind: KindRelist, Name: name, Dur: g.clk.Elapsed() - g.inflight.start, Attrs: attrs})
 	if global {
 		g.finishGlobal()

@@ -6,6 +6,7 @@
 package podconfig
 
 import (
+	"maps"
 	"sort"
 	"strings"
 
@@ -235,11 +236,10 @@ func (c *PodConfig) record(source string, adds, updates, deletes, removes, recon
 // specChanged compares what the kubelet acts on: spec, labels, annotations other than the
 // kubelet's own, deletion timestamp and grace, each with apimachinery's semantic equality
 // (nil and empty maps are equal). The labels and annotations, string maps, are compared
-// with plain code that is that relation (same number of entries, each found with the same
-// value), and the deletion fields skip reflection when both are nil, as they nearly always
+// with maps.Equal, which is that relation, and the deletion fields skip reflection when both are nil, as they nearly always
 // are.
 func specChanged(a, b *corev1.Pod) bool {
-	if !apiequality.Semantic.DeepEqual(a.Spec, b.Spec) || !stringMapsEqual(a.Labels, b.Labels) {
+	if !apiequality.Semantic.DeepEqual(a.Spec, b.Spec) || !maps.Equal(a.Labels, b.Labels) {
 		return true
 	}
 	if (a.DeletionTimestamp != nil || b.DeletionTimestamp != nil) && !apiequality.Semantic.DeepEqual(a.DeletionTimestamp, b.DeletionTimestamp) {
@@ -252,25 +252,12 @@ func specChanged(a, b *corev1.Pod) bool {
 	return !userAnnotationsEqual(a.Annotations, b.Annotations)
 }
 
-// stringMapsEqual is semantic equality of two string maps.
-func stringMapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
 // kubeletAnnotation reports whether an annotation is one the kubelet sets itself.
 func kubeletAnnotation(k string) bool {
 	return k == ConfigSourceAnnotationKey || k == ConfigFirstSeenAnnotationKey || k == ConfigHashAnnotationKey
 }
 
-// userAnnotationsEqual is stringMapsEqual over the annotations the kubelet does not set.
+// userAnnotationsEqual is maps.Equal over the annotations the kubelet does not set.
 func userAnnotationsEqual(a, b map[string]string) bool {
 	n := 0
 	for k, v := range a {

@@ -204,9 +204,10 @@ func (p *PodWorkers) record(st *podSyncStatus, kind trace.Kind, name string, att
 // lives on the stack; the caller's attributes are copied into a slice of their own, which
 // a sink may keep, so that the variadic slice need not be allocated either.
 func (p *PodWorkers) recordBecause(st *podSyncStatus, kind trace.Kind, name string, why *trace.Reason, attrs ...trace.Attr) {
+	// Without attributes Attrs stays nil, as it was recorded before (slices.Clone of an
+	// empty variadic slice is not nil).
 	var shared []trace.Attr
 	if len(attrs) > 0 {
-		// no attributes: Attrs stays nil, as it was recorded before
 		shared = slices.Clone(attrs)
 	}
 	p.recordShared(st, kind, name, why, shared)
@@ -970,7 +971,6 @@ func (p *PodWorkers) completeTerminatingRuntimePod(uid types.UID, st *podSyncSta
 		fn()
 	}
 	delete(p.podSyncStatuses, uid)
-	p.terminationVersion++
 	p.record(st, KindWorkerState, "terminated", trace.Attr{Key: "reason", Value: "orphaned runtime pod killed"})
 	p.record(st, KindWorkerState, "finished", trace.Attr{Key: "reason", Value: "orphaned runtime pod killed"})
 }
@@ -1182,8 +1182,12 @@ func (p *PodWorkers) SyncKnownPods(desired []*corev1.Pod) map[types.UID]PodWorke
 	for _, pod := range desired {
 		known[pod.UID] = true
 	}
-	p.syncValid = false // a set of its own: no version to compare with
-	return p.SyncKnownPodsFunc(func(uid types.UID) bool { return known[uid] }, 0)
+	// A set of its own, with no version: it neither takes an earlier answer nor leaves its
+	// answer for a later call.
+	p.syncValid = false
+	out := p.SyncKnownPodsFunc(func(uid types.UID) bool { return known[uid] }, 0)
+	p.syncValid = false
+	return out
 }
 
 // SyncKnownPodsFunc is SyncKnownPods with the desired set given as a lookup (the pod
