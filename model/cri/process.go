@@ -184,19 +184,6 @@ func exitReason(c *ctr) *trace.Reason {
 	return trace.Because("relistFindsExit", "the kubelet does not watch processes: it learns of this exit at PLEG's next relist")
 }
 
-// ProcessUp reports whether a running container's process has finished starting up (its
-// behaviour's startup time has passed).
-func (r *Runtime) ProcessUp(id string) bool {
-	c := r.ctrs[id]
-	if c == nil || c.state != container.StateRunning || c.proc == nil {
-		return false
-	}
-	if c.proc.b.Startup == nil {
-		return true
-	}
-	return r.s.Now().Sub(c.startedAt) >= c.proc.b.Startup.Duration
-}
-
 // PostStartHook is what the container's postStart hook does in this run, per its behaviour:
 // how long it takes and whether it fails (a hook with no behaviour returns at once, fine).
 func (r *Runtime) PostStartHook(id string) (time.Duration, bool) {
@@ -284,7 +271,7 @@ func (t *ProbeTarget) RunProbe() (bool, time.Duration) {
 		}
 	}
 	since := t.r.s.Elapsed() - t.started // never negative
-	up := since >= t.upAfter             // as ProcessUp decides
+	up := since >= t.upAfter             // the process has finished starting up
 	for _, st := range t.steps {
 		if st.From != nil && since < st.From.Duration {
 			continue

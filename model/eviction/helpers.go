@@ -242,24 +242,19 @@ func parseMinimumReclaims(statements map[string]string) (map[Signal]ThresholdVal
 	return results, nil
 }
 
-// GetThresholdQuantity is the threshold's quantity against an observation's capacity: the
-// literal quantity (a copy), or int64(float64(capacity) * float64(percentage)) truncated
-// toward zero. The percentage is the float32 from parsing, widened only here, so "10%" of
-// 10Gi is 1073741840 bytes rather than 1073741824. A nil capacity counts as zero.
+// GetThresholdQuantity is the threshold's quantity against an observation's capacity (see
+// thresholdQuantity), as a new Quantity.
 func GetThresholdQuantity(value ThresholdValue, capacity *resource.Quantity) *resource.Quantity {
-	if value.Quantity != nil {
-		q := value.Quantity.DeepCopy()
-		return &q
-	}
-	var c int64
-	if capacity != nil {
-		c = capacity.Value()
-	}
-	return resource.NewQuantity(int64(float64(c)*float64(value.Percentage)), resource.BinarySI)
+	q := thresholdQuantity(value, capacity)
+	return &q
 }
 
-// thresholdQuantity is GetThresholdQuantity as a value, for a caller that only compares
-// it: the eviction pass tests every threshold on each run, and a value stays on the stack.
+// thresholdQuantity is the threshold's quantity against an observation's capacity: the
+// literal quantity (a copy), or int64(float64(capacity) * float64(percentage)) truncated
+// toward zero. The percentage is the float32 from parsing, widened only here, so "10%" of
+// 10Gi is 1073741840 bytes rather than 1073741824. A nil capacity counts as zero. It is a
+// value so that a caller that only compares it (the eviction pass tests every threshold on
+// each run) keeps it on the stack.
 func thresholdQuantity(value ThresholdValue, capacity *resource.Quantity) resource.Quantity {
 	if value.Quantity != nil {
 		return value.Quantity.DeepCopy()

@@ -273,11 +273,6 @@ func (m *Manager) capacityQuantity(s Signal, capacity float64) *resource.Quantit
 	return q
 }
 
-// signalOrder is Signals(), in an array the memo can be sized by.
-var signalOrder = [...]Signal{SignalMemoryAvailable, SignalAllocatableMemoryAvailable, SignalNodeFsAvailable,
-	SignalNodeFsInodesFree, SignalImageFsAvailable, SignalImageFsInodesFree, SignalContainerFsAvailable,
-	SignalContainerFsInodesFree, SignalPIDAvailable}
-
 // signalText is a signal's available figure, a whole number of bytes or items in binary SI
 // format (as qty makes it), and its text.
 type signalText struct {

@@ -49,19 +49,12 @@ const (
 // Signals lists every valid signal in the fixed order nodesim uses wherever upstream's
 // order is random (map iteration). A fresh slice is returned each call, so callers may
 // keep or modify it.
-func Signals() []Signal {
-	return []Signal{
-		SignalMemoryAvailable,
-		SignalAllocatableMemoryAvailable,
-		SignalNodeFsAvailable,
-		SignalNodeFsInodesFree,
-		SignalImageFsAvailable,
-		SignalImageFsInodesFree,
-		SignalContainerFsAvailable,
-		SignalContainerFsInodesFree,
-		SignalPIDAvailable,
-	}
-}
+func Signals() []Signal { return append([]Signal(nil), signalOrder[:]...) }
+
+// signalOrder is Signals(), in an array that per-signal memos can be sized by.
+var signalOrder = [...]Signal{SignalMemoryAvailable, SignalAllocatableMemoryAvailable, SignalNodeFsAvailable,
+	SignalNodeFsInodesFree, SignalImageFsAvailable, SignalImageFsInodesFree, SignalContainerFsAvailable,
+	SignalContainerFsInodesFree, SignalPIDAvailable}
 
 // signalIndex is the signal's position in Signals(), or -1 for an unknown signal. A switch
 // keeps the lookup free of package-level maps.

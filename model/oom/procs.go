@@ -223,14 +223,6 @@ func (s *procs) readMoving(now time.Duration) {
 	}
 }
 
-// memory is e's memory at the current reading.
-func (e *proc) memory() float64 {
-	if e.moving {
-		return e.v
-	}
-	return float64(e.value)
-}
-
 // total is the memory of every process at the current reading.
 func (s *procs) total() float64 {
 	t := s.steady
