@@ -198,7 +198,7 @@ func (p *StatsProvider) housekeeping() {
 	for _, st := range round {
 		p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "pod", Pod: st.pod, Attrs: st.attrs})
 	}
-	sum := p.summaryOf(pods, entries, round)
+	sum := p.summaryOf(pods, entries)
 	clear(round)
 	p.round = round[:0]
 	p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "node", Attrs: p.nodeTraceAttrs(sum)})
@@ -317,10 +317,6 @@ func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
 		cs.RootFsUsed += int64(disk)
 		st.RootFsUsed += int64(disk)
 		st.Containers[name] = cs
-		// As PodTotals adds them: a container that is not running reports no PIDs, and
-		// one that never ran no disk (adding those zeros changes no float sum).
-		st.disk += disk
-		st.pids += pids
 	})
 	st.RootFsInodes = st.RootFsUsed / bytesPerInode
 	for k, v := range e.volumes {
@@ -353,27 +349,22 @@ func (p *StatsProvider) Get() *Summary {
 // just listed them (housekeeping, the eviction manager's pass) passes its list rather than
 // have every pod's activity looked up again.
 func (p *StatsProvider) summary(pods []*corev1.Pod) *Summary {
-	return p.summaryOf(pods, p.entriesOf(pods), nil)
+	return p.summaryOf(pods, p.entriesOf(pods))
 }
 
-// summaryOf is summary, with entries those of pods (entriesOf). samples, when not nil, are
-// the records of pods, index for index, sampled at this instant: their totals are what
-// PodTotals would answer now.
-func (p *StatsProvider) summaryOf(pods []*corev1.Pod, entries []*podEntry, samples []*PodStats) *Summary {
+// summaryOf is summary, with entries those of pods (entriesOf). A pod's totals come from
+// PodTotalsOf, which answers from the totals the runtime keeps while they hold (a sample at
+// the same instant has just made them).
+func (p *StatsProvider) summaryOf(pods []*corev1.Pod, entries []*podEntry) *Summary {
 	now := p.clk.Now()
 	sum := &Summary{Time: now, Pods: p.sampled}
 	sysMem, sysDisk := p.rt.SystemUsage()
 	var podsDisk, pids, vols float64
 	podsMem := p.rt.PodsMemory()
 	for i, pod := range pods {
-		if samples != nil {
-			podsDisk += samples[i].disk
-			pids += samples[i].pids
-		} else {
-			d, n := p.rt.PodTotalsOf(pod.UID, &entries[i].rt)
-			podsDisk += d
-			pids += n
-		}
+		d, n := p.rt.PodTotalsOf(pod.UID, &entries[i].rt)
+		podsDisk += d
+		pids += n
 		vols += entries[i].volumesBytes
 	}
 	images := p.rt.ImagesSize()

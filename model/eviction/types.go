@@ -248,9 +248,6 @@ type PodStats struct {
 	// pod is the pod's namespace/name, kept with its record for housekeeping's trace
 	// (checked against the pod at each sample, so a reused UID gets its own).
 	pod string
-	// disk and pids are the sample's totals as the node summary adds them up: floats,
-	// summed in container order (PodTotals' numbers, read at the same instant).
-	disk, pids float64
 	// attrs are the attributes of the last stats event recorded for the pod, for the
 	// figures in traced; a sample with the same figures records the same slice again
 	// (recorded attributes are never written, so events may share them).
