@@ -51,12 +51,7 @@ func (l *latencies) flush() {
 		if len(s.xs) == 0 {
 			continue
 		}
-		if prev, ok := l.samples[s.metric]; ok {
-			l.samples[s.metric] = append(prev, s.xs...)
-		} else {
-			l.samples[s.metric] = s.xs // handed over: the series starts afresh
-		}
-		s.xs = nil
+		l.samples[s.metric] = s.xs // no add records these metrics, and flush runs once
 	}
 }
 

@@ -363,7 +363,7 @@ func (p *PerfettoWriter) Record(e *trace.Event) {
 			from = p.caller.tid
 		}
 		if from != tid {
-			p.emit(&chromeEvent{Name: ev.Name, NameDetail: ev.NameDetail, Cat: string(e.Kind), Ph: "X", Ts: e.At, Dur: stepSlice, HasDur: true, Pid: perfettoPid, Tid: from, Args: p.eventArgs(e)})
+			p.emit(&chromeEvent{Name: ev.Name, NameDetail: ev.NameDetail, Cat: string(e.Kind), Ph: "X", Ts: e.At, Dur: stepSlice, HasDur: true, Pid: perfettoPid, Tid: from, Args: ev.Args})
 		}
 		p.updates[e.Pod] = append(p.updates[e.Pod], pendingSend{ts: e.At, tid: from, name: kindName(e)})
 	case kindSyncStart:

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -397,9 +398,9 @@ func (s *Sim) unqueue(ev *event) {
 	}
 }
 
-// compact drops the stale slots and rebuilds the heap from the rest, so that a run whose
-// timers are stopped or reset long before they are due keeps a queue the size of its
-// pending events. The (at, prio, seq) keys are unique, so the rebuilt heap pops the same
+// compact drops the stale slots and rebuilds the heap from the rest by sorting them (a
+// sorted slice is a heap), so that a run whose timers are stopped or reset long before they
+// are due keeps a queue the size of its pending events. The (at, prio, seq) keys are unique, so the rebuilt heap pops the same
 // events in the same order.
 func (s *Sim) compact() {
 	q := s.queue
@@ -413,9 +414,15 @@ func (s *Sim) compact() {
 	clear(q[n:])
 	s.queue = q[:n]
 	s.stale = 0
-	for i := (n - 2) / 4; i >= 0; i-- {
-		s.down(i)
-	}
+	slices.SortFunc(s.queue, func(a, b qslot) int {
+		switch {
+		case a.before(&b):
+			return -1
+		case b.before(&a):
+			return 1
+		}
+		return 0
+	})
 }
 
 // pop takes the first slot off the queue and returns its event and the sequence number
@@ -484,33 +491,6 @@ func (s *Sim) up(j int) {
 		j = i
 	}
 	q[j] = x
-}
-
-// down moves the slot at i towards the leaves until no child comes before it.
-func (s *Sim) down(i int) {
-	q := s.queue
-	n := len(q)
-	x := q[i]
-	for {
-		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		// The first of the (up to) four children that comes before the others.
-		j := c
-		end := min(c+4, n)
-		for k := c + 1; k < end; k++ {
-			if q[k].before(&q[j]) {
-				j = k
-			}
-		}
-		if !q[j].before(&x) {
-			break
-		}
-		q[i] = q[j]
-		i = j
-	}
-	q[i] = x
 }
 
 func (ev *event) String() string { return fmt.Sprintf("%s@%s/%d", ev.track, ev.at, ev.prio) }

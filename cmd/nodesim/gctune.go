@@ -15,9 +15,6 @@ import (
 // heap more than double: past 64 MiB live, the default rule applies unchanged.
 const gcHeadroom = 64 << 20
 
-// maxGCPercent bounds the percentage tuneGC sets, for a nearly empty heap.
-const maxGCPercent = 1600
-
 // tuneGC makes the collector let the heap grow by max(live heap, gcHeadroom) between
 // collections, re-deciding after each collection from the live heap it found. It leaves the
 // runtime alone when the user set GOGC or GOMEMLIMIT. The collector's pace never changes
@@ -73,5 +70,5 @@ func gcPercent(live uint64) int {
 	if live >= gcHeadroom {
 		return 100
 	}
-	return min(int(gcHeadroom*100/live), maxGCPercent)
+	return int(gcHeadroom * 100 / live) // at most 1600, with live at least 4 MiB
 }
