@@ -43,14 +43,18 @@ spec:
 
 var benchDuration = "24h"
 
+// reportRun is how `nodesim run -o json` and every sweep run simulate: with the invariant
+// checker, and without the decisions' reasons, which only a trace file or a transcript reads.
+var reportRun = Options{SkipReasons: true}
+
 // BenchmarkFullNodeDay simulates a full node for 24 hours; the design budget is about a
 // second of one core. It runs with the invariant checker, as every run does;
 // BenchmarkFullNodeDayNoInvariants is the same run without it, to measure its cost.
-func BenchmarkFullNodeDay(b *testing.B) { benchFullNodeDay(b, Options{}) }
+func BenchmarkFullNodeDay(b *testing.B) { benchFullNodeDay(b, reportRun) }
 
 // BenchmarkFullNodeDayNoInvariants is BenchmarkFullNodeDay without the invariant checker.
 func BenchmarkFullNodeDayNoInvariants(b *testing.B) {
-	benchFullNodeDay(b, Options{SkipInvariants: true})
+	benchFullNodeDay(b, Options{SkipInvariants: true, SkipReasons: true})
 }
 
 func benchFullNodeDay(b *testing.B, opts Options) {
@@ -86,12 +90,12 @@ func BenchmarkCrashLoop(b *testing.B) {
 }
 
 // BenchmarkFullNodeHour is the same node for one hour, for profiling.
-func BenchmarkFullNodeHour(b *testing.B) { benchFullNodeHour(b, Options{}) }
+func BenchmarkFullNodeHour(b *testing.B) { benchFullNodeHour(b, reportRun) }
 
 // BenchmarkFullNodeHourNoInvariants is BenchmarkFullNodeHour without the invariant checker:
 // short enough to count instructions under valgrind, which a loaded machine cannot skew.
 func BenchmarkFullNodeHourNoInvariants(b *testing.B) {
-	benchFullNodeHour(b, Options{SkipInvariants: true})
+	benchFullNodeHour(b, Options{SkipInvariants: true, SkipReasons: true})
 }
 
 func benchFullNodeHour(b *testing.B, opts Options) {
@@ -204,18 +208,18 @@ func benchWorkload(b *testing.B, l *scenarios.Loaded, opts Options) {
 
 // BenchmarkBusyNodeDay is a busy node's day (bench/busy-node.yaml): 110 pods, 90 of them
 // probed twice with noisy memory, 10 crash-looping, 10 leaking into soft and hard eviction.
-func BenchmarkBusyNodeDay(b *testing.B) { benchWorkload(b, loadBench(b, "busy-node", ""), Options{}) }
+func BenchmarkBusyNodeDay(b *testing.B) { benchWorkload(b, loadBench(b, "busy-node", ""), reportRun) }
 
 // BenchmarkBusyNodeHour is the busy node's first hour, short enough to profile.
 func BenchmarkBusyNodeHour(b *testing.B) {
-	benchWorkload(b, loadBench(b, "busy-node", "1h"), Options{})
+	benchWorkload(b, loadBench(b, "busy-node", "1h"), reportRun)
 }
 
 // BenchmarkPods1000Hour is 1,000 pods (950 with a readiness probe) for an hour.
-func BenchmarkPods1000Hour(b *testing.B) { benchWorkload(b, loadBench(b, "pods-1000", ""), Options{}) }
+func BenchmarkPods1000Hour(b *testing.B) { benchWorkload(b, loadBench(b, "pods-1000", ""), reportRun) }
 
 // BenchmarkPods10000TenMinutes is 10,000 pods for ten minutes: a cost that grows with the
 // square of the pod count shows here first.
 func BenchmarkPods10000TenMinutes(b *testing.B) {
-	benchWorkload(b, loadBench(b, "pods-10000", ""), Options{})
+	benchWorkload(b, loadBench(b, "pods-10000", ""), reportRun)
 }

@@ -57,6 +57,10 @@ type Options struct {
 	// SkipInvariants turns the run-time invariant checker off (benchmarks measure its cost
 	// with it). Every run from the command line checks them.
 	SkipInvariants bool
+	// SkipReasons says no sink reads a decision's Reason (a report, a sweep): the run
+	// records no Reason and the model need not build them (sim.Sim.SetReasons). Every
+	// other part of every event is the same.
+	SkipReasons bool
 	// Interrupted, when set, is asked after every recorded event; once it says true the run
 	// stops there and Run returns ErrInterrupted. It reads a flag another goroutine sets (a
 	// signal handler), so it never changes what a run that finishes does.
@@ -137,6 +141,7 @@ func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 		out.guard = g
 	}
 	s := sim.New(seed, out)
+	s.SetReasons(!opts.SkipReasons)
 	// The per-second bound grows with the node: each pod adds its workers, probes and stats.
 	s.SetWatchdog(sim.Watchdog{PerSecond: sim.DefaultWatchdog.PerSecond + 50_000*uint64(len(l.Pods))})
 	g.s = s

@@ -5,7 +5,8 @@
 # (with its own seed and with seed 7) and shortened copies of the bench/ workloads under
 # both binaries, writes every artifact with --out (report.json, report.html, junit.xml,
 # timeline.csv, trace.jsonl, trace.perfetto.json) and compares them byte for byte, with
-# stdout, stderr and the exit code. Build REF_BIN from the commit before the change:
+# stdout, stderr and the exit code, and those of the same run without --out. Build REF_BIN
+# from the commit before the change:
 #   git stash; go build -o /tmp/nodesim-ref ./cmd/nodesim; git stash pop
 #   go build -o bin/nodesim ./cmd/nodesim && sh scripts/same-output.sh /tmp/nodesim-ref
 set -eu
@@ -25,6 +26,10 @@ run() { # run NAME ARGS...: one run under both binaries, compared
 		rc=0
 		"$bin" run "$@" -o json --out "$out" >"$out/stdout.json" 2>"$out/stderr" || rc=$?
 		echo "$rc" >"$out/exit-code"
+		# Without --out the run records no reasons (nothing reads them): the report is the same.
+		rc=0
+		"$bin" run "$@" -o json >"$out/alone.json" 2>"$out/alone.stderr" || rc=$?
+		echo "$rc" >"$out/alone.exit-code"
 	done
 	if ! diff -r -q "$dir/ref/$name" "$dir/new/$name" >/dev/null; then
 		echo "DIFFERS: $name"

@@ -86,6 +86,10 @@ func (c *Clock) Record(e *trace.Event) {
 	c.s.Record(e)
 }
 
+// Reasons reports whether recorded events keep their Reason (see Sim.SetReasons). A
+// component may skip building a Reason when it is false; Record drops it either way.
+func (c *Clock) Reasons() bool { return !c.s.noReasons }
+
 // AfterFunc runs f d from now on this process (not on a goroutine of its own: nothing in a
 // simulation is concurrent).
 func (c *Clock) AfterFunc(d time.Duration, f func()) clock.Timer { return c.Schedule(d, f) }

@@ -126,6 +126,8 @@ type Sim struct {
 	depth   [][]trace.Attr
 	stopped bool
 	fired   uint64
+	// noReasons says no sink reads a decision's Reason (see SetReasons).
+	noReasons bool
 
 	watch    Watchdog
 	instant  time.Duration // the instant instantN counts events at
@@ -143,6 +145,13 @@ func New(seed uint64, sink trace.Sink) *Sim {
 	}
 	return &Sim{seed: seed, sink: sink, prio: PriorityDefault}
 }
+
+// SetReasons says whether any sink reads the Reason of an event: a run whose output has no
+// transcript and no trace file (a report, a sweep) turns them off. Off, Record drops every
+// event's Reason, so that no sink sees one, and Clock.Reasons tells components they may skip
+// building them: a reason's text is the costliest part of the most frequent events (a
+// resync's jittered requeue), and nothing else about an event changes.
+func (s *Sim) SetReasons(on bool) { s.noReasons = !on }
 
 // StartAt sets the clock before anything is scheduled, for a run that has a prologue before
 // its time zero (a kubelet that boots before the scenario begins).
@@ -317,6 +326,9 @@ func (s *Sim) Record(e *trace.Event) {
 	e.Seq = s.traceN
 	if e.Track == "" {
 		e.Track = s.track
+	}
+	if s.noReasons {
+		e.Reason = nil
 	}
 	if s.recording {
 		// A sink recorded an event while handling another: the shared event is in use.

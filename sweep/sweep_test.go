@@ -61,7 +61,7 @@ func TestSetCreatesAndReplaces(t *testing.T) {
 
 func run(l *scenarios.Loaded, seed uint64) (*reports.Report, error) {
 	b := reports.NewBuilder(reports.Input{Scenario: l.Scenario, Seed: seed})
-	res, err := engine.Run(l, seed, engine.Options{Sink: b})
+	res, err := engine.Run(l, seed, engine.Options{Sink: b, SkipReasons: true}) // as nodesim sweep runs
 	if err != nil {
 		return nil, err
 	}

@@ -126,7 +126,8 @@ func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {
 	}
 	bar := newProgress(stderr, o.quiet)
 	bar.StartSimulated("run "+l.Scenario.Metadata.Name, l.Scenario.Spec.Duration.Duration)
-	res, err := runEngine(l, seed, engine.Options{Sink: newProgressSink(sink, bar, l.Scenario.Spec.Duration.Duration), Interrupted: o.signals.caught})
+	res, err := runEngine(l, seed, engine.Options{Sink: newProgressSink(sink, bar, l.Scenario.Spec.Duration.Duration),
+		SkipReasons: !files.reasons, Interrupted: o.signals.caught})
 	bar.Done()
 	if perr := stopProfile(); perr != nil && err == nil {
 		err = perr
@@ -256,6 +257,9 @@ func writeFiles(o *outDir, opts *runOptions, r *reports.Report, charts *reports.
 type streamedFiles struct {
 	streams []stream
 	charts  *reports.ChartRecorder
+	// reasons is set when a file records decisions' reasons (trace.jsonl); the report and
+	// the other files never read them.
+	reasons bool
 }
 
 // stream is one streamed file: its writer, and how to complete it once the run has ended.
@@ -282,6 +286,7 @@ func openStreamedFiles(o *outDir, opts *runOptions, l *scenarios.Loaded, seed ui
 	} else if f != nil {
 		w := reports.NewTraceWriter(f)
 		w.SetMaxEvents(opts.traceMaxEvents)
+		s.reasons = true
 		s.streams = append(s.streams, stream{f, w, func(time.Duration) error { return w.Flush() }})
 	}
 	if f, err := create("perfetto", "trace.perfetto.json"); err != nil {

@@ -168,12 +168,13 @@ type PodWorkers struct {
 	// textBuf is completeWorkText's scratch buffer for the requeue texts: only the string
 	// made from it is kept, so the next requeue writes over it.
 	textBuf []byte
-	// requeueTexts and jitterReasons are where completeWorkText's resync reasons are
-	// allocated, many to an allocation rather than two allocations per resync (see
+	// requeueTexts, jitterReasons and attrs are where completeWorkText's resync reasons
+	// and attributes are allocated, many to an allocation rather than two allocations per resync (see
 	// textArena and nextJitterReason). Recorded events keep what they are handed; the
 	// worker only ever hands out fresh parts of either, never reuses one.
 	requeueTexts  textArena
 	jitterReasons []jitterReason
+	attrs         []trace.Attr // see nextAttr
 	// updateTypeAttrs are the syncStart attributes of each update type, made at New.
 	updateTypeAttrs [SyncPodKill + 1][]trace.Attr
 }
@@ -1032,6 +1033,9 @@ func (p *PodWorkers) completeWorkText(uid types.UID, st *podSyncStatus, phaseTra
 		if base == 0 {
 			delay = 0
 		}
+		if !p.clk.Reasons() {
+			break
+		}
 		capped := ""
 		if base < remaining {
 			capped = ", capped at the resync interval " + p.durationText(base)
@@ -1049,7 +1053,15 @@ func (p *PodWorkers) completeWorkText(uid types.UID, st *podSyncStatus, phaseTra
 		delay = st.rng.Jitter(base, factor)
 	}
 	p.workQueue.Enqueue(uid, delay)
-	if reason == nil && delay > base {
+	if !p.clk.Reasons() {
+		// No sink reads a reason: the event is the same but for the reason, so only its
+		// attribute is made.
+		b := append(p.textBuf[:0], delay.String()...)
+		p.textBuf = b
+		attrs := p.nextAttr()
+		attrs[0] = trace.Attr{Key: "after", Value: p.requeueTexts.copy(b)}
+		p.recordShared(st, KindRequeue, why, nil, attrs)
+	} else if reason == nil && delay > base {
 		// The same text fmt.Sprintf("%s after %s, plus a jitter of up to %.0f%%: %s") gives,
 		// built without boxing each value: this reason is recorded at every resync. The
 		// reason's text and the delay's ("after") are built in the worker's scratch buffer
@@ -1105,6 +1117,21 @@ func (p *PodWorkers) nextJitterReason() *jitterReason {
 	jr := &p.jitterReasons[0]
 	p.jitterReasons = p.jitterReasons[1:]
 	return jr
+}
+
+// attrBatch is how many one-attribute slices nextAttr allocates at once.
+const attrBatch = 128
+
+// nextAttr returns a slice of one zero attribute that nothing else refers to, its capacity
+// its length (an append copies it). Like nextJitterReason's, they are allocated a batch at
+// a time and each is handed out once, since a recorded event may keep its attributes.
+func (p *PodWorkers) nextAttr() []trace.Attr {
+	if len(p.attrs) == 0 {
+		p.attrs = make([]trace.Attr, attrBatch)
+	}
+	a := p.attrs[0:1:1]
+	p.attrs = p.attrs[1:]
+	return a
 }
 
 // textArena makes strings many to an allocation: each copy is appended to a
