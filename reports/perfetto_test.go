@@ -319,3 +319,24 @@ func TestPerfettoRelistRequestArrowAndPodManagerCounter(t *testing.T) {
 		t.Errorf("no counter %s", counter)
 	}
 }
+
+// A relist that ended exactly at time zero was all boot, so it draws no slice and no podCache
+// arrow: the worker it woke at time zero gets none, rather than an arrow from -1ns (which is
+// no valid JSON number: the writer would stop with an error).
+func TestPerfettoNoCacheArrowFromABootRelist(t *testing.T) {
+	tr := []trace.Event{
+		{At: 0, Track: "pleg", Kind: kindRelist, Name: "relist", Dur: 2 * time.Millisecond},
+		{At: 0, Track: "podWorker default/web", Kind: kindCacheReady, Name: "GetNewerThan", Pod: "default/web"},
+	}
+	var b bytes.Buffer
+	p := NewPerfettoWriter(&b, "nodesim t")
+	for i := range tr {
+		p.Record(&tr[i])
+	}
+	if err := p.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if got := flowEnds(t, b.Bytes()); len(got) != 0 {
+		t.Errorf("arrows %q, want none", got)
+	}
+}
