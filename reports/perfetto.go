@@ -159,22 +159,9 @@ func NewPerfettoWriter(w io.Writer, process string) *PerfettoWriter {
 	return p
 }
 
-// micros renders a simulated time in microseconds, exactly (nanoseconds as decimals). It is
-// what appendMicros writes; a negative time with a fraction of a microsecond gives no
-// valid number (it never occurs: every time drawn is at or after time zero).
-func micros(d time.Duration) string {
-	us, ns := int64(d/time.Microsecond), int64(d%time.Microsecond)
-	if ns == 0 {
-		return strconv.FormatInt(us, 10)
-	}
-	s := fmt.Sprintf("%d.%03d", us, ns)
-	for s[len(s)-1] == '0' {
-		s = s[:len(s)-1]
-	}
-	return s
-}
-
-// appendMicros appends micros(d) when it is a valid JSON number, and reports whether it is.
+// appendMicros appends d in microseconds, exactly (nanoseconds as decimals), when that is a
+// valid JSON number, and reports whether it is: a negative time with a fraction of a
+// microsecond gives none (it never occurs: every time drawn is at or after time zero).
 func appendMicros(dst []byte, d time.Duration) ([]byte, bool) {
 	if d < 0 && d%time.Microsecond != 0 {
 		return dst, false
@@ -240,13 +227,13 @@ func (p *PerfettoWriter) emit(ev *chromeEvent) {
 	b = append(b, `,"ts":`...)
 	b, ok := appendMicros(b, ev.Ts)
 	if !ok {
-		p.err = fmt.Errorf("writing perfetto trace: json: invalid number literal %q", micros(ev.Ts))
+		p.err = fmt.Errorf("writing perfetto trace: no timestamp for %dns", int64(ev.Ts))
 		return
 	}
 	if ev.HasDur {
 		b = append(b, `,"dur":`...)
 		if b, ok = appendMicros(b, ev.Dur); !ok {
-			p.err = fmt.Errorf("writing perfetto trace: json: invalid number literal %q", micros(ev.Dur))
+			p.err = fmt.Errorf("writing perfetto trace: no duration for %dns", int64(ev.Dur))
 			return
 		}
 	}
