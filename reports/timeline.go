@@ -28,7 +28,7 @@ type TimelineWriter struct {
 	u      usage
 	next   time.Duration // the time of the next row to write
 	cells  []byte        // the current values as the text after a row's time (",v,...,v\n"), while clean
-	row    []byte        // the row being written
+	row    []byte        // the time of the row being written, as text
 	dirty  bool          // a value changed since cells was built
 	header bool
 	err    error
@@ -129,8 +129,12 @@ func (t *TimelineWriter) writeRow() {
 		t.cells = append(c, '\n')
 		t.dirty = false
 	}
-	t.row = append(strconv.AppendInt(t.row[:0], int64(t.next/time.Second), 10), t.cells...)
-	if _, err := t.w.Write(t.row); err != nil && t.err == nil {
+	t.row = strconv.AppendInt(t.row[:0], int64(t.next/time.Second), 10)
+	_, err := t.w.Write(t.row)
+	if err == nil {
+		_, err = t.w.Write(t.cells)
+	}
+	if err != nil && t.err == nil {
 		t.err = fmt.Errorf("writing timeline: %w", err)
 	}
 	t.next += time.Second
