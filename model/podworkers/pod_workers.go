@@ -67,6 +67,13 @@ type podSyncStatus struct {
 	// syncEndAttrs).
 	syncEndDur  time.Duration
 	syncEndText []trace.Attr
+	// The same for the worker's last failed or terminal sync: its duration, whether it
+	// failed and with what text, isTerminal, and the attributes made for them (see
+	// syncEndFailedAttrs).
+	syncFailDur                      time.Duration
+	syncFailErr                      string
+	syncFailHasErr, syncFailTerminal bool
+	syncFailText                     []trace.Attr
 
 	// ctx is the context the worker's syncs run in (upstream podSyncStatus.ctx): reused
 	// round after round until UpdatePod cancels it, which drops every pending step of the
@@ -877,15 +884,10 @@ func (p *PodWorkers) syncDone(uid types.UID, st *podSyncStatus, update *UpdatePo
 	if err == nil && !isTerminal {
 		ev.Attrs = st.syncEndAttrs(dur)
 	} else {
-		attrs := append(make([]trace.Attr, 0, 3), trace.Attr{Key: "duration", Value: dur.String()})
 		if err != nil {
 			errText = err.Error()
-			attrs = append(attrs, trace.Attr{Key: "error", Value: errText})
 		}
-		if isTerminal {
-			attrs = append(attrs, trace.Attr{Key: "isTerminal", Value: "true"})
-		}
-		ev.Attrs = attrs
+		ev.Attrs = st.syncEndFailedAttrs(dur, err != nil, errText, isTerminal)
 	}
 	p.s.Record(&ev)
 	p.finishRound(uid, st, update, workType, isTerminal, err, errText)
@@ -901,6 +903,26 @@ func (st *podSyncStatus) syncEndAttrs(d time.Duration) []trace.Attr {
 		st.syncEndText = []trace.Attr{{Key: "duration", Value: d.String()}}
 	}
 	return st.syncEndText
+}
+
+// syncEndFailedAttrs returns the attributes of the syncEnd event of a sync that took d and
+// failed (hasErr, with errText) or found the pod terminal: duration, error, isTerminal.
+// A crash-looping pod's syncs inside one back-off window fail alike, in the same time, so
+// the slice made for the previous one is recorded again while they are the same. Recorded
+// attributes are never written, and the slice is replaced (not changed) when one differs.
+func (st *podSyncStatus) syncEndFailedAttrs(d time.Duration, hasErr bool, errText string, isTerminal bool) []trace.Attr {
+	if st.syncFailText != nil && st.syncFailDur == d && st.syncFailHasErr == hasErr && st.syncFailTerminal == isTerminal && st.syncFailErr == errText {
+		return st.syncFailText
+	}
+	attrs := append(make([]trace.Attr, 0, 3), trace.Attr{Key: "duration", Value: d.String()})
+	if hasErr {
+		attrs = append(attrs, trace.Attr{Key: "error", Value: errText})
+	}
+	if isTerminal {
+		attrs = append(attrs, trace.Attr{Key: "isTerminal", Value: "true"})
+	}
+	st.syncFailDur, st.syncFailErr, st.syncFailHasErr, st.syncFailTerminal, st.syncFailText = d, errText, hasErr, isTerminal, attrs
+	return attrs
 }
 
 // updateAttrs returns the syncStart event's attributes for an update of type t, shared by
