@@ -117,6 +117,8 @@ type Kubelet struct {
 	cleanup cleanupMemo
 	// handlerAttrs: the handler events' strings of single pods (see handlerMemo).
 	handlerAttrs handlerMemo
+	// handlerChunk: the handler events' attributes and joined keys of several pods.
+	handlerChunk handlerChunk
 	// removedIgnored is the event of an ignored ContainerRemoved PLEG event, made once;
 	// each is recorded from a copy (Record stamps the event it is given).
 	removedIgnored trace.Event
