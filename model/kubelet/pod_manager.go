@@ -198,26 +198,47 @@ func (m *podManager) GetPods() []*corev1.Pod {
 
 // workQueue is the syncLoop's work queue: pod UIDs with the time their next sync is due
 // (upstream pkg/kubelet/util/queue).
+//
+// Times are kept as offsets from sim.Epoch (exact for any time a run reaches), and the
+// heap's items hold neither a time.Time nor a UID but the slot of the item's UID in uids:
+// an item with no pointer in it moves through the heap without write barriers, and every
+// pod's every sync passes through the heap.
 type workQueue struct {
 	s simClock
 	// queue holds each pod's current time; due holds every time given since it last came
 	// due, replaced ones included (see GetWork).
-	queue map[types.UID]time.Time
+	queue map[types.UID]time.Duration
 	due   queueHeap
-	out   []types.UID // GetWork's answer, reused
+	// uids holds the UID of each heap item, at the item's slot; free are the slots no
+	// item holds.
+	uids []types.UID
+	free []int32
+	out  []types.UID // GetWork's answer, reused
 }
 
 type simClock interface{ Now() time.Time }
 
-func newWorkQueue(s *sim.Sim) *workQueue {
-	return &workQueue{s: s, queue: map[types.UID]time.Time{}}
+func newWorkQueue(s simClock) *workQueue {
+	return &workQueue{s: s, queue: map[types.UID]time.Duration{}}
 }
+
+// now is the clock's time as an offset from sim.Epoch.
+func (q *workQueue) now() time.Duration { return q.s.Now().Sub(sim.Epoch) }
 
 // Enqueue sets the pod's next sync time, replacing any earlier entry.
 func (q *workQueue) Enqueue(uid types.UID, delay time.Duration) {
-	t := q.s.Now().Add(delay)
+	t := q.now() + delay
 	q.queue[uid] = t
-	q.due.push(queueItem{t, uid})
+	var slot int32
+	if n := len(q.free); n > 0 {
+		slot = q.free[n-1]
+		q.free = q.free[:n-1]
+	} else {
+		slot = int32(len(q.uids))
+		q.uids = append(q.uids, "")
+	}
+	q.uids[slot] = uid
+	q.due.push(queueItem{t, slot})
 }
 
 // GetWork removes and returns the pods whose time is strictly before now, in UID order
@@ -227,13 +248,16 @@ func (q *workQueue) Enqueue(uid types.UID, delay time.Duration) {
 // time (Enqueue replaced its entry) no longer matches the pod's entry and is dropped when
 // its own time comes, so only due items are looked at, not every queued pod.
 func (q *workQueue) GetWork() []types.UID {
-	now := q.s.Now()
+	now := q.now()
 	out := q.out[:0]
-	for len(q.due) > 0 && q.due[0].t.Before(now) {
+	for len(q.due) > 0 && q.due[0].t < now {
 		it := q.due.pop()
-		if t, ok := q.queue[it.uid]; ok && t.Equal(it.t) {
-			out = append(out, it.uid)
-			delete(q.queue, it.uid)
+		uid := q.uids[it.slot]
+		q.uids[it.slot] = ""
+		q.free = append(q.free, it.slot)
+		if t, ok := q.queue[uid]; ok && t == it.t {
+			out = append(out, uid)
+			delete(q.queue, uid)
 		}
 	}
 	slices.Sort(out)
@@ -244,10 +268,11 @@ func (q *workQueue) GetWork() []types.UID {
 	return out
 }
 
-// queueItem is one Enqueue: the time the pod was given.
+// queueItem is one Enqueue: the time the pod was given, and the slot of its UID in the
+// queue's uids.
 type queueItem struct {
-	t   time.Time
-	uid types.UID
+	t    time.Duration
+	slot int32
 }
 
 // queueHeap is a min-heap of queue items by time (ties in any order: GetWork sorts what it
@@ -259,7 +284,7 @@ func (h *queueHeap) push(it queueItem) {
 	a := *h
 	for i := len(a) - 1; i > 0; {
 		parent := (i - 1) / 2
-		if !a[i].t.Before(a[parent].t) {
+		if a[i].t >= a[parent].t {
 			break
 		}
 		a[i], a[parent] = a[parent], a[i]
@@ -276,10 +301,10 @@ func (h *queueHeap) pop() queueItem {
 	a = a[:n]
 	for i := 0; ; {
 		least, l, r := i, 2*i+1, 2*i+2
-		if l < n && a[l].t.Before(a[least].t) {
+		if l < n && a[l].t < a[least].t {
 			least = l
 		}
-		if r < n && a[r].t.Before(a[least].t) {
+		if r < n && a[r].t < a[least].t {
 			least = r
 		}
 		if least == i {

@@ -100,7 +100,7 @@ func TestGetPodsToSyncMatchesTheFullPass(t *testing.T) {
 	_, kl := newTestKubelet(t, &trace.Log{})
 	clock := &fakeNow{t: kl.clk.Now()}
 	kl.podManager = newPodManager(nil)
-	kl.workQueue = &workQueue{s: clock, queue: map[types.UID]time.Time{}}
+	kl.workQueue = newWorkQueue(clock)
 	ref := map[types.UID]time.Time{} // the work queue as a plain map, walked whole
 	rng := rand.New(rand.NewPCG(3, 4))
 	uid := func(i int) types.UID { return types.UID(fmt.Sprintf("uid-%03d", i)) }
