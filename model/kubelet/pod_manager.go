@@ -28,8 +28,11 @@ type podManager struct {
 	byUID     map[types.UID]*corev1.Pod
 	// podsVersion counts the UIDs entering or leaving byUID: HasUID, and which pods GetPods
 	// lists (not the objects), may answer differently only once it moved.
-	podsVersion  uint64
-	byFullName   map[string]*corev1.Pod
+	podsVersion uint64
+	// byFullName holds each full name's pod through a podRef, which set points at each new
+	// object of the pod: a pod's every status change from the API server replaces its
+	// object, and assigning a map entry stores its key, which would be made anew each time.
+	byFullName   map[string]*podRef
 	mirrorByName map[string]*corev1.Pod
 	// record receives the map changes; nil records nothing (unit tests).
 	record func(*trace.Event)
@@ -47,10 +50,13 @@ type podManager struct {
 const KindPodManager trace.Kind = "podManager"
 
 func newPodManager(record func(*trace.Event)) *podManager {
-	return &podManager{byUID: map[types.UID]*corev1.Pod{}, byFullName: map[string]*corev1.Pod{}, mirrorByName: map[string]*corev1.Pod{}, record: record}
+	return &podManager{byUID: map[types.UID]*corev1.Pod{}, byFullName: map[string]*podRef{}, mirrorByName: map[string]*corev1.Pod{}, record: record}
 }
 
 func fullName(p *corev1.Pod) string { return p.Name + "_" + p.Namespace }
+
+// podRef is a pod manager entry that set updates in place.
+type podRef struct{ pod *corev1.Pod }
 
 // AddPod files p in the pod map, or in the mirror-pod map when it is a mirror pod.
 func (m *podManager) AddPod(p *corev1.Pod) { m.set("AddPod", p) }
@@ -74,7 +80,11 @@ func (m *podManager) set(op string, p *corev1.Pod) {
 		m.podsVersion++
 	}
 	m.touch(p.UID)
-	m.byFullName[fullName(p)] = p
+	if ref := m.byFullName[fullName(p)]; ref != nil {
+		ref.pod = p
+	} else {
+		m.byFullName[fullName(p)] = &podRef{pod: p}
+	}
 	i, found := m.search(p.UID)
 	m.own(1)
 	if found {
@@ -122,7 +132,7 @@ func (m *podManager) RemovePod(p *corev1.Pod) {
 		m.sorted = slices.Delete(m.sorted, i, i+1)
 	}
 	m.fileDeadline(p, false)
-	if cur, ok := m.byFullName[fullName(p)]; ok && cur.UID == p.UID {
+	if ref := m.byFullName[fullName(p)]; ref != nil && ref.pod.UID == p.UID {
 		delete(m.byFullName, fullName(p))
 	}
 	if had {
@@ -174,11 +184,16 @@ func (m *podManager) HasUID(uid types.UID) bool {
 }
 
 func (m *podManager) GetPodByFullName(name string) (*corev1.Pod, bool) {
-	p, ok := m.byFullName[name]
-	return p, ok
+	if ref := m.byFullName[name]; ref != nil {
+		return ref.pod, true
+	}
+	return nil, false
 }
 
 func (m *podManager) GetMirrorPodByPod(p *corev1.Pod) (*corev1.Pod, bool) {
+	if len(m.mirrorByName) == 0 {
+		return nil, false // most nodes have no static pods: spare the key and its lookup
+	}
 	mp, ok := m.mirrorByName[fullName(p)]
 	return mp, ok
 }
