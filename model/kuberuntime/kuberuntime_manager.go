@@ -379,7 +379,10 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.P
 		ps = &podSync{}
 	}
 	ps.reset(podSync{m: m, pod: pod, podStatus: podStatus, backOff: backOff, done: done})
-	ps.actions = m.computePodActions(pod, podStatus, restartAllContainers)
+	ps.actions = m.podActions(pod, podStatus, restartAllContainers, ps.startBuf[:0])
+	if cap(ps.actions.ContainersToStart) > cap(ps.startBuf) {
+		ps.startBuf = ps.actions.ContainersToStart[:0]
+	}
 	ps.kills = ps.actions.KillList()
 	why := podActionsReason(ps.actions.KillPod, podStatus)
 	if why == nil {
@@ -396,9 +399,9 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.P
 	if ps.finished {
 		// The sync ran to its end without waiting for the runtime (a periodic sync with
 		// nothing to do): every step it handed out has run, and done has returned, so
-		// nothing refers to ps any more; the next SyncPod reuses it. A sync still waiting
-		// is never put here: its steps hold it until they run or are dropped.
-		ps.reset(podSync{})
+		// nothing refers to ps any more; the next SyncPod reuses it (and resets it: until
+		// then it still names this sync's pod and answer). A sync still waiting is never
+		// put here: its steps hold it until they run or are dropped.
 		m.spareSync = ps
 	}
 }
@@ -463,18 +466,22 @@ type podSync struct {
 	// actions.ContainersToStart), and regularDoneFn, bound once, its start's answer.
 	regular       int
 	regularDoneFn func(error)
+	// startBuf is the room computePodActions fills ContainersToStart in: the array of a
+	// finished sync's actions.ContainersToStart, which nothing reads any more.
+	startBuf []int
 }
 
 // reset makes ps the sync to, keeping what a finished sync leaves for the next one to
-// reuse: the bound regularDoneFn, and the room of its result (the result list's array and
-// the results' slots). A podSync is reset only before its first sync or once its sync has
+// reuse: the bound regularDoneFn, the room of its result (the result list's array and
+// the results' slots) and startBuf. A podSync is reset only before its first sync or once its sync has
 // finished (SyncPod): done has returned, and neither it nor anything it called keeps the
 // result or its SyncResults, so the next sync may write over them.
 func (ps *podSync) reset(to podSync) {
-	results, slots, fn := ps.result.SyncResults, ps.result.slots, ps.regularDoneFn
+	results, slots, fn, startBuf := ps.result.SyncResults, ps.result.slots, ps.regularDoneFn, ps.startBuf
 	clear(results)
 	clear(slots)
 	*ps = to
+	ps.startBuf = startBuf
 	if fn == nil {
 		fn = ps.regularDone
 	}
