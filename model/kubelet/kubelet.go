@@ -119,6 +119,9 @@ type Kubelet struct {
 	handlerAttrs handlerMemo
 	// handlerChunk: the handler events' attributes and joined keys of several pods.
 	handlerChunk handlerChunk
+	// postSyncReason is the relistRequested events' reason, which never varies: made at
+	// the first and shared (nothing writes a recorded event's reason).
+	postSyncReason *trace.Reason
 	// removedIgnored is the event of an ignored ContainerRemoved PLEG event, made once;
 	// each is recorded from a copy (Record stamps the event it is given).
 	removedIgnored trace.Event

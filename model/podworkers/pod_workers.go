@@ -183,6 +183,9 @@ type PodWorkers struct {
 	jitterReasons []jitterReason
 	// updateTypeAttrs are the syncStart attributes of each update type, made at New.
 	updateTypeAttrs [SyncPodKill + 1][]trace.Attr
+	// zeroSyncEnd is the syncEnd attributes of a successful sync that took no time, shared
+	// by every worker (see syncEndAttrs); nil until the first.
+	zeroSyncEnd []trace.Attr
 }
 
 // New returns the pod workers. resyncInterval is the kubelet's syncFrequency.
@@ -882,7 +885,7 @@ func (p *PodWorkers) syncDone(uid types.UID, st *podSyncStatus, update *UpdatePo
 	// error builds it anew on every call.
 	errText := ""
 	if err == nil && !isTerminal {
-		ev.Attrs = st.syncEndAttrs(dur)
+		ev.Attrs = p.syncEndAttrs(st, dur)
 	} else {
 		if err != nil {
 			errText = err.Error()
@@ -893,11 +896,21 @@ func (p *PodWorkers) syncDone(uid types.UID, st *podSyncStatus, update *UpdatePo
 	p.finishRound(uid, st, update, workType, isTerminal, err, errText)
 }
 
-// syncEndAttrs returns the attributes of a successful sync's syncEnd event that took d:
-// a worker's periodic syncs of an unchanged pod take the same time, so the slice made for
-// the previous one is recorded again while d is the same. Recorded attributes are never
-// written, and the slice is replaced (not changed) when d differs.
-func (st *podSyncStatus) syncEndAttrs(d time.Duration) []trace.Attr {
+// syncEndAttrs returns the attributes of a successful sync of worker st's syncEnd event
+// that took d: a worker's periodic syncs of an unchanged pod take the same time, so the
+// slice made for the previous one is recorded again while d is the same. A sync that
+// called the runtime for nothing takes no time at all, on every worker: those share one
+// slice (zeroSyncEnd), which a worker whose syncs alternate between starting a container
+// and doing nothing (a crash-looping pod) would otherwise make again and again. Recorded
+// attributes are never written, and a worker's slice is replaced (not changed) when d
+// differs.
+func (p *PodWorkers) syncEndAttrs(st *podSyncStatus, d time.Duration) []trace.Attr {
+	if d == 0 {
+		if p.zeroSyncEnd == nil {
+			p.zeroSyncEnd = []trace.Attr{{Key: "duration", Value: d.String()}}
+		}
+		return p.zeroSyncEnd
+	}
 	if st.syncEndText == nil || st.syncEndDur != d {
 		st.syncEndDur = d
 		st.syncEndText = []trace.Attr{{Key: "duration", Value: d.String()}}
