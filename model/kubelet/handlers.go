@@ -129,7 +129,7 @@ func isTerminal(p corev1.PodPhase) bool { return p == corev1.PodSucceeded || p =
 
 // filterOutInactivePods drops pods the workers finished and terminal pods not being
 // terminated: what remains counts against the node's resources. The slice returned may be
-// returned again by later calls: callers read it and must not modify it.
+// pods itself, or be returned again by later calls: callers read it and must not modify it.
 //
 // Given the pod manager's list (GetPods), what isActive reads of each pod other than its
 // object is kept, by the pod's place in the list, with the versions it was read at; while
@@ -177,18 +177,34 @@ func (kl *Kubelet) filterOutInactivePods(pods []*corev1.Pod) []*corev1.Pod {
 		}
 		c.valid, c.pods, c.workers, c.statuses = true, podsVersion, workers, statuses
 	}
-	out := make([]*corev1.Pod, 0, len(pods))
-	for i, p := range pods {
-		// isActive, with what it reads besides the pod object taken from the flags.
+	// isActive, with what it reads besides the pod object taken from the flags.
+	active := func(i int, p *corev1.Pod) bool {
 		f := c.flags[i]
 		if f&knownTerminated != 0 {
-			continue
+			return false
 		}
-		if terminal := isTerminal(p.Status.Phase) || f&statusTerminal != 0; !terminal || f&terminationRequested != 0 {
+		terminal := isTerminal(p.Status.Phase) || f&statusTerminal != 0
+		return !terminal || f&terminationRequested != 0
+	}
+	n := 0
+	for i, p := range pods {
+		if active(i, p) {
+			n++
+		}
+	}
+	if n == len(pods) {
+		// Every pod is active (the usual case): the answer is the list itself, which
+		// nobody writes to either.
+		c.out, c.outOf = pods, pods
+		return pods
+	}
+	// A new slice each time the answer is made: one handed out earlier may still be read.
+	out := make([]*corev1.Pod, 0, n)
+	for i, p := range pods {
+		if active(i, p) {
 			out = append(out, p)
 		}
 	}
-	// A new slice each time the answer is made: one handed out earlier may still be read.
 	c.out, c.outOf = out, pods
 	return out
 }
