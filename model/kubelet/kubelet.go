@@ -93,6 +93,7 @@ type Kubelet struct {
 	podManager    *podManager
 	requests      map[types.UID]cachedRequests // podRequest's results, by pod
 	active        *activePods                  // admission's active pods, as of the last batch
+	admitOthers   []*corev1.Pod                // canAdmitPod's list of the other active pods, reused
 	podWorkers    *podworkers.PodWorkers
 	podCache      *container.Cache
 	pleg          *pleg.GenericPLEG
