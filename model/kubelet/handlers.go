@@ -113,13 +113,12 @@ func (kl *Kubelet) HandlePodReconcile(pods []*corev1.Pod) {
 	}
 }
 
-// HandlePodSyncs asks each pod's worker for a sync.
+// HandlePodSyncs asks each pod's worker for a sync. Every caller takes the pods from the
+// pod manager's pod map (GetPodByUID, getPodsToSync), which never holds a mirror pod, so
+// unlike upstream's it has no mirror pod to tell apart.
 func (kl *Kubelet) HandlePodSyncs(pods []*corev1.Pod) {
 	start := kl.clk.Now()
 	for _, pod := range pods {
-		if podconfig.IsMirrorPod(pod) {
-			continue
-		}
 		mirror, _ := kl.podManager.GetMirrorPodByPod(pod)
 		kl.dispatchWork(pod, podworkers.SyncPodSync, mirror, start)
 	}

@@ -172,6 +172,8 @@ func (m *podManager) changed(op string, p *corev1.Pod) {
 	m.record(e)
 }
 
+// GetPodByUID returns the desired pod with this UID: never a mirror pod, since set files
+// those in the mirror-pod map only.
 func (m *podManager) GetPodByUID(uid types.UID) (*corev1.Pod, bool) {
 	p, ok := m.byUID[uid]
 	return p, ok

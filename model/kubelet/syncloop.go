@@ -127,7 +127,7 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 		e, _ := kl.pleg.Watch().TryRecv()
 		if e.Type != pleg.ContainerRemoved {
 			if pod, ok := kl.podManager.GetPodByUID(e.ID); ok {
-				kl.handler("HandlePodSyncs", plegCause(e.Type), []*corev1.Pod{pod})
+				kl.desiredHandler("HandlePodSyncs", plegCause(e.Type), []*corev1.Pod{pod})
 				kl.HandlePodSyncs([]*corev1.Pod{pod})
 			} else {
 				kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: "plegCh", Attrs: []trace.Attr{{Key: "type", Value: string(e.Type)}},
@@ -149,7 +149,7 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 	case caseSync:
 		kl.syncTicker.C.TryRecv()
 		if pods := kl.getPodsToSync(); len(pods) > 0 {
-			kl.handler("HandlePodSyncs", "syncCh", pods)
+			kl.desiredHandler("HandlePodSyncs", "syncCh", pods)
 			kl.HandlePodSyncs(pods)
 			clear(pods) // the pods are not kept past their tick
 		}
@@ -185,7 +185,7 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 			}
 		}
 		if len(pods) > 0 {
-			kl.handler("HandlePodSyncs", containerManagerCh, pods)
+			kl.desiredHandler("HandlePodSyncs", containerManagerCh, pods)
 			kl.HandlePodSyncs(pods)
 		} else {
 			kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: containerManagerCh,
@@ -248,7 +248,7 @@ func (kl *Kubelet) handleProbeSync(u results.Update, probe string) {
 	if !ok {
 		return
 	}
-	kl.handler("HandlePodSyncs", probeCause(probe, u.Result), []*corev1.Pod{pod})
+	kl.desiredHandler("HandlePodSyncs", probeCause(probe, u.Result), []*corev1.Pod{pod})
 	kl.HandlePodSyncs([]*corev1.Pod{pod})
 }
 
@@ -286,13 +286,25 @@ func plegCause(t pleg.PodLifeCycleEventType) string {
 	return "plegCh " + string(t)
 }
 
+// handler records a handler called with pods (why: the channel and message).
 func (kl *Kubelet) handler(name, why string, pods []*corev1.Pod) {
-	if len(pods) == 1 && !podconfig.IsMirrorPod(pods[0]) {
+	kl.handlerWith(name, why, pods, mirrorPodKeys(pods))
+}
+
+// desiredHandler is handler for pods taken from the pod manager's pod map (GetPodByUID,
+// getPodsToSync), which never holds a mirror pod: there are none among them to look for.
+func (kl *Kubelet) desiredHandler(name, why string, pods []*corev1.Pod) {
+	kl.handlerWith(name, why, pods, "")
+}
+
+// handlerWith is handler given mirrors, the keys of the mirror pods among pods ("" for
+// none, as mirrorPodKeys joins them).
+func (kl *Kubelet) handlerWith(name, why string, pods []*corev1.Pod, mirrors string) {
+	if len(pods) == 1 && mirrors == "" {
 		key, attrs := kl.handlerAttrs.get(pods[0], why)
 		kl.clk.Record(&trace.Event{Kind: KindHandler, Name: name, Pod: key, Attrs: attrs})
 		return
 	}
-	mirrors := mirrorPodKeys(pods)
 	n := 1
 	if why != "" {
 		n++
