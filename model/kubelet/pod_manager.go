@@ -216,27 +216,40 @@ func (m *podManager) GetPods() []*corev1.Pod {
 // workQueue is the syncLoop's work queue: pod UIDs with the time their next sync is due
 // (upstream pkg/kubelet/util/queue).
 //
-// Times are kept as offsets from sim.Epoch (exact for any time a run reaches), and the
-// heap's items hold neither a time.Time nor a UID but the slot of the item's UID in uids:
-// an item with no pointer in it moves through the heap without write barriers, and every
-// pod's every sync passes through the heap.
+// Each pod the queue holds has an entry (ids gives its place in entries) with its current
+// time, kept while the pod comes and goes from the queue sync after sync, so that a pod's
+// every sync costs one map lookup (Enqueue's) rather than a store, a lookup and a delete.
+// Times are offsets from sim.Epoch (exact for any time a run reaches), and the heap's
+// items hold the time and the entry's place, no pointer: an item moves through the heap
+// without write barriers. An entry that is neither queued nor named by a heap item is
+// idle; idle entries are dropped (sweep) once they outnumber the others, so the entries
+// stay proportional to the pods queued, not to every pod ever seen.
 type workQueue struct {
-	s simClock
-	// queue holds each pod's current time; due holds every time given since it last came
-	// due, replaced ones included (see GetWork).
-	queue map[types.UID]time.Duration
-	due   queueHeap
-	// uids holds the UID of each heap item, at the item's slot; free are the slots no
-	// item holds.
-	uids []types.UID
-	free []int32
-	out  []types.UID // GetWork's answer, reused
+	s       simClock
+	ids     map[types.UID]int32
+	entries []queueEntry
+	free    []int32 // places in entries no pod has
+	idle    int     // entries neither queued nor named by a heap item
+	// due holds every time given since the pod last came due, replaced ones included
+	// (see GetWork).
+	due queueHeap
+	out []types.UID // GetWork's answer, reused
 }
+
+// queueEntry is one pod's place in the work queue.
+type queueEntry struct {
+	uid    types.UID
+	t      time.Duration // the pod's current time, when queued
+	queued bool
+	items  int32 // heap items naming this entry
+}
+
+func (e *queueEntry) isIdle() bool { return !e.queued && e.items == 0 }
 
 type simClock interface{ Now() time.Time }
 
 func newWorkQueue(s simClock) *workQueue {
-	return &workQueue{s: s, queue: map[types.UID]time.Duration{}}
+	return &workQueue{s: s, ids: map[types.UID]int32{}}
 }
 
 // now is the clock's time as an offset from sim.Epoch.
@@ -245,17 +258,24 @@ func (q *workQueue) now() time.Duration { return q.s.Now().Sub(sim.Epoch) }
 // Enqueue sets the pod's next sync time, replacing any earlier entry.
 func (q *workQueue) Enqueue(uid types.UID, delay time.Duration) {
 	t := q.now() + delay
-	q.queue[uid] = t
-	var slot int32
-	if n := len(q.free); n > 0 {
-		slot = q.free[n-1]
-		q.free = q.free[:n-1]
-	} else {
-		slot = int32(len(q.uids))
-		q.uids = append(q.uids, "")
+	id, ok := q.ids[uid]
+	if !ok {
+		if n := len(q.free); n > 0 {
+			id = q.free[n-1]
+			q.free = q.free[:n-1]
+		} else {
+			id = int32(len(q.entries))
+			q.entries = append(q.entries, queueEntry{})
+		}
+		q.entries[id] = queueEntry{uid: uid}
+		q.ids[uid] = id
+	} else if q.entries[id].isIdle() {
+		q.idle--
 	}
-	q.uids[slot] = uid
-	q.due.push(queueItem{t, slot})
+	e := &q.entries[id]
+	e.t, e.queued = t, true
+	e.items++
+	q.due.push(queueItem{t, id})
 }
 
 // GetWork removes and returns the pods whose time is strictly before now, in UID order
@@ -269,13 +289,18 @@ func (q *workQueue) GetWork() []types.UID {
 	out := q.out[:0]
 	for len(q.due) > 0 && q.due[0].t < now {
 		it := q.due.pop()
-		uid := q.uids[it.slot]
-		q.uids[it.slot] = ""
-		q.free = append(q.free, it.slot)
-		if t, ok := q.queue[uid]; ok && t == it.t {
-			out = append(out, uid)
-			delete(q.queue, uid)
+		e := &q.entries[it.id]
+		e.items--
+		if e.queued && e.t == it.t {
+			out = append(out, e.uid)
+			e.queued = false
 		}
+		if e.isIdle() {
+			q.idle++
+		}
+	}
+	if q.idle > len(q.ids)-q.idle+workQueueIdleSlack {
+		q.sweep()
 	}
 	slices.Sort(out)
 	q.out = out
@@ -285,11 +310,29 @@ func (q *workQueue) GetWork() []types.UID {
 	return out
 }
 
-// queueItem is one Enqueue: the time the pod was given, and the slot of its UID in the
-// queue's uids.
+// workQueueIdleSlack is how many idle entries beyond the others the queue keeps before
+// sweeping: a sync tick leaves the pods it took idle until their workers requeue them.
+const workQueueIdleSlack = 64
+
+// sweep drops the idle entries, in the order of their places (the map's order never
+// decides anything here). A dropped pod that is queued again gets a new entry.
+func (q *workQueue) sweep() {
+	for id := range q.entries {
+		e := &q.entries[id]
+		if e.uid == "" || !e.isIdle() {
+			continue
+		}
+		delete(q.ids, e.uid)
+		*e = queueEntry{}
+		q.free = append(q.free, int32(id))
+	}
+	q.idle = 0
+}
+
+// queueItem is one Enqueue: the time the pod was given, and the place of its entry.
 type queueItem struct {
-	t    time.Duration
-	slot int32
+	t  time.Duration
+	id int32
 }
 
 // queueHeap is a min-heap of queue items by time (ties in any order: GetWork sorts what it
