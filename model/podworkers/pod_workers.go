@@ -632,7 +632,16 @@ func (p *PodWorkers) scheduleRound(uid types.UID, st *podSyncStatus) {
 	if st.takeDoorbell == nil {
 		st.takeDoorbell = func() {
 			st.scheduled = false
-			p.podWorkerLoop(uid)
+			if st.closed {
+				// st may have been forgotten since, and its UID given a new worker:
+				// the round goes to whichever worker the UID has now.
+				p.podWorkerLoop(uid)
+				return
+			}
+			// A worker not closed is still the one podSyncStatuses holds for its UID
+			// (a worker is closed before it is forgotten, and only a forgotten one is
+			// replaced), so it needs no looking up.
+			p.workerRound(uid, st)
 		}
 	}
 	// Go, not Schedule: the round is never stopped, so it needs no Timer.
@@ -641,11 +650,18 @@ func (p *PodWorkers) scheduleRound(uid types.UID, st *podSyncStatus) {
 
 // --- the worker loop
 
-// podWorkerLoop runs one round: take the pending update, wait for a fresh pod cache entry,
-// run the sync function for the worker's state, then schedule what comes next.
+// podWorkerLoop runs one round of the worker of pod uid, if it has one: take the pending
+// update, wait for a fresh pod cache entry, run the sync function for the worker's state,
+// then schedule what comes next.
 func (p *PodWorkers) podWorkerLoop(uid types.UID) {
-	st, ok := p.podSyncStatuses[uid]
-	if !ok || st.closed || st.inRound {
+	if st, ok := p.podSyncStatuses[uid]; ok {
+		p.workerRound(uid, st)
+	}
+}
+
+// workerRound is podWorkerLoop for worker st, the one podSyncStatuses holds for uid.
+func (p *PodWorkers) workerRound(uid types.UID, st *podSyncStatus) {
+	if st.closed || st.inRound {
 		return
 	}
 	st.doorbell = false
