@@ -365,12 +365,12 @@ func (c *handlerChunk) attrs(n int) []trace.Attr {
 
 // joinPodKeys is joinPodKeys(pods), as a part of the chunk's text.
 func (c *handlerChunk) joinPodKeys(pods []*corev1.Pod) string {
+	if len(pods) == 0 {
+		return ""
+	}
 	n := len(pods) - 1
 	for _, p := range pods {
 		n += len(p.Namespace) + 1 + len(p.Name)
-	}
-	if len(pods) == 0 {
-		return ""
 	}
 	if c.text.Cap()-c.text.Len() < n {
 		c.text = strings.Builder{}

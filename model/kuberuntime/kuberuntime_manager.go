@@ -472,10 +472,11 @@ type podSync struct {
 }
 
 // reset makes ps the sync to, keeping what a finished sync leaves for the next one to
-// reuse: the bound regularDoneFn, the room of its result (the result list's array and
-// the results' slots) and startBuf. A podSync is reset only before its first sync or once its sync has
-// finished (SyncPod): done has returned, and neither it nor anything it called keeps the
-// result or its SyncResults, so the next sync may write over them.
+// reuse: the bound regularDoneFn, the room of its result (the result list's array and the
+// results' slots) and startBuf. A podSync is reset only before its first sync or once its
+// sync has finished (SyncPod): done has returned, and neither it nor anything it called
+// keeps the result, its SyncResults or the actions' lists, so the next sync may write
+// over them.
 func (ps *podSync) reset(to podSync) {
 	results, slots, fn, startBuf := ps.result.SyncResults, ps.result.slots, ps.regularDoneFn, ps.startBuf
 	clear(results)

@@ -915,11 +915,11 @@ func (p *PodWorkers) syncDone(uid types.UID, st *podSyncStatus, update *UpdatePo
 // syncEndAttrs returns the attributes of a successful sync of worker st's syncEnd event
 // that took d: a worker's periodic syncs of an unchanged pod take the same time, so the
 // slice made for the previous one is recorded again while d is the same. A sync that
-// called the runtime for nothing takes no time at all, on every worker: those share one
-// slice (zeroSyncEnd), which a worker whose syncs alternate between starting a container
-// and doing nothing (a crash-looping pod) would otherwise make again and again. Recorded
-// attributes are never written, and a worker's slice is replaced (not changed) when d
-// differs.
+// finished without waiting for the runtime took no time at all, on any worker: those share
+// one slice (zeroSyncEnd), which a worker whose syncs alternate between starting a
+// container and doing nothing (a crash-looping pod) would otherwise make again and again.
+// Recorded attributes are never written, and a worker's slice is replaced (not changed)
+// when d differs.
 func (p *PodWorkers) syncEndAttrs(st *podSyncStatus, d time.Duration) []trace.Attr {
 	if d == 0 {
 		if p.zeroSyncEnd == nil {
