@@ -177,25 +177,34 @@ func (a *activePods) remove(uid types.UID) {
 // canAdmitPod runs the admission checks in upstream's order; the first rejection wins. The
 // predicate check compares the pod's requests with node allocatable minus what the other
 // active pods request, and the pod count with maxPods.
+//
+// The others are the active set without the pod, when it is in the set (a pod is added to
+// the pod manager, and so to the set, before it is admitted): they are listed in
+// kl.admitOthers, reused from one admission to the next, since admit handlers read them
+// and keep nothing. A fresh list at each admission made pods arriving one by one cost the
+// square of their number in allocation.
 func (kl *Kubelet) canAdmitPod(active *activePods, pod *corev1.Pod) (bool, string, string) {
 	others := active.pods
 	self, known := active.index[pod.UID]
 	if known {
-		others = make([]*corev1.Pod, 0, len(active.pods)-1)
-		others = append(append(others, active.pods[:self]...), active.pods[self+1:]...)
+		others = append(append(kl.admitOthers[:0], active.pods[:self]...), active.pods[self+1:]...)
 	}
-	for _, h := range kl.admitHandlers {
-		if ok, reason, msg := h.Admit(pod, others); !ok {
-			return false, reason, msg
-		}
+	ok, reason, msg := kl.runAdmitHandlers(pod, others)
+	nOthers := len(others)
+	if known {
+		clear(others) // the list keeps no pod once the admission is done
+		kl.admitOthers = others[:0]
+	}
+	if !ok {
+		return false, reason, msg
 	}
 	alloc := kl.nodeAllocatable()
 	maxPods := int64(kl.cfg.MaxPods)
 	if q, ok := alloc[corev1.ResourcePods]; ok && q.Value() < maxPods {
 		maxPods = q.Value()
 	}
-	if int64(len(others))+1 > maxPods {
-		return false, "OutOfpods", fmt.Sprintf("Node didn't have enough resource: pods, requested: 1, used: %d, capacity: %d", len(others), maxPods)
+	if int64(nOthers)+1 > maxPods {
+		return false, "OutOfpods", fmt.Sprintf("Node didn't have enough resource: pods, requested: 1, used: %d, capacity: %d", nOthers, maxPods)
 	}
 	for r, name := range admittedResources {
 		capQ, ok := alloc[name]
@@ -218,6 +227,16 @@ func (kl *Kubelet) canAdmitPod(active *activePods, pod *corev1.Pod) (bool, strin
 				r, u, c = req.MilliValue(), used.MilliValue(), capQ.MilliValue()
 			}
 			return false, "OutOf" + string(name), fmt.Sprintf("Node didn't have enough resource: %s, requested: %d, used: %d, capacity: %d", name, r, u, c)
+		}
+	}
+	return true, "", ""
+}
+
+// runAdmitHandlers asks each admit handler in turn; the first rejection wins.
+func (kl *Kubelet) runAdmitHandlers(pod *corev1.Pod, others []*corev1.Pod) (bool, string, string) {
+	for _, h := range kl.admitHandlers {
+		if ok, reason, msg := h.Admit(pod, others); !ok {
+			return false, reason, msg
 		}
 	}
 	return true, "", ""

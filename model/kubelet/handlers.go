@@ -113,13 +113,12 @@ func (kl *Kubelet) HandlePodReconcile(pods []*corev1.Pod) {
 	}
 }
 
-// HandlePodSyncs asks each pod's worker for a sync.
+// HandlePodSyncs asks each pod's worker for a sync. Every caller takes the pods from the
+// pod manager's pod map (GetPodByUID, getPodsToSync), which never holds a mirror pod, so
+// unlike upstream's it has no mirror pod to tell apart.
 func (kl *Kubelet) HandlePodSyncs(pods []*corev1.Pod) {
 	start := kl.clk.Now()
 	for _, pod := range pods {
-		if podconfig.IsMirrorPod(pod) {
-			continue
-		}
 		mirror, _ := kl.podManager.GetMirrorPodByPod(pod)
 		kl.dispatchWork(pod, podworkers.SyncPodSync, mirror, start)
 	}
@@ -128,8 +127,8 @@ func (kl *Kubelet) HandlePodSyncs(pods []*corev1.Pod) {
 func isTerminal(p corev1.PodPhase) bool { return p == corev1.PodSucceeded || p == corev1.PodFailed }
 
 // filterOutInactivePods drops pods the workers finished and terminal pods not being
-// terminated: what remains counts against the node's resources. The caller owns the slice
-// returned.
+// terminated: what remains counts against the node's resources. The slice returned may be
+// pods itself, or be returned again by later calls: callers read it and must not modify it.
 //
 // Given the pod manager's list (GetPods), what isActive reads of each pod other than its
 // object is kept, by the pod's place in the list, with the versions it was read at; while
@@ -138,9 +137,15 @@ func isTerminal(p corev1.PodPhase) bool { return p == corev1.PodSucceeded || p =
 // workers' terminations (TerminationVersion, which covers IsPodKnownTerminated and
 // IsPodTerminationRequested) and which pods the status manager holds terminal
 // (TerminalVersion).
+//
+// The answer itself is kept too, with the list it was made from: a list GetPods handed
+// out never changes (a change to the pod manager works on a copy), and the pod objects in
+// it are never changed in place, so while the versions hold, the same list gives the same
+// answer. The eviction manager and the stats provider list the active pods many times
+// between two changes of the pod manager.
 func (kl *Kubelet) filterOutInactivePods(pods []*corev1.Pod) []*corev1.Pod {
-	out := make([]*corev1.Pod, 0, len(pods))
 	if !kl.podManager.isHandedOut(pods) {
+		out := make([]*corev1.Pod, 0, len(pods))
 		for _, p := range pods {
 			if kl.isActive(p) {
 				out = append(out, p)
@@ -150,7 +155,11 @@ func (kl *Kubelet) filterOutInactivePods(pods []*corev1.Pod) []*corev1.Pod {
 	}
 	c := &kl.activeFilter
 	podsVersion, workers, statuses := kl.podManager.podsVersion, kl.podWorkers.TerminationVersion(), kl.statusManager.TerminalVersion()
-	if !c.valid || c.pods != podsVersion || c.workers != workers || c.statuses != statuses {
+	versionsHeld := c.valid && c.pods == podsVersion && c.workers == workers && c.statuses == statuses
+	if versionsHeld && c.out != nil && sameList(c.outOf, pods) {
+		return c.out
+	}
+	if !versionsHeld {
 		c.flags = c.flags[:0]
 		for _, p := range pods {
 			var f activeFlags
@@ -167,26 +176,52 @@ func (kl *Kubelet) filterOutInactivePods(pods []*corev1.Pod) []*corev1.Pod {
 		}
 		c.valid, c.pods, c.workers, c.statuses = true, podsVersion, workers, statuses
 	}
-	for i, p := range pods {
-		// isActive, with what it reads besides the pod object taken from the flags.
+	// isActive, with what it reads besides the pod object taken from the flags.
+	active := func(i int, p *corev1.Pod) bool {
 		f := c.flags[i]
 		if f&knownTerminated != 0 {
-			continue
+			return false
 		}
-		if terminal := isTerminal(p.Status.Phase) || f&statusTerminal != 0; !terminal || f&terminationRequested != 0 {
+		terminal := isTerminal(p.Status.Phase) || f&statusTerminal != 0
+		return !terminal || f&terminationRequested != 0
+	}
+	n := 0
+	for i, p := range pods {
+		if active(i, p) {
+			n++
+		}
+	}
+	if n == len(pods) {
+		// Every pod is active (the usual case): the answer is the list itself, which
+		// nobody writes to either.
+		c.out, c.outOf = pods, pods
+		return pods
+	}
+	// A new slice each time the answer is made: one handed out earlier may still be read.
+	out := make([]*corev1.Pod, 0, n)
+	for i, p := range pods {
+		if active(i, p) {
 			out = append(out, p)
 		}
 	}
+	c.out, c.outOf = out, pods
 	return out
+}
+
+// sameList reports whether a and b are the same slice (the same elements of the same
+// array), not merely equal ones.
+func sameList(a, b []*corev1.Pod) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // activeFilter is what filterOutInactivePods keeps of the pod manager's pods: for each, in
 // GetPods' order, what isActive reads besides the pod object, and the versions it was read
-// at.
+// at; and its last answer (out), made from the list outOf at those versions.
 type activeFilter struct {
 	valid                   bool
 	pods, workers, statuses uint64
 	flags                   []activeFlags
+	out, outOf              []*corev1.Pod
 }
 
 // activeFlags are one pod's answers from the pod workers and the status manager.

@@ -93,6 +93,7 @@ type Kubelet struct {
 	podManager    *podManager
 	requests      map[types.UID]cachedRequests // podRequest's results, by pod
 	active        *activePods                  // admission's active pods, as of the last batch
+	admitOthers   []*corev1.Pod                // canAdmitPod's list of the other active pods, reused
 	podWorkers    *podworkers.PodWorkers
 	podCache      *container.Cache
 	pleg          *pleg.GenericPLEG
@@ -117,6 +118,11 @@ type Kubelet struct {
 	cleanup cleanupMemo
 	// handlerAttrs: the handler events' strings of single pods (see handlerMemo).
 	handlerAttrs handlerMemo
+	// handlerChunk: the handler events' attributes and joined keys of several pods.
+	handlerChunk handlerChunk
+	// postSyncReason is the relistRequested events' reason, which never varies: made at
+	// the first and shared (nothing writes a recorded event's reason).
+	postSyncReason *trace.Reason
 	// removedIgnored is the event of an ignored ContainerRemoved PLEG event, made once;
 	// each is recorded from a copy (Record stamps the event it is given).
 	removedIgnored trace.Event

@@ -53,6 +53,10 @@ type podSyncer struct {
 	kl   *Kubelet
 	key  string // container.Key of the pod: its namespace and name never change
 	memo syncMemo
+	// uidAttrs is the relistRequested event's attributes (the pod's UID, which never
+	// changes for a podSyncer), made at the first and shared by every later one: nothing
+	// writes a recorded event's attributes.
+	uidAttrs []trace.Attr
 
 	// The runtime sync in flight: SyncPod's arguments its answer needs.
 	pod, mirrorPod  *corev1.Pod
@@ -78,9 +82,13 @@ func (ps *podSyncer) runtimeSynced(result *kuberuntime.PodSyncResult) {
 	if err == nil && len(result.SyncResults) > 0 {
 		// postSync: the sync acted, so ask PLEG to look at this pod at once.
 		if kl.pleg.OnDemand() {
-			kl.s.Record(&trace.Event{Kind: KindRelistRequested, Pod: ps.key,
-				Attrs:  []trace.Attr{{Key: "uid", Value: string(pod.UID)}},
-				Reason: trace.Because("postSyncRelist", "the sync acted without error (postSync): the kubelet asks PLEG to relist this pod now (PLEGOnDemandRelist) instead of waiting for the next periodic relist")})
+			if ps.uidAttrs == nil {
+				ps.uidAttrs = []trace.Attr{{Key: "uid", Value: string(pod.UID)}}
+			}
+			if kl.postSyncReason == nil {
+				kl.postSyncReason = trace.Because("postSyncRelist", "the sync acted without error (postSync): the kubelet asks PLEG to relist this pod now (PLEGOnDemandRelist) instead of waiting for the next periodic relist")
+			}
+			kl.s.Record(&trace.Event{Kind: KindRelistRequested, Pod: ps.key, Attrs: ps.uidAttrs, Reason: kl.postSyncReason})
 		}
 		kl.pleg.RequestRelist(pod.UID)
 	}

@@ -62,7 +62,9 @@ func (n *nodeStatus) update() {
 	if !n.everUp {
 		period = fastStatusUpdatePeriod
 	}
-	n.timer = n.clk.Schedule(period, n.update)
+	// update runs only from n.timer (see start), which has just fired: resetting it queues
+	// what a fresh timer of the same process would, without allocating one and its callback.
+	n.timer.Reset(period)
 }
 
 func boolStatus(b bool) corev1.ConditionStatus {

@@ -28,8 +28,11 @@ type podManager struct {
 	byUID     map[types.UID]*corev1.Pod
 	// podsVersion counts the UIDs entering or leaving byUID: HasUID, and which pods GetPods
 	// lists (not the objects), may answer differently only once it moved.
-	podsVersion  uint64
-	byFullName   map[string]*corev1.Pod
+	podsVersion uint64
+	// byFullName holds each full name's pod through a podRef, which set points at each new
+	// object of the pod: a pod's every status change from the API server replaces its
+	// object, and assigning a map entry stores its key, which would be made anew each time.
+	byFullName   map[string]*podRef
 	mirrorByName map[string]*corev1.Pod
 	// record receives the map changes; nil records nothing (unit tests).
 	record func(*trace.Event)
@@ -47,10 +50,13 @@ type podManager struct {
 const KindPodManager trace.Kind = "podManager"
 
 func newPodManager(record func(*trace.Event)) *podManager {
-	return &podManager{byUID: map[types.UID]*corev1.Pod{}, byFullName: map[string]*corev1.Pod{}, mirrorByName: map[string]*corev1.Pod{}, record: record}
+	return &podManager{byUID: map[types.UID]*corev1.Pod{}, byFullName: map[string]*podRef{}, mirrorByName: map[string]*corev1.Pod{}, record: record}
 }
 
 func fullName(p *corev1.Pod) string { return p.Name + "_" + p.Namespace }
+
+// podRef is a pod manager entry that set updates in place.
+type podRef struct{ pod *corev1.Pod }
 
 // AddPod files p in the pod map, or in the mirror-pod map when it is a mirror pod.
 func (m *podManager) AddPod(p *corev1.Pod) { m.set("AddPod", p) }
@@ -74,7 +80,11 @@ func (m *podManager) set(op string, p *corev1.Pod) {
 		m.podsVersion++
 	}
 	m.touch(p.UID)
-	m.byFullName[fullName(p)] = p
+	if ref := m.byFullName[fullName(p)]; ref != nil {
+		ref.pod = p
+	} else {
+		m.byFullName[fullName(p)] = &podRef{pod: p}
+	}
 	i, found := m.search(p.UID)
 	m.own(1)
 	if found {
@@ -122,7 +132,7 @@ func (m *podManager) RemovePod(p *corev1.Pod) {
 		m.sorted = slices.Delete(m.sorted, i, i+1)
 	}
 	m.fileDeadline(p, false)
-	if cur, ok := m.byFullName[fullName(p)]; ok && cur.UID == p.UID {
+	if ref := m.byFullName[fullName(p)]; ref != nil && ref.pod.UID == p.UID {
 		delete(m.byFullName, fullName(p))
 	}
 	if had {
@@ -162,6 +172,8 @@ func (m *podManager) changed(op string, p *corev1.Pod) {
 	m.record(e)
 }
 
+// GetPodByUID returns the desired pod with this UID: never a mirror pod, since set files
+// those in the mirror-pod map only.
 func (m *podManager) GetPodByUID(uid types.UID) (*corev1.Pod, bool) {
 	p, ok := m.byUID[uid]
 	return p, ok
@@ -174,11 +186,16 @@ func (m *podManager) HasUID(uid types.UID) bool {
 }
 
 func (m *podManager) GetPodByFullName(name string) (*corev1.Pod, bool) {
-	p, ok := m.byFullName[name]
-	return p, ok
+	if ref := m.byFullName[name]; ref != nil {
+		return ref.pod, true
+	}
+	return nil, false
 }
 
 func (m *podManager) GetMirrorPodByPod(p *corev1.Pod) (*corev1.Pod, bool) {
+	if len(m.mirrorByName) == 0 {
+		return nil, false // most nodes have no static pods: spare the key and its lookup
+	}
 	mp, ok := m.mirrorByName[fullName(p)]
 	return mp, ok
 }
@@ -198,26 +215,67 @@ func (m *podManager) GetPods() []*corev1.Pod {
 
 // workQueue is the syncLoop's work queue: pod UIDs with the time their next sync is due
 // (upstream pkg/kubelet/util/queue).
+//
+// Each pod the queue holds has an entry (ids gives its place in entries) with its current
+// time, kept while the pod comes and goes from the queue sync after sync, so that a pod's
+// every sync costs one map lookup (Enqueue's) rather than a store, a lookup and a delete.
+// Times are offsets from sim.Epoch (exact for any time a run reaches), and the heap's
+// items hold the time and the entry's place, no pointer: an item moves through the heap
+// without write barriers. An entry that is neither queued nor named by a heap item is
+// idle; idle entries are dropped (sweep) once they outnumber the others, so the entries
+// stay proportional to the pods queued, not to every pod ever seen.
 type workQueue struct {
-	s simClock
-	// queue holds each pod's current time; due holds every time given since it last came
-	// due, replaced ones included (see GetWork).
-	queue map[types.UID]time.Time
-	due   queueHeap
-	out   []types.UID // GetWork's answer, reused
+	s       simClock
+	ids     map[types.UID]int32
+	entries []queueEntry
+	free    []int32 // places in entries no pod has
+	idle    int     // entries neither queued nor named by a heap item
+	// due holds every time given since the pod last came due, replaced ones included
+	// (see GetWork).
+	due queueHeap
+	out []types.UID // GetWork's answer, reused
 }
+
+// queueEntry is one pod's place in the work queue.
+type queueEntry struct {
+	uid    types.UID
+	t      time.Duration // the pod's current time, when queued
+	queued bool
+	items  int32 // heap items naming this entry
+}
+
+func (e *queueEntry) isIdle() bool { return !e.queued && e.items == 0 }
 
 type simClock interface{ Now() time.Time }
 
-func newWorkQueue(s *sim.Sim) *workQueue {
-	return &workQueue{s: s, queue: map[types.UID]time.Time{}}
+func newWorkQueue(s simClock) *workQueue {
+	return &workQueue{s: s, ids: map[types.UID]int32{}}
 }
+
+// now is the clock's time as an offset from sim.Epoch.
+func (q *workQueue) now() time.Duration { return q.s.Now().Sub(sim.Epoch) }
 
 // Enqueue sets the pod's next sync time, replacing any earlier entry.
 func (q *workQueue) Enqueue(uid types.UID, delay time.Duration) {
-	t := q.s.Now().Add(delay)
-	q.queue[uid] = t
-	q.due.push(queueItem{t, uid})
+	t := q.now() + delay
+	id, ok := q.ids[uid]
+	if !ok {
+		if n := len(q.free); n > 0 {
+			id = q.free[n-1]
+			q.free = q.free[:n-1]
+		} else {
+			id = int32(len(q.entries))
+			q.entries = append(q.entries, queueEntry{})
+		}
+		q.entries[id] = queueEntry{uid: uid}
+		q.ids[uid] = id
+	} else if q.entries[id].isIdle() {
+		q.idle--
+	}
+	e := &q.entries[id]
+	e.t, e.queued = t, true
+	e.items++
+	q.due.push(queueItem{t, id})
 }
 
 // GetWork removes and returns the pods whose time is strictly before now, in UID order
@@ -227,14 +285,22 @@ func (q *workQueue) Enqueue(uid types.UID, delay time.Duration) {
 // time (Enqueue replaced its entry) no longer matches the pod's entry and is dropped when
 // its own time comes, so only due items are looked at, not every queued pod.
 func (q *workQueue) GetWork() []types.UID {
-	now := q.s.Now()
+	now := q.now()
 	out := q.out[:0]
-	for len(q.due) > 0 && q.due[0].t.Before(now) {
+	for len(q.due) > 0 && q.due[0].t < now {
 		it := q.due.pop()
-		if t, ok := q.queue[it.uid]; ok && t.Equal(it.t) {
-			out = append(out, it.uid)
-			delete(q.queue, it.uid)
+		e := &q.entries[it.id]
+		e.items--
+		if e.queued && e.t == it.t {
+			out = append(out, e.uid)
+			e.queued = false
 		}
+		if e.isIdle() {
+			q.idle++
+		}
+	}
+	if q.idle > len(q.ids)-q.idle+workQueueIdleSlack {
+		q.sweep()
 	}
 	slices.Sort(out)
 	q.out = out
@@ -244,10 +310,29 @@ func (q *workQueue) GetWork() []types.UID {
 	return out
 }
 
-// queueItem is one Enqueue: the time the pod was given.
+// workQueueIdleSlack is how many idle entries beyond the others the queue keeps before
+// sweeping: a sync tick leaves the pods it took idle until their workers requeue them.
+const workQueueIdleSlack = 64
+
+// sweep drops the idle entries, in the order of their places (the map's order never
+// decides anything here). A dropped pod that is queued again gets a new entry.
+func (q *workQueue) sweep() {
+	for id := range q.entries {
+		e := &q.entries[id]
+		if e.uid == "" || !e.isIdle() {
+			continue
+		}
+		delete(q.ids, e.uid)
+		*e = queueEntry{}
+		q.free = append(q.free, int32(id))
+	}
+	q.idle = 0
+}
+
+// queueItem is one Enqueue: the time the pod was given, and the place of its entry.
 type queueItem struct {
-	t   time.Time
-	uid types.UID
+	t  time.Duration
+	id int32
 }
 
 // queueHeap is a min-heap of queue items by time (ties in any order: GetWork sorts what it
@@ -259,7 +344,7 @@ func (h *queueHeap) push(it queueItem) {
 	a := *h
 	for i := len(a) - 1; i > 0; {
 		parent := (i - 1) / 2
-		if !a[i].t.Before(a[parent].t) {
+		if a[i].t >= a[parent].t {
 			break
 		}
 		a[i], a[parent] = a[parent], a[i]
@@ -276,10 +361,10 @@ func (h *queueHeap) pop() queueItem {
 	a = a[:n]
 	for i := 0; ; {
 		least, l, r := i, 2*i+1, 2*i+2
-		if l < n && a[l].t.Before(a[least].t) {
+		if l < n && a[l].t < a[least].t {
 			least = l
 		}
-		if r < n && a[r].t.Before(a[least].t) {
+		if r < n && a[r].t < a[least].t {
 			least = r
 		}
 		if least == i {

@@ -100,7 +100,7 @@ func TestGetPodsToSyncMatchesTheFullPass(t *testing.T) {
 	_, kl := newTestKubelet(t, &trace.Log{})
 	clock := &fakeNow{t: kl.clk.Now()}
 	kl.podManager = newPodManager(nil)
-	kl.workQueue = &workQueue{s: clock, queue: map[types.UID]time.Time{}}
+	kl.workQueue = newWorkQueue(clock)
 	ref := map[types.UID]time.Time{} // the work queue as a plain map, walked whole
 	rng := rand.New(rand.NewPCG(3, 4))
 	uid := func(i int) types.UID { return types.UID(fmt.Sprintf("uid-%03d", i)) }
@@ -156,5 +156,33 @@ func TestGetPodsToSyncMatchesTheFullPass(t *testing.T) {
 	}
 	if taken < 1000 || len(kl.workQueue.due) > 200 {
 		t.Fatalf("%d pods taken, %d heap items left: the history does not exercise the queue", taken, len(kl.workQueue.due))
+	}
+}
+
+// The work queue keeps a pod's entry while the pod may still be taken, and drops idle
+// entries once they outnumber the others: pods that pass through once (a node's pods
+// coming and going) leave a bounded number of entries behind, and each is taken exactly
+// when its latest time has passed, a replaced time never taking it.
+func TestWorkQueueDropsIdleEntries(t *testing.T) {
+	clock := &fakeNow{t: time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)}
+	q := newWorkQueue(clock)
+	for i := 0; i < 5000; i++ {
+		uid := types.UID(fmt.Sprintf("uid-%05d", i))
+		q.Enqueue(uid, time.Second)
+		q.Enqueue(uid, 3*time.Second) // replaces the first time, whose heap item goes stale
+		clock.t = clock.t.Add(2 * time.Second)
+		if got := q.GetWork(); got != nil {
+			t.Fatalf("pod %d: taken at its replaced time: %v", i, got)
+		}
+		clock.t = clock.t.Add(2 * time.Second)
+		if got := q.GetWork(); len(got) != 1 || got[0] != uid {
+			t.Fatalf("pod %d: GetWork = %v, want [%s]", i, got, uid)
+		}
+		if len(q.ids) > 2*workQueueIdleSlack+2 || len(q.entries) > 2*workQueueIdleSlack+2 {
+			t.Fatalf("pod %d: %d entries (%d places) kept for pods that left", i, len(q.ids), len(q.entries))
+		}
+	}
+	if len(q.due) != 0 {
+		t.Fatalf("%d heap items left", len(q.due))
 	}
 }

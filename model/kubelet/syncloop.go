@@ -127,7 +127,7 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 		e, _ := kl.pleg.Watch().TryRecv()
 		if e.Type != pleg.ContainerRemoved {
 			if pod, ok := kl.podManager.GetPodByUID(e.ID); ok {
-				kl.handler("HandlePodSyncs", plegCause(e.Type), []*corev1.Pod{pod})
+				kl.desiredHandler("HandlePodSyncs", plegCause(e.Type), []*corev1.Pod{pod})
 				kl.HandlePodSyncs([]*corev1.Pod{pod})
 			} else {
 				kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: "plegCh", Attrs: []trace.Attr{{Key: "type", Value: string(e.Type)}},
@@ -149,7 +149,7 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 	case caseSync:
 		kl.syncTicker.C.TryRecv()
 		if pods := kl.getPodsToSync(); len(pods) > 0 {
-			kl.handler("HandlePodSyncs", "syncCh", pods)
+			kl.desiredHandler("HandlePodSyncs", "syncCh", pods)
 			kl.HandlePodSyncs(pods)
 			clear(pods) // the pods are not kept past their tick
 		}
@@ -185,7 +185,7 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 			}
 		}
 		if len(pods) > 0 {
-			kl.handler("HandlePodSyncs", containerManagerCh, pods)
+			kl.desiredHandler("HandlePodSyncs", containerManagerCh, pods)
 			kl.HandlePodSyncs(pods)
 		} else {
 			kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: containerManagerCh,
@@ -248,7 +248,7 @@ func (kl *Kubelet) handleProbeSync(u results.Update, probe string) {
 	if !ok {
 		return
 	}
-	kl.handler("HandlePodSyncs", probeCause(probe, u.Result), []*corev1.Pod{pod})
+	kl.desiredHandler("HandlePodSyncs", probeCause(probe, u.Result), []*corev1.Pod{pod})
 	kl.HandlePodSyncs([]*corev1.Pod{pod})
 }
 
@@ -286,28 +286,106 @@ func plegCause(t pleg.PodLifeCycleEventType) string {
 	return "plegCh " + string(t)
 }
 
+// handler records a handler called with pods (why: the channel and message).
 func (kl *Kubelet) handler(name, why string, pods []*corev1.Pod) {
-	if len(pods) == 1 && !podconfig.IsMirrorPod(pods[0]) {
+	kl.handlerWith(name, why, pods, mirrorPodKeys(pods))
+}
+
+// desiredHandler is handler for pods taken from the pod manager's pod map (GetPodByUID,
+// getPodsToSync), which never holds a mirror pod: there are none among them to look for.
+func (kl *Kubelet) desiredHandler(name, why string, pods []*corev1.Pod) {
+	kl.handlerWith(name, why, pods, "")
+}
+
+// handlerWith is handler given mirrors, the keys of the mirror pods among pods ("" for
+// none, as mirrorPodKeys joins them).
+func (kl *Kubelet) handlerWith(name, why string, pods []*corev1.Pod, mirrors string) {
+	if len(pods) == 1 && mirrors == "" {
 		key, attrs := kl.handlerAttrs.get(pods[0], why)
 		kl.clk.Record(&trace.Event{Kind: KindHandler, Name: name, Pod: key, Attrs: attrs})
 		return
 	}
-	// Room for every attribute the event may get: pods, cause and mirror.
-	e := &trace.Event{Kind: KindHandler, Name: name, Attrs: make([]trace.Attr, 1, 3)}
+	n := 1
+	if why != "" {
+		n++
+	}
+	if mirrors != "" {
+		n++
+	}
+	// The attributes are cut from the handler events' chunk (see handlerChunk), with room
+	// for exactly these: pods, cause and mirror.
+	e := &trace.Event{Kind: KindHandler, Name: name, Attrs: kl.handlerChunk.attrs(n)[:0]}
 	if len(pods) == 1 {
 		e.Pod = container.Key(pods[0])
-		e.Attrs[0] = trace.Attr{Key: "pods", Value: e.Pod}
+		e.Attrs = append(e.Attrs, trace.Attr{Key: "pods", Value: e.Pod})
 	} else {
-		e.Attrs[0] = trace.Attr{Key: "pods", Value: joinPodKeys(pods)}
+		e.Attrs = append(e.Attrs, trace.Attr{Key: "pods", Value: kl.handlerChunk.joinPodKeys(pods)})
 	}
 	if why != "" {
 		e.Attrs = append(e.Attrs, trace.Attr{Key: "cause", Value: why})
 	}
-	if mirrors := mirrorPodKeys(pods); mirrors != "" {
+	if mirrors != "" {
 		e.Attrs = append(e.Attrs, trace.Attr{Key: "mirror", Value: mirrors})
 		e.Reason = trace.Because("mirrorPod", "a mirror pod is the API server's copy of a static pod: the pod manager files it in its mirror-pod map and the handler passes the static pod to its worker; the static pod itself keeps running")
 	}
 	kl.clk.Record(e)
+}
+
+// handlerChunk is where the handler events of several pods get their attributes and their
+// joined pod keys: the sync ticks hand a handler the pods due, a few at a time, tens of
+// thousands of times a day, and each event would otherwise allocate both. Attributes are
+// cut from a chunk many events share, and the keys are written to a strings.Builder with
+// room to spare and handed out as substrings of its text. A recorded event may keep what
+// it was given for the whole run, so no part of either is ever handed out twice: each
+// slice is cut with its capacity equal to its length (an append copies), and appending to
+// a Builder within its capacity never writes the bytes already there. When a chunk or a
+// Builder runs out, a new one is started and the old one is left to the events that refer
+// to it.
+type handlerChunk struct {
+	free []trace.Attr
+	text strings.Builder
+}
+
+// handlerChunkAttrs is how many attributes a new chunk holds; handlerChunkText, the room
+// a new Builder starts with.
+const (
+	handlerChunkAttrs = 256
+	handlerChunkText  = 8 << 10
+)
+
+// attrs returns n attributes that nothing else refers to, with capacity n.
+func (c *handlerChunk) attrs(n int) []trace.Attr {
+	if len(c.free) < n {
+		c.free = make([]trace.Attr, max(handlerChunkAttrs, n))
+	}
+	a := c.free[:n:n]
+	c.free = c.free[n:]
+	return a
+}
+
+// joinPodKeys is joinPodKeys(pods), as a part of the chunk's text.
+func (c *handlerChunk) joinPodKeys(pods []*corev1.Pod) string {
+	if len(pods) == 0 {
+		return ""
+	}
+	n := len(pods) - 1
+	for _, p := range pods {
+		n += len(p.Namespace) + 1 + len(p.Name)
+	}
+	if c.text.Cap()-c.text.Len() < n {
+		c.text = strings.Builder{}
+		c.text.Grow(max(handlerChunkText, n))
+	}
+	start := c.text.Len()
+	for i, p := range pods {
+		if i > 0 {
+			c.text.WriteByte(',')
+		}
+		c.text.WriteString(p.Namespace)
+		c.text.WriteByte('/')
+		c.text.WriteString(p.Name)
+	}
+	return c.text.String()[start:]
 }
 
 // handlerMemo keeps, for each pod the handlers were called with alone, its key and the

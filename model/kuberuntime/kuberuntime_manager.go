@@ -65,10 +65,22 @@ type SyncResult struct {
 type PodSyncResult struct {
 	SyncResults []*SyncResult
 	SyncError   error
+	// slots is room for the results add makes, within its capacity (nil: none): a reused
+	// podSync's, whose previous results nobody refers to any more (see podSync.reset).
+	slots []SyncResult
 }
 
 func (r *PodSyncResult) add(action SyncAction, target string, err error, msg string) {
-	r.SyncResults = append(r.SyncResults, &SyncResult{Action: action, Target: target, Error: err, Message: msg})
+	var s *SyncResult
+	if n := len(r.slots); n < cap(r.slots) {
+		// Within the capacity the array never moves, so the results handed out stay put.
+		r.slots = r.slots[:n+1]
+		s = &r.slots[n]
+	} else {
+		s = new(SyncResult)
+	}
+	*s = SyncResult{Action: action, Target: target, Error: err, Message: msg}
+	r.SyncResults = append(r.SyncResults, s)
 }
 
 // BackoffError is a crash-loop back-off that says when it ends, so the pod worker can
@@ -141,6 +153,9 @@ func (e *stepError) Unwrap() []error {
 
 // Error returns every failed step as one error, or nil.
 func (r *PodSyncResult) Error() error {
+	if held := r.heldAlone(); held != nil {
+		return held
+	}
 	var errs aggregate
 	if r.SyncError != nil {
 		errs = append(errs, r.SyncError)
@@ -149,8 +164,7 @@ func (r *PodSyncResult) Error() error {
 		if s.Error == nil {
 			continue
 		}
-		var be *BackoffError
-		if errors.As(s.Error, &be) {
+		if be := asBackoffError(s.Error); be != nil {
 			// A back-off error decideBackOff keeps is returned by every sync of its
 			// window, and so is the step error wrapping it.
 			h := be.hold
@@ -183,6 +197,53 @@ func (r *PodSyncResult) Error() error {
 		}
 	}
 	return errs
+}
+
+// heldAlone is what Error returns for a result whose one failure is the start of a
+// container held back, when the hold already made that answer (backOffHold.alone, for the
+// same step): the crash-looping pod's sync of every back-off window after the first. It
+// is nil otherwise, and then Error builds the answer. Answering here spares Error its
+// list, which it would only drop for the hold's.
+func (r *PodSyncResult) heldAlone() error {
+	if r.SyncError != nil {
+		return nil
+	}
+	var failed *SyncResult
+	for _, s := range r.SyncResults {
+		if s.Error == nil {
+			continue
+		}
+		if failed != nil {
+			return nil
+		}
+		failed = s
+	}
+	if failed == nil {
+		return nil
+	}
+	be := asBackoffError(failed.Error)
+	if be == nil || be.hold == nil || be.hold.alone == nil {
+		return nil
+	}
+	h := be.hold
+	if h.step != nil && h.step.action == failed.Action && h.step.target == failed.Target && h.step.msg == failed.Message && h.step.wrapped[1] == error(be) {
+		return h.alone
+	}
+	return nil
+}
+
+// asBackoffError is errors.As(err, &be) for a *BackoffError be. The error a held-back
+// start carries is the BackoffError itself, which is looked at first: errors.As needs its
+// target on the heap.
+func asBackoffError(err error) *BackoffError {
+	if be, ok := err.(*BackoffError); ok {
+		return be
+	}
+	var be *BackoffError
+	if errors.As(err, &be) {
+		return be
+	}
+	return nil
 }
 
 // Trace kinds recorded by the runtime manager.
@@ -223,6 +284,44 @@ type Manager struct {
 	// backOffMemo keeps, per back-off key, what decideBackOff built the last time it held
 	// that container back (see backOffHold); nil until the first hold.
 	backOffMemo map[string]*backOffHold
+
+	// stableKeys keeps each container's back-off key (see stableKey); startAttrs, the
+	// computePodActions attributes of a sync whose one action is to start the container of
+	// that name (see describeAttrs). Both are bounded as backOffMemo is.
+	stableKeys map[stableKeyID]stableKeyEntry
+	startAttrs map[string][]trace.Attr
+}
+
+// stableKeyID names a container of a pod, by the pod's UID.
+type stableKeyID struct {
+	uid       types.UID
+	container string
+}
+
+// stableKeyEntry is a container's back-off key with what it was made from besides the
+// stableKeyID: the pod's name and namespace and the container's spec hash.
+type stableKeyEntry struct {
+	name, namespace string
+	hash            uint64
+	key             string
+}
+
+// stableKey is GetStableKey(pod, c), made once per container: a crash-looping container
+// asks for its key at every sync. The entry is used only while everything the key is made
+// of is as it was (the UID and container name pick the entry; the pod's name and
+// namespace and the container's hash are compared), so a changed spec gets a new key.
+func (m *Manager) stableKey(pod *corev1.Pod, c *corev1.Container) string {
+	id := stableKeyID{uid: pod.UID, container: c.Name}
+	hash := container.HashContainer(c)
+	if e, ok := m.stableKeys[id]; ok && e.hash == hash && e.name == pod.Name && e.namespace == pod.Namespace {
+		return e.key
+	}
+	key := GetStableKey(pod, c)
+	if len(m.stableKeys) >= backOffMemoLimit || m.stableKeys == nil {
+		m.stableKeys = make(map[stableKeyID]stableKeyEntry)
+	}
+	m.stableKeys[id] = stableKeyEntry{name: pod.Name, namespace: pod.Namespace, hash: hash, key: key}
+	return key
 }
 
 // backOffHold is what decideBackOff records and returns when it holds a container back:
@@ -276,17 +375,20 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.P
 	ps := m.spareSync
 	if ps != nil {
 		m.spareSync = nil
-		*ps = podSync{m: m, pod: pod, podStatus: podStatus, backOff: backOff, done: done}
 	} else {
-		ps = &podSync{m: m, pod: pod, podStatus: podStatus, backOff: backOff, done: done}
+		ps = &podSync{}
 	}
-	ps.actions = m.computePodActions(pod, podStatus, restartAllContainers)
+	ps.reset(podSync{m: m, pod: pod, podStatus: podStatus, backOff: backOff, done: done})
+	ps.actions = m.podActions(pod, podStatus, restartAllContainers, ps.startBuf[:0])
+	if cap(ps.actions.ContainersToStart) > cap(ps.startBuf) {
+		ps.startBuf = ps.actions.ContainersToStart[:0]
+	}
 	ps.kills = ps.actions.KillList()
 	why := podActionsReason(ps.actions.KillPod, podStatus)
 	if why == nil {
 		why = restartRulesReason(pod, podStatus, &ps.actions, m.Restart)
 	}
-	ev := trace.Event{Kind: KindPodActions, Pod: podKey, Attrs: m.actionsAttrs(ps.actions.describe(pod, ps.kills)), Reason: why}
+	ev := trace.Event{Kind: KindPodActions, Pod: podKey, Attrs: m.describeAttrs(pod, &ps.actions, ps.kills), Reason: why}
 	m.s.Record(&ev)
 
 	if ps.actions.KillPod {
@@ -297,11 +399,31 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.P
 	if ps.finished {
 		// The sync ran to its end without waiting for the runtime (a periodic sync with
 		// nothing to do): every step it handed out has run, and done has returned, so
-		// nothing refers to ps any more; the next SyncPod reuses it. A sync still waiting
-		// is never put here: its steps hold it until they run or are dropped.
-		*ps = podSync{}
+		// nothing refers to ps any more; the next SyncPod reuses it (and resets it: until
+		// then it still names this sync's pod and answer). A sync still waiting is never
+		// put here: its steps hold it until they run or are dropped.
 		m.spareSync = ps
 	}
+}
+
+// describeAttrs is actionsAttrs(a.describe(pod, kills)). A sync whose one action is to
+// start one regular container (a crash-looping container's, at every sync of its
+// back-off) gets the attributes made for that container's name the first time: the text
+// is "start <name>" whatever else the pod holds.
+func (m *Manager) describeAttrs(pod *corev1.Pod, a *PodActions, kills []ContainerToKill) []trace.Attr {
+	if len(a.ContainersToStart) != 1 || a.KillPod || a.CreateSandbox || len(a.InitContainersToStart) > 0 || len(kills) > 0 || len(a.ContainersToReset) > 0 {
+		return m.actionsAttrs(a.describe(pod, kills))
+	}
+	name := pod.Spec.Containers[a.ContainersToStart[0]].Name
+	if attrs, ok := m.startAttrs[name]; ok {
+		return attrs
+	}
+	attrs := m.actionsAttrs(a.describe(pod, kills))
+	if len(m.startAttrs) >= backOffMemoLimit || m.startAttrs == nil {
+		m.startAttrs = make(map[string][]trace.Attr)
+	}
+	m.startAttrs[name] = attrs
+	return attrs
 }
 
 // actionsAttrs returns the computePodActions event's attributes for the actions' text:
@@ -340,6 +462,36 @@ type podSync struct {
 	done       func(*PodSyncResult)
 	// finished says done was called.
 	finished bool
+	// regular is the regular container being started (its place in
+	// actions.ContainersToStart), and regularDoneFn, bound once, its start's answer.
+	regular       int
+	regularDoneFn func(error)
+	// startBuf is the room computePodActions fills ContainersToStart in: the array of a
+	// finished sync's actions.ContainersToStart, which nothing reads any more.
+	startBuf []int
+}
+
+// reset makes ps the sync to, keeping what a finished sync leaves for the next one to
+// reuse: the bound regularDoneFn, the room of its result (the result list's array and the
+// results' slots) and startBuf. A podSync is reset only before its first sync or once its
+// sync has finished (SyncPod): done has returned, and neither it nor anything it called
+// keeps the result, its SyncResults or the actions' lists, so the next sync may write
+// over them.
+func (ps *podSync) reset(to podSync) {
+	results, slots, fn, startBuf := ps.result.SyncResults, ps.result.slots, ps.regularDoneFn, ps.startBuf
+	clear(results)
+	clear(slots)
+	*ps = to
+	ps.startBuf = startBuf
+	if fn == nil {
+		fn = ps.regularDone
+	}
+	if slots == nil && results != nil {
+		// The first reuse of a sync that acted: room for the results of a sync that
+		// starts a container or two, as a crash-looping pod's do at every sync.
+		slots = make([]SyncResult, 0, 2)
+	}
+	ps.result.SyncResults, ps.result.slots, ps.regularDoneFn = results[:0], slots[:0], fn
 }
 
 func (ps *podSync) finish() {
@@ -478,8 +630,14 @@ func (ps *podSync) startRegularContainer(i int) {
 		return
 	}
 	c := &ps.pod.Spec.Containers[idx[i]]
-	ps.m.start(ps.pod, ps.podStatus, ps.backOff, ps.sandboxID, c, "container", &ps.result, func(error) { ps.startRegularContainer(i + 1) })
+	// One start at a time: ps.regular holds until regularDone, which moves to the next.
+	ps.regular = i
+	ps.m.start(ps.pod, ps.podStatus, ps.backOff, ps.sandboxID, c, "container", &ps.result, ps.regularDoneFn)
 }
+
+// regularDone is the answer of the start of regular container ps.regular (any error is in
+// the result): start the next.
+func (ps *podSync) regularDone(error) { ps.startRegularContainer(ps.regular + 1) }
 
 // start is one container start: the back-off check, then startContainer.
 func (m *Manager) start(pod *corev1.Pod, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, sandboxID string, c *corev1.Container, kind string, result *PodSyncResult, done func(error)) {
@@ -524,7 +682,7 @@ func (m *Manager) decideBackOff(pod *corev1.Pod, c *corev1.Container, podStatus 
 	if last == nil {
 		return false, "", []trace.Attr{{Key: "reason", Value: "noExitedInstance"}}, nil
 	}
-	key := GetStableKey(pod, c)
+	key := m.stableKey(pod, c)
 	now := m.s.Now()
 	if backOff.IsInBackOffSince(key, last.FinishedAt, now) {
 		current := backOff.Get(key)

@@ -118,6 +118,14 @@ type ProbeResults interface {
 // (kill what runs, remove every instance), and the sync after that starts the pod's
 // containers again from its first init container, in the same sandbox.
 func (m *Manager) computePodActions(pod *corev1.Pod, podStatus *container.PodStatus, restartAllContainers bool) PodActions {
+	return m.podActions(pod, podStatus, restartAllContainers, nil)
+}
+
+// podActions is computePodActions, appending the regular containers to start, when the
+// sandbox stays, to startBuf (which must have length 0; nil for none): SyncPod passes the
+// room a finished sync left, since a crash-looping pod's every sync starts a container.
+// ContainersToStart is nil, as computePodActions' is, when there is none.
+func (m *Manager) podActions(pod *corev1.Pod, podStatus *container.PodStatus, restartAllContainers bool, startBuf []int) PodActions {
 	createSandbox, attempt, sandboxID := PodSandboxChanged(pod, podStatus)
 	changes := PodActions{
 		KillPod:       createSandbox,
@@ -185,6 +193,7 @@ func (m *Manager) computePodActions(pod *corev1.Pod, podStatus *container.PodSta
 	}
 
 	keep := 0
+	changes.ContainersToStart = startBuf
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
 		s := podStatus.FindContainerStatusByName(c.Name)
@@ -221,6 +230,9 @@ func (m *Manager) computePodActions(pod *corev1.Pod, podStatus *container.PodSta
 			changes.ContainersToStart = append(changes.ContainersToStart, i)
 		}
 		changes.kill(ContainerToKill{ID: s.ID, Name: c.Name, Container: c, Message: message, Reason: reason})
+	}
+	if len(changes.ContainersToStart) == 0 {
+		changes.ContainersToStart = nil
 	}
 	if keep == 0 && len(changes.ContainersToStart) == 0 {
 		changes.KillPod = true

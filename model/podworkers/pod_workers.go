@@ -67,6 +67,13 @@ type podSyncStatus struct {
 	// syncEndAttrs).
 	syncEndDur  time.Duration
 	syncEndText []trace.Attr
+	// The same for the worker's last failed or terminal sync: its duration, whether it
+	// failed and with what text, isTerminal, and the attributes made for them (see
+	// syncEndFailedAttrs).
+	syncFailDur                      time.Duration
+	syncFailErr                      string
+	syncFailHasErr, syncFailTerminal bool
+	syncFailText                     []trace.Attr
 
 	// ctx is the context the worker's syncs run in (upstream podSyncStatus.ctx): reused
 	// round after round until UpdatePod cancels it, which drops every pending step of the
@@ -177,6 +184,9 @@ type PodWorkers struct {
 	attrs         []trace.Attr // see nextAttr
 	// updateTypeAttrs are the syncStart attributes of each update type, made at New.
 	updateTypeAttrs [SyncPodKill + 1][]trace.Attr
+	// zeroSyncEnd is the syncEnd attributes of a successful sync that took no time, shared
+	// by every worker (see syncEndAttrs); nil until the first.
+	zeroSyncEnd []trace.Attr
 }
 
 // New returns the pod workers. resyncInterval is the kubelet's syncFrequency.
@@ -623,7 +633,16 @@ func (p *PodWorkers) scheduleRound(uid types.UID, st *podSyncStatus) {
 	if st.takeDoorbell == nil {
 		st.takeDoorbell = func() {
 			st.scheduled = false
-			p.podWorkerLoop(uid)
+			if st.closed {
+				// st may have been forgotten since, and its UID given a new worker:
+				// the round goes to whichever worker the UID has now.
+				p.podWorkerLoop(uid)
+				return
+			}
+			// A worker not closed is still the one podSyncStatuses holds for its UID
+			// (a worker is closed before it is forgotten, and only a forgotten one is
+			// replaced), so it needs no looking up.
+			p.workerRound(uid, st)
 		}
 	}
 	// Go, not Schedule: the round is never stopped, so it needs no Timer.
@@ -632,11 +651,18 @@ func (p *PodWorkers) scheduleRound(uid types.UID, st *podSyncStatus) {
 
 // --- the worker loop
 
-// podWorkerLoop runs one round: take the pending update, wait for a fresh pod cache entry,
-// run the sync function for the worker's state, then schedule what comes next.
+// podWorkerLoop runs one round of the worker of pod uid, if it has one: take the pending
+// update, wait for a fresh pod cache entry, run the sync function for the worker's state,
+// then schedule what comes next.
 func (p *PodWorkers) podWorkerLoop(uid types.UID) {
-	st, ok := p.podSyncStatuses[uid]
-	if !ok || st.closed || st.inRound {
+	if st, ok := p.podSyncStatuses[uid]; ok {
+		p.workerRound(uid, st)
+	}
+}
+
+// workerRound is podWorkerLoop for worker st, the one podSyncStatuses holds for uid.
+func (p *PodWorkers) workerRound(uid types.UID, st *podSyncStatus) {
+	if st.closed || st.inRound {
 		return
 	}
 	st.doorbell = false
@@ -876,32 +902,57 @@ func (p *PodWorkers) syncDone(uid types.UID, st *podSyncStatus, update *UpdatePo
 	// error builds it anew on every call.
 	errText := ""
 	if err == nil && !isTerminal {
-		ev.Attrs = st.syncEndAttrs(dur)
+		ev.Attrs = p.syncEndAttrs(st, dur)
 	} else {
-		attrs := append(make([]trace.Attr, 0, 3), trace.Attr{Key: "duration", Value: dur.String()})
 		if err != nil {
 			errText = err.Error()
-			attrs = append(attrs, trace.Attr{Key: "error", Value: errText})
 		}
-		if isTerminal {
-			attrs = append(attrs, trace.Attr{Key: "isTerminal", Value: "true"})
-		}
-		ev.Attrs = attrs
+		ev.Attrs = st.syncEndFailedAttrs(dur, err != nil, errText, isTerminal)
 	}
 	p.s.Record(&ev)
 	p.finishRound(uid, st, update, workType, isTerminal, err, errText)
 }
 
-// syncEndAttrs returns the attributes of a successful sync's syncEnd event that took d:
-// a worker's periodic syncs of an unchanged pod take the same time, so the slice made for
-// the previous one is recorded again while d is the same. Recorded attributes are never
-// written, and the slice is replaced (not changed) when d differs.
-func (st *podSyncStatus) syncEndAttrs(d time.Duration) []trace.Attr {
+// syncEndAttrs returns the attributes of a successful sync of worker st's syncEnd event
+// that took d: a worker's periodic syncs of an unchanged pod take the same time, so the
+// slice made for the previous one is recorded again while d is the same. A sync that
+// finished without waiting for the runtime took no time at all, on any worker: those share
+// one slice (zeroSyncEnd), which a worker whose syncs alternate between starting a
+// container and doing nothing (a crash-looping pod) would otherwise make again and again.
+// Recorded attributes are never written, and a worker's slice is replaced (not changed)
+// when d differs.
+func (p *PodWorkers) syncEndAttrs(st *podSyncStatus, d time.Duration) []trace.Attr {
+	if d == 0 {
+		if p.zeroSyncEnd == nil {
+			p.zeroSyncEnd = []trace.Attr{{Key: "duration", Value: d.String()}}
+		}
+		return p.zeroSyncEnd
+	}
 	if st.syncEndText == nil || st.syncEndDur != d {
 		st.syncEndDur = d
 		st.syncEndText = []trace.Attr{{Key: "duration", Value: d.String()}}
 	}
 	return st.syncEndText
+}
+
+// syncEndFailedAttrs returns the attributes of the syncEnd event of a sync that took d and
+// failed (hasErr, with errText) or found the pod terminal: duration, error, isTerminal.
+// A crash-looping pod's syncs inside one back-off window fail alike, in the same time, so
+// the slice made for the previous one is recorded again while they are the same. Recorded
+// attributes are never written, and the slice is replaced (not changed) when one differs.
+func (st *podSyncStatus) syncEndFailedAttrs(d time.Duration, hasErr bool, errText string, isTerminal bool) []trace.Attr {
+	if st.syncFailText != nil && st.syncFailDur == d && st.syncFailHasErr == hasErr && st.syncFailTerminal == isTerminal && st.syncFailErr == errText {
+		return st.syncFailText
+	}
+	attrs := append(make([]trace.Attr, 0, 3), trace.Attr{Key: "duration", Value: d.String()})
+	if hasErr {
+		attrs = append(attrs, trace.Attr{Key: "error", Value: errText})
+	}
+	if isTerminal {
+		attrs = append(attrs, trace.Attr{Key: "isTerminal", Value: "true"})
+	}
+	st.syncFailDur, st.syncFailErr, st.syncFailHasErr, st.syncFailTerminal, st.syncFailText = d, errText, hasErr, isTerminal, attrs
+	return attrs
 }
 
 // updateAttrs returns the syncStart event's attributes for an update of type t, shared by
