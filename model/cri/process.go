@@ -165,6 +165,12 @@ func (r *Runtime) exit(c *ctr, code int, reason string) {
 	if len(c.stopWaiters) > 0 {
 		learns = "stopContainer"
 	}
+	// The container never runs again: its probe targets answer without reading it.
+	for _, t := range c.probeTargets {
+		t.ended = true
+	}
+	clear(c.probeTargetsBuf[:])
+	c.probeTargets = nil
 	waiters := c.stopWaiters
 	c.stopWaiters = nil
 	for _, w := range waiters {
@@ -232,6 +238,10 @@ type ProbeTarget struct {
 	// What a probe reads of the running container, taken at its first probe: a container
 	// starts once, and its process's behaviour and start time never change after that.
 	running bool
+	// ended is set when the container exits (exit, through the container's probeTargets):
+	// from its first probe until then, a probe reads only the target, not the container
+	// record, which the runtime rarely touches and which is mostly out of the CPU's caches.
+	ended   bool
 	started time.Duration // the container's start, as run time elapsed
 	upAfter time.Duration // the behaviour's startup time (0 without one)
 	steps   []api.ProbeStep
@@ -244,16 +254,30 @@ func (r *Runtime) ProbeTarget(id string, probe string) *ProbeTarget {
 	if c == nil {
 		return nil
 	}
-	return &ProbeTarget{r: r, c: c, probe: probe}
+	t := &ProbeTarget{r: r, c: c, probe: probe}
+	if c.state == container.StateExited {
+		t.ended = true
+	} else {
+		if c.probeTargets == nil {
+			c.probeTargets = c.probeTargetsBuf[:0]
+		}
+		c.probeTargets = append(c.probeTargets, t)
+	}
+	return t
 }
 
 // RunProbe answers one probe of the target, as Runtime.RunProbe does.
 func (t *ProbeTarget) RunProbe() (bool, time.Duration) {
-	c := t.c
-	if c.state != container.StateRunning || c.proc == nil {
+	if t.ended {
 		return false, 0
 	}
 	if !t.running {
+		// A container leaves the running state only by exiting, which sets ended: once
+		// running is set, the container is still running as long as ended is not.
+		c := t.c
+		if c.state != container.StateRunning || c.proc == nil {
+			return false, 0
+		}
 		t.running = true
 		t.started = c.startedAt.Sub(sim.Epoch)
 		if c.proc.b.Startup != nil {

@@ -116,6 +116,11 @@ type ctr struct {
 	proc      *process
 	// stopWaiters are the StopContainer calls waiting for this container to exit.
 	stopWaiters []func()
+	// probeTargets are the probe targets handed out for this container (ProbeTarget):
+	// exit marks them ended and drops them. They start in probeTargetsBuf, room for one
+	// target of each probe type.
+	probeTargets    []*ProbeTarget
+	probeTargetsBuf [3]*ProbeTarget
 
 	oomScoreAdj int
 	memoryLimit float64
