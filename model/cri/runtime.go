@@ -645,6 +645,19 @@ func (r *Runtime) GetPods() ([]*container.Pod, error) {
 	return out, nil
 }
 
+// GetPod is one pod's entry of the listing GetPods hands out (the same object), nil if the
+// runtime has nothing of the pod, without making the rest of the listing.
+func (r *Runtime) GetPod(uid types.UID) (*container.Pod, error) {
+	if err := r.failure("listPodSandbox", ""); err != nil {
+		return nil, err
+	}
+	// byPod holds no pod without objects (forgetIfEmpty), as GetPods lists none.
+	if o := r.byPod[uid]; o != nil {
+		return o.list(), nil
+	}
+	return nil, nil
+}
+
 func (o *podObjects) list() *container.Pod {
 	if o.listing != nil {
 		return o.listing

@@ -21,6 +21,10 @@ type Runtime interface {
 	// changed, and never writes a listing it handed out: PLEG tells unchanged pods, and an
 	// unchanged listing, by pointer.
 	GetPods() ([]*container.Pod, error)
+	// GetPod is one pod's listing, the object GetPods would list for it (nil when the
+	// runtime has nothing of the pod), failing as GetPods would: a single-pod relist reads
+	// it instead of the whole listing.
+	GetPod(uid types.UID) (*container.Pod, error)
 	GetPodStatus(uid types.UID, name, namespace string) (*container.PodStatus, error)
 	// ListCost is how long listing everything takes now; StatusCost how long one
 	// GetPodStatus of a pod with n containers takes.
@@ -97,6 +101,11 @@ type GenericPLEG struct {
 	// is as that relist left it.
 	lastListing []*container.Pod
 	touched     bool
+	// aligned: lastListing lists exactly the pods of records, in their order (the last
+	// merge found the same pods as the one before; see changedSinceLastListing).
+	aligned bool
+	// changed is changedSinceLastListing's answer, reused from relist to relist.
+	changed []*podRecord
 	// idleAttrs are the attributes of a relist that inspected no pod, shared by every such
 	// relist's event and never written (capacity is length, so an append copies).
 	idleAttrs []trace.Attr
@@ -229,13 +238,52 @@ func (g *GenericPLEG) listed() {
 		return
 	}
 	g.relistTime = g.inflight.timestamp
-	if g.sameListing(pods) && !g.touched && len(g.reinspect) == 0 {
-		g.reconcile(nil)
-		return
+	if !g.touched && len(g.reinspect) == 0 {
+		if g.sameListing(pods) {
+			g.reconcile(nil)
+			return
+		}
+		if changed, ok := g.changedSinceLastListing(pods); ok {
+			g.lastListing = pods
+			g.reconcile(changed)
+			clear(changed) // reconcile keeps what it needs in its work list
+			return
+		}
 	}
 	g.merge(pods)
 	g.lastListing, g.touched = pods, false
 	g.reconcile(g.records)
+}
+
+// changedSinceLastListing handles a global relist whose listing holds the same pods, in the
+// same order, as the last global relist's, while no single-pod relist has touched a record
+// since and nothing is to be reinspected. Then (aligned) records[i] is the record of
+// lastListing[i], with that pod object as its current listing: a pod listed by the same
+// object again gives reconcile nothing to do (it was compared with that very object last
+// time, and a failed status read would be in reinspect). So only the records of pods
+// listed by a new object are updated and returned, in UID order, as reconcile would meet
+// them walking every record; the walk compares the pointers of two arrays and loads
+// neither the pods nor the records of unchanged pods. ok is false when the pods differ:
+// the caller then merges the listing (which sets every record's current listing again).
+func (g *GenericPLEG) changedSinceLastListing(pods []*container.Pod) (changed []*podRecord, ok bool) {
+	if !g.aligned || len(pods) != len(g.lastListing) {
+		return nil, false
+	}
+	changed = g.changed[:0]
+	for i, p := range pods {
+		if p == g.lastListing[i] {
+			continue
+		}
+		r := g.records[i]
+		if p.ID != r.uid {
+			clear(changed)
+			return nil, false
+		}
+		r.current = p
+		changed = append(changed, r)
+	}
+	g.changed = changed
+	return changed, true
 }
 
 // sameListing reports whether pods is the very listing the last global relist got.
@@ -255,8 +303,10 @@ func (g *GenericPLEG) merge(pods []*container.Pod) {
 		for i, p := range pods {
 			g.records[i].current = p
 		}
+		g.aligned = true
 		return
 	}
+	g.aligned = false
 	if !slices.IsSortedFunc(pods, comparePodIDs) {
 		// The runtime lists pods in UID order; any other order is sorted here. (A UID
 		// listed twice counts as its last listing, the stable sort keeps that one last.)
@@ -327,7 +377,7 @@ func (g *GenericPLEG) relistPod(uid types.UID) {
 
 // listedPod is a single-pod relist once the listing has returned.
 func (g *GenericPLEG) listedPod() {
-	pods, err := g.runtime.GetPods()
+	pod, err := g.runtime.GetPod(g.inflight.uid)
 	if err != nil {
 		g.clk.Record(&trace.Event{Kind: KindRelistFailed, Name: "pod", Dur: g.clk.Elapsed() - g.inflight.start, Attrs: []trace.Attr{{Key: "error", Value: err.Error()}}})
 		g.finishSingle()
@@ -340,12 +390,7 @@ func (g *GenericPLEG) listedPod() {
 		g.records = slices.Insert(g.records, i, r)
 	}
 	g.touched = true
-	r.current = nil
-	for _, p := range pods {
-		if p.ID == uid {
-			r.current = p
-		}
-	}
+	r.current = pod
 	g.inflight.single[0] = r
 	g.reconcile(g.inflight.single[:])
 }
