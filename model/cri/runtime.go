@@ -98,6 +98,10 @@ type sandbox struct {
 	createdAt time.Time
 	ip        string
 	pod       *corev1.Pod
+	// status and ips are what the sandbox gives GetPodStatus, made on first use
+	// (statusNow, makeStatusLists).
+	status *container.SandboxStatus
+	ips    []string
 }
 
 type ctr struct {
@@ -139,6 +143,9 @@ type ctr struct {
 	keyed     bool
 	// reading is the last stats reading of the running process (readStats).
 	reading statsReading
+	// status is the container's status for GetPodStatus, made for its current state
+	// (statusNow).
+	status *container.Status
 }
 
 // podObjects are one pod's sandboxes and containers, oldest first, and the listing of
@@ -668,11 +675,14 @@ func (o *podObjects) list() *container.Pod {
 	} else {
 		p = &container.Pod{ID: o.uid, Name: o.ctrs[0].sandbox.name, Namespace: o.ctrs[0].sandbox.ns}
 	}
-	// The entries of both lists are allocated at once, and each list exactly sized; an
-	// empty list stays nil.
-	entries := make([]container.Container, len(o.sandboxes)+len(o.ctrs))
-	if len(o.sandboxes) > 0 {
-		p.Sandboxes = make([]*container.Container, len(o.sandboxes))
+	// The entries of both lists are allocated at once, and so are both lists, as parts of
+	// one array, each capped at its length (an append to one copies instead of running
+	// into the other); an empty list stays nil.
+	n := len(o.sandboxes) + len(o.ctrs)
+	entries := make([]container.Container, n)
+	ptrs := make([]*container.Container, n)
+	for i := range entries {
+		ptrs[i] = &entries[i]
 	}
 	for i, sb := range o.sandboxes {
 		st := container.StateExited
@@ -680,15 +690,15 @@ func (o *podObjects) list() *container.Pod {
 			st = container.StateRunning
 		}
 		entries[i] = container.Container{ID: sb.id, State: st}
-		p.Sandboxes[i] = &entries[i]
-	}
-	entries = entries[len(o.sandboxes):]
-	if len(o.ctrs) > 0 {
-		p.Containers = make([]*container.Container, len(o.ctrs))
 	}
 	for i, c := range o.ctrs {
-		entries[i] = container.Container{ID: c.id, Name: c.spec.Name, Image: c.spec.Image, Hash: c.hash, State: c.state}
-		p.Containers[i] = &entries[i]
+		entries[len(o.sandboxes)+i] = container.Container{ID: c.id, Name: c.spec.Name, Image: c.spec.Image, Hash: c.hash, State: c.state}
+	}
+	if len(o.sandboxes) > 0 {
+		p.Sandboxes = ptrs[:len(o.sandboxes):len(o.sandboxes)]
+	}
+	if len(o.ctrs) > 0 {
+		p.Containers = ptrs[len(o.sandboxes):]
 	}
 	o.listing = p
 	return p
@@ -716,33 +726,54 @@ func (r *Runtime) GetPodStatus(uid types.UID, name, ns string) (*container.PodSt
 }
 
 // makeStatusLists makes the pod's sandbox and container statuses, newest first, and its
-// IPs. Each list and its entries are allocated at once; an empty list stays nil.
+// IPs, from the statuses each object keeps (statusNow); an empty list stays nil.
 func (o *podObjects) makeStatusLists() podStatusLists {
 	var l podStatusLists
 	if n := len(o.sandboxes); n > 0 {
-		sandboxes := make([]container.SandboxStatus, n)
 		l.sandboxes = make([]*container.SandboxStatus, n)
 		for j := range n {
 			sb := o.sandboxes[n-1-j]
-			sandboxes[j] = container.SandboxStatus{ID: sb.id, State: sb.state, Attempt: sb.attempt, CreatedAt: sb.createdAt, IP: sb.ip}
-			l.sandboxes[j] = &sandboxes[j]
+			l.sandboxes[j] = sb.statusNow()
 			if sb.state == container.SandboxReady && len(l.ips) == 0 {
-				l.ips = []string{sb.ip}
+				if sb.ips == nil {
+					sb.ips = []string{sb.ip}
+				}
+				l.ips = sb.ips
 			}
 		}
 	}
 	if n := len(o.ctrs); n > 0 {
-		statuses := make([]container.Status, n)
 		l.containers = make([]*container.Status, n)
 		for j := range n {
-			c := o.ctrs[n-1-j]
-			statuses[j] = container.Status{
-				ID: c.id, Name: c.spec.Name, State: c.state, CreatedAt: c.createdAt, StartedAt: c.startedAt,
-				FinishedAt: c.finished, ExitCode: c.exitCode, Image: c.spec.Image, Hash: c.hash,
-				RestartCount: c.attempt, Reason: c.reason,
-			}
-			l.containers[j] = &statuses[j]
+			l.containers[j] = o.ctrs[n-1-j].statusNow()
 		}
 	}
 	return l
+}
+
+// statusNow is the sandbox's status as GetPodStatus reports it now. Of the fields it
+// copies only the state ever changes, so the status made for the current state stands
+// until the state moves; it is shared by every status list that holds it, and never
+// written.
+func (sb *sandbox) statusNow() *container.SandboxStatus {
+	if sb.status == nil || sb.status.State != sb.state {
+		sb.status = &container.SandboxStatus{ID: sb.id, State: sb.state, Attempt: sb.attempt, CreatedAt: sb.createdAt, IP: sb.ip}
+	}
+	return sb.status
+}
+
+// statusNow is the container's status as GetPodStatus reports it now. The fields it copies
+// change only when the state does (start: running and its start time; exit: exited, its
+// finish time, exit code and reason), and a container enters each state once, so the
+// status made for the current state stands until the state moves; it is shared by every
+// status list that holds it, and never written.
+func (c *ctr) statusNow() *container.Status {
+	if c.status == nil || c.status.State != c.state {
+		c.status = &container.Status{
+			ID: c.id, Name: c.spec.Name, State: c.state, CreatedAt: c.createdAt, StartedAt: c.startedAt,
+			FinishedAt: c.finished, ExitCode: c.exitCode, Image: c.spec.Image, Hash: c.hash,
+			RestartCount: c.attempt, Reason: c.reason,
+		}
+	}
+	return c.status
 }
