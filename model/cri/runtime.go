@@ -227,7 +227,10 @@ type Runtime struct {
 	pulledAt     map[string]time.Duration
 	systemMemory *usage.Program
 	systemDisk   *usage.Program
-	systemOrigin time.Duration
+	// noDisk and onePID are the programs of a process without disk or PIDs programs,
+	// shared by all of them (a compiled program is never written).
+	noDisk, onePID *usage.Program
+	systemOrigin   time.Duration
 	// keptLogs is the node's /var/log/pods as far as restart counts go: for each pod and
 	// container name, one more than the highest attempt of a removed container whose log
 	// files were kept (RemoveContainerKeepLogs). The kubelet reads it back
@@ -265,6 +268,7 @@ func New(s *sim.Sim, cfg Config) *Runtime {
 	}
 	r.systemMemory = usage.Compile(cfg.SystemMemory, 0)
 	r.systemDisk = usage.Compile(cfg.SystemDisk, 0)
+	r.noDisk, r.onePID = usage.Constant(0), usage.Constant(1)
 	for name, img := range cfg.Images {
 		img := img
 		r.images[name] = &img

@@ -21,7 +21,7 @@ type programs struct {
 	memory  *usage.Program
 	disk    *usage.Program
 	pids    *usage.Program
-	volumes map[string]*usage.Program
+	volumes map[string]*usage.Program // nil without volume programs
 }
 
 // UsageOverride replaces a container's programs from the moment it is set (setUsage).
@@ -31,13 +31,10 @@ type UsageOverride struct {
 }
 
 func (r *Runtime) compilePrograms(c *ctr, b *api.Behavior) *programs {
-	p := &programs{origin: r.s.Elapsed(), volumes: map[string]*usage.Program{}}
-	req := float64(0)
-	if q, ok := c.spec.Resources.Requests[corev1.ResourceMemory]; ok {
-		req = float64(q.Value())
-	}
-	// Without a program a process uses its memory request, no disk and one PID.
-	p.memory, p.disk, p.pids = usage.Constant(req), usage.Constant(0), usage.Constant(1)
+	p := &programs{origin: r.s.Elapsed()}
+	// Without a program a process uses its memory request, no disk and one PID. Programs
+	// are never written once compiled, so every process shares the runtime's constants.
+	p.disk, p.pids = r.noDisk, r.onePID
 	if b != nil {
 		if b.Memory != nil {
 			p.memory = usage.Compile(b.Memory, 0)
@@ -48,12 +45,24 @@ func (r *Runtime) compilePrograms(c *ctr, b *api.Behavior) *programs {
 		if b.Pids != nil {
 			p.pids = usage.Compile(b.Pids, 0)
 		}
+		if len(b.Volumes) > 0 {
+			p.volumes = make(map[string]*usage.Program, len(b.Volumes))
+		}
 		for _, name := range slices.Sorted(maps.Keys(b.Volumes)) {
 			p.volumes[name] = usage.Compile(b.Volumes[name], 0)
 		}
 	}
-	if o := r.overrides[c.sandbox.ns+"/"+c.sandbox.name+"/"+c.spec.Name]; o != nil {
-		r.applyOverride(p, o, nil)
+	if p.memory == nil {
+		req := float64(0)
+		if q, ok := c.spec.Resources.Requests[corev1.ResourceMemory]; ok {
+			req = float64(q.Value())
+		}
+		p.memory = usage.Constant(req)
+	}
+	if len(r.overrides) > 0 {
+		if o := r.overrides[c.sandbox.ns+"/"+c.sandbox.name+"/"+c.spec.Name]; o != nil {
+			r.applyOverride(p, o, nil)
+		}
 	}
 	return p
 }
@@ -75,6 +84,9 @@ func (r *Runtime) applyOverride(p *programs, o *UsageOverride, cur *programs) {
 	}
 	if o.Pids != nil {
 		p.pids = usage.Compile(o.Pids, from(p.pids))
+	}
+	if p.volumes == nil && len(o.Volumes) > 0 {
+		p.volumes = make(map[string]*usage.Program, len(o.Volumes))
 	}
 	for _, name := range slices.Sorted(maps.Keys(o.Volumes)) {
 		p.volumes[name] = usage.Compile(o.Volumes[name], from(p.volumes[name]))
