@@ -94,7 +94,7 @@ func (r *Runtime) start(c *ctr) {
 	r.touch(c.sandbox.uid)
 	r.memoryChanged(c)
 	defer r.usageChanged()
-	r.s.Record(&trace.Event{Kind: KindContainerRun, Pod: c.sandbox.ns + "/" + c.sandbox.name, Container: c.spec.Name, Track: "runtime",
+	r.s.Record(&trace.Event{Kind: KindContainerRun, Pod: c.sandbox.key, Container: c.spec.Name, Track: "runtime",
 		Attrs: []trace.Attr{{Key: "id", Value: c.id}, {Key: "attempt", Value: strconv.Itoa(c.attempt)}}})
 	if e := p.b.Exit; e != nil {
 		code := int(e.Code)
@@ -176,18 +176,25 @@ func (r *Runtime) exit(c *ctr, code int, reason string) {
 	for _, w := range waiters {
 		w()
 	}
-	r.s.Record(&trace.Event{Kind: KindContainerExit, Pod: c.sandbox.ns + "/" + c.sandbox.name, Container: c.spec.Name, Track: "runtime",
+	r.s.Record(&trace.Event{Kind: KindContainerExit, Pod: c.sandbox.key, Container: c.spec.Name, Track: "runtime",
 		Attrs: []trace.Attr{{Key: "id", Value: c.id}, {Key: "exitCode", Value: strconv.Itoa(code)}, {Key: "reason", Value: reason},
-			{Key: "attempt", Value: strconv.Itoa(c.attempt)}, {Key: "kubeletLearnsBy", Value: learns}}, Reason: exitReason(c)})
+			{Key: "attempt", Value: strconv.Itoa(c.attempt)}, {Key: "kubeletLearnsBy", Value: learns}}, Reason: r.exitReason(c)})
 }
 
 // exitReason says how the kubelet learns of an exit: a StopContainer call waits for it,
-// any other exit waits for PLEG.
-func exitReason(c *ctr) *trace.Reason {
+// any other exit waits for PLEG. Both reasons are made once per runtime and shared by
+// every exit event: recorded reasons are never written.
+func (r *Runtime) exitReason(c *ctr) *trace.Reason {
 	if c.proc != nil && c.proc.stopping {
-		return trace.Because("StopContainer", "the kubelet stopped this container: StopContainer returns once the process is gone, and the caller reads the pod's status right after, without waiting for a relist")
+		if r.stoppedReason == nil {
+			r.stoppedReason = trace.Because("StopContainer", "the kubelet stopped this container: StopContainer returns once the process is gone, and the caller reads the pod's status right after, without waiting for a relist")
+		}
+		return r.stoppedReason
 	}
-	return trace.Because("relistFindsExit", "the kubelet does not watch processes: it learns of this exit at PLEG's next relist")
+	if r.exitedReason == nil {
+		r.exitedReason = trace.Because("relistFindsExit", "the kubelet does not watch processes: it learns of this exit at PLEG's next relist")
+	}
+	return r.exitedReason
 }
 
 // PostStartHook is what the container's postStart hook does in this run, per its behaviour:

@@ -93,6 +93,7 @@ type sandbox struct {
 	id        string
 	uid       types.UID
 	name, ns  string
+	key       string // "namespace/name", as the trace names the pod
 	attempt   uint32
 	state     container.SandboxState
 	createdAt time.Time
@@ -249,6 +250,8 @@ type Runtime struct {
 	MemoryInUse func() float64
 	// usageMarks counts podTotals' computations: each gets the next number as its mark.
 	usageMarks uint64
+	// stoppedReason and exitedReason are the reasons of exit events (exitReason).
+	stoppedReason, exitedReason *trace.Reason
 }
 
 // New returns a runtime on simulation s.
@@ -345,7 +348,7 @@ func (r *Runtime) RunPodSandbox(pod *corev1.Pod, attempt uint32, done func(id st
 		}
 		r.ipSeq++
 		sb := &sandbox{
-			id: r.newID("sb-"), uid: pod.UID, name: pod.Name, ns: pod.Namespace, attempt: attempt,
+			id: r.newID("sb-"), uid: pod.UID, name: pod.Name, ns: pod.Namespace, key: key, attempt: attempt,
 			state: container.SandboxReady, createdAt: r.s.Now(), pod: pod,
 			ip: fmt.Sprintf("10.244.%d.%d", r.ipSeq/250, r.ipSeq%250+2),
 		}
@@ -363,7 +366,7 @@ func (r *Runtime) StopPodSandbox(id string, done func(err error)) {
 	sb := r.sandboxes[id]
 	pod := ""
 	if sb != nil {
-		pod = sb.ns + "/" + sb.name
+		pod = sb.key
 	}
 	r.call("StopPodSandbox", pod, "", r.cfg.Latency.StopPodSandbox, func() {
 		if err := r.failure("stopPodSandbox", ""); err != nil {
@@ -452,7 +455,7 @@ func (r *Runtime) CreateContainer(sandboxID string, spec *corev1.Container, atte
 	sb := r.sandboxes[sandboxID]
 	pod := ""
 	if sb != nil {
-		pod = sb.ns + "/" + sb.name
+		pod = sb.key
 	}
 	r.call("CreateContainer", pod, spec.Name, r.cfg.Latency.CreateContainer, func() {
 		if err := r.failure("createContainer", ""); err != nil {
@@ -468,7 +471,9 @@ func (r *Runtime) CreateContainer(sandboxID string, spec *corev1.Container, atte
 			attempt: attempt, state: container.StateCreated, createdAt: r.s.Now(),
 			oomScoreAdj: cfg.OOMScoreAdj, memoryLimit: float64(cfg.MemoryLimit), podMemLimit: float64(cfg.PodMemoryLimit), tmpfs: r.tmpfsSizes(sb.pod),
 		}
-		c.tmpfsNames = slices.Sorted(maps.Keys(c.tmpfs))
+		if len(c.tmpfs) > 0 {
+			c.tmpfsNames = slices.Sorted(maps.Keys(c.tmpfs))
+		}
 		r.ctrs[c.id] = c
 		o := r.objects(sb.uid)
 		o.ctrs = append(o.ctrs, c)
@@ -581,7 +586,7 @@ func (r *Runtime) names(c *ctr) (pod, name string) {
 	if c == nil {
 		return "", ""
 	}
-	return c.sandbox.ns + "/" + c.sandbox.name, c.spec.Name
+	return c.sandbox.key, c.spec.Name
 }
 
 func removeFrom[T comparable](list []T, x T) []T {

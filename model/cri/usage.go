@@ -60,7 +60,7 @@ func (r *Runtime) compilePrograms(c *ctr, b *api.Behavior) *programs {
 		p.memory = usage.Constant(req)
 	}
 	if len(r.overrides) > 0 {
-		if o := r.overrides[c.sandbox.ns+"/"+c.sandbox.name+"/"+c.spec.Name]; o != nil {
+		if o := r.overrides[c.sandbox.key+"/"+c.spec.Name]; o != nil {
 			r.applyOverride(p, o, nil)
 		}
 	}
@@ -98,7 +98,7 @@ func (r *Runtime) applyOverride(p *programs, o *UsageOverride, cur *programs) {
 func (r *Runtime) SetUsage(podKey, containerName string, o *UsageOverride) {
 	r.overrides[podKey+"/"+containerName] = o
 	for _, c := range r.ctrList() {
-		if c.sandbox.ns+"/"+c.sandbox.name != podKey || c.spec.Name != containerName || c.state != container.StateRunning || c.proc == nil {
+		if c.sandbox.key != podKey || c.spec.Name != containerName || c.state != container.StateRunning || c.proc == nil {
 			continue
 		}
 		old := c.proc.use
@@ -559,7 +559,7 @@ func (r *Runtime) Usage(uid types.UID) []ContainerUsage {
 	var out []ContainerUsage
 	for _, c := range o.ctrs {
 		u := ContainerUsage{Name: c.spec.Name, Running: c.state == container.StateRunning, PodUID: uid,
-			Pod: c.sandbox.ns + "/" + c.sandbox.name, ContainerID: c.id, OOMScoreAdj: c.oomScoreAdj, MemoryLimit: c.memoryLimit,
+			Pod: c.sandbox.key, ContainerID: c.id, OOMScoreAdj: c.oomScoreAdj, MemoryLimit: c.memoryLimit,
 			Volumes: map[string]float64{}}
 		if c.proc != nil {
 			t := now - c.proc.use.origin
@@ -625,7 +625,7 @@ type MemProc struct{ c *ctr }
 func (p MemProc) ID() string { return p.c.id }
 
 // Pod is the pod's namespace/name.
-func (p MemProc) Pod() string { return p.c.sandbox.ns + "/" + p.c.sandbox.name }
+func (p MemProc) Pod() string { return p.c.sandbox.key }
 
 // Container is the container's name.
 func (p MemProc) Container() string { return p.c.spec.Name }
