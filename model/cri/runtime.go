@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -137,8 +138,7 @@ type ctr struct {
 	tmpfsNames    []string
 	memOffset     float64 // memory freed by single-process OOM kills in this run
 	frozenDisk    float64
-	frozenVolumes map[string]float64
-	noise         map[string]uint64 // noise keys by usage kind
+	frozenVolumes map[string]float64 // nil without volume programs
 	// noiseKeys are the memory, disk and pids noise keys, made on first use (keyed).
 	noiseKeys [3]uint64
 	keyed     bool
@@ -283,9 +283,17 @@ func New(s *sim.Sim, cfg Config) *Runtime {
 	return r
 }
 
+// newID is the next object ID: prefix and the sequence number, zero-padded to six digits
+// (as %06d would write it).
 func (r *Runtime) newID(prefix string) string {
 	r.seq++
-	return fmt.Sprintf("%s%06d", prefix, r.seq)
+	var buf [32]byte
+	b := append(buf[:0], prefix...)
+	for n := r.seq; n < 100000; n *= 10 {
+		b = append(b, '0')
+	}
+	b = strconv.AppendInt(b, int64(r.seq), 10)
+	return string(b)
 }
 
 // SetDown makes every call fail for d from now (the scenario's runtimeDown event).

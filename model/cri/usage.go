@@ -1,7 +1,6 @@
 package cri
 
 import (
-	"hash/fnv"
 	"maps"
 	"slices"
 	"time"
@@ -156,19 +155,31 @@ func (r *Runtime) ctrList() []*ctr {
 	return out
 }
 
-// noiseKey identifies a container's noise stream for one kind of usage.
+// noiseKey identifies a container's noise stream for one kind of usage: the FNV-1a hash
+// of "<container ID>/<kind>", mixed with the run's seed. The hash is taken over the parts
+// in turn, which gives the hash of the joined string without joining it.
 func (r *Runtime) noiseKey(c *ctr, what string) uint64 {
-	if c.noise == nil {
-		c.noise = map[string]uint64{}
+	return fnv1a(fnv1a(fnv1a(fnvOffset64, c.id), "/"), what) ^ r.cfg.Seed
+}
+
+// volumeNoiseKey is noiseKey for the kind "volume/<name>".
+func (r *Runtime) volumeNoiseKey(c *ctr, name string) uint64 {
+	return fnv1a(fnv1a(fnv1a(fnvOffset64, c.id), "/volume/"), name) ^ r.cfg.Seed
+}
+
+// The 64-bit FNV-1a parameters, as hash/fnv uses them.
+const (
+	fnvOffset64 = 14695981039346656037
+	fnvPrime64  = 1099511628211
+)
+
+// fnv1a continues the FNV-1a hash h over the bytes of s.
+func fnv1a(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime64
 	}
-	if k, ok := c.noise[what]; ok {
-		return k
-	}
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(c.id + "/" + what))
-	k := h.Sum64() ^ r.cfg.Seed
-	c.noise[what] = k
-	return k
+	return h
 }
 
 // statsNoiseKeys are c's noise keys for memory, disk and pids (noiseKey's, made once).
@@ -307,7 +318,7 @@ func (r *Runtime) EachVolumeOf(uid types.UID, h *UsageHandle, fn func(name strin
 			t := now - c.proc.use.origin
 			for name, v := range c.proc.use.volumes {
 				if _, inMemory := c.tmpfs[name]; !inMemory {
-					fn(name, v.Noisy(t, r.noiseKey(c, "volume/"+name)))
+					fn(name, v.Noisy(t, r.volumeNoiseKey(c, name)))
 				}
 			}
 			continue
@@ -465,7 +476,7 @@ func (c *ctr) memoryAt(t time.Duration) float64 {
 
 // noisyTmpfs is tmpfsAt as the stats see it, with the volumes' seeded noise.
 func (r *Runtime) noisyTmpfs(c *ctr, t time.Duration) float64 {
-	return c.tmpfsAt(t, func(name string, p *usage.Program) float64 { return p.Noisy(t, r.noiseKey(c, "volume/"+name)) })
+	return c.tmpfsAt(t, func(name string, p *usage.Program) float64 { return p.Noisy(t, r.volumeNoiseKey(c, name)) })
 }
 
 // tmpfsSizes maps the pod's memory-backed emptyDir volumes to their tmpfs size: the
@@ -570,7 +581,7 @@ func (r *Runtime) Usage(uid types.UID) []ContainerUsage {
 				// Noise is keyed by name, not drawn in turn, so map order changes nothing.
 				for name, v := range c.proc.use.volumes {
 					if _, inMemory := c.tmpfs[name]; !inMemory {
-						u.Volumes[name] = v.Noisy(t, r.noiseKey(c, "volume/"+name))
+						u.Volumes[name] = v.Noisy(t, r.volumeNoiseKey(c, name))
 					}
 				}
 			} else {
@@ -612,7 +623,9 @@ func (c *ctr) freeze(now time.Duration) {
 	}
 	t := now - c.proc.use.origin
 	c.frozenDisk = c.proc.use.disk.Value(t)
-	c.frozenVolumes = map[string]float64{}
+	if len(c.proc.use.volumes) > 0 {
+		c.frozenVolumes = make(map[string]float64, len(c.proc.use.volumes))
+	}
 	for k, v := range c.proc.use.volumes {
 		c.frozenVolumes[k] = v.Value(t)
 	}

@@ -90,8 +90,9 @@ type GenericPLEG struct {
 		timestamp time.Time     // when the relist started
 		start     time.Duration // the same, as elapsed time, for the relist's duration
 		global    bool
-		uid       types.UID // the pod of a single-pod relist
-		work      []pending // what reconcile found to do
+		uid       types.UID            // the pod of a single-pod relist
+		work      []pending            // what reconcile found to do
+		events    []*PodLifecycleEvent // the events of work's pods, one part each
 		single    [1]*podRecord
 	}
 	// lastListing is the listing the last global relist reconciled, and touched tells
@@ -210,7 +211,10 @@ func (g *GenericPLEG) next() {
 	}
 	for len(g.requests) > 0 {
 		req := g.requests[0]
-		g.requests = g.requests[1:]
+		// Shifted down rather than resliced, so that the queue's array serves every later
+		// request instead of being outgrown and made anew (the queue is short: at most
+		// OnDemandQueueLength, usually one).
+		g.requests = slices.Delete(g.requests, 0, 1)
 		if g.lastRelistAt.After(req.at) {
 			continue // a global relist since the request covered it
 		}
@@ -419,7 +423,11 @@ func (g *GenericPLEG) reconcile(records []*podRecord) {
 			// still inspects the pod, to mark it observed for the worker that asked.)
 			continue
 		}
-		events := computeEvents(r.uid, r.old, r.current)
+		// Every pod's events go to one array, reused from relist to relist; each pod's
+		// part is capped at its length, so that appending to it copies.
+		n := len(g.inflight.events)
+		g.inflight.events = appendEvents(g.inflight.events, r.uid, r.old, r.current)
+		events := g.inflight.events[n:len(g.inflight.events):len(g.inflight.events)]
 		if len(events) == 0 && !reinspect && global {
 			continue
 		}
@@ -514,6 +522,8 @@ func (g *GenericPLEG) reconciled() {
 		attrs = append(attrs, trace.Attr{Key: "uid", Value: string(g.inflight.uid)})
 	}
 	clear(work)
+	clear(g.inflight.events) // sent or dropped: the array keeps none of them
+	g.inflight.events = g.inflight.events[:0]
 	g.inflight.single[0] = nil
 	g.clk.Record(&trace.Event{Kind: KindRelist, Name: name, Dur: g.clk.Elapsed() - g.inflight.start, Attrs: attrs})
 	if global {
@@ -587,6 +597,11 @@ func stateOf(p *container.Pod, id string) plegState {
 // computeEvents compares every container and sandbox ID in the old and new lists: the
 // old pod's sandboxes and containers, then the new pod's, each ID once, in that order.
 func computeEvents(uid types.UID, old, cur *container.Pod) []*PodLifecycleEvent {
+	return appendEvents(nil, uid, old, cur)
+}
+
+// appendEvents is computeEvents appending to out.
+func appendEvents(out []*PodLifecycleEvent, uid types.UID, old, cur *container.Pod) []*PodLifecycleEvent {
 	var buf [16]string // a pod's IDs fit here; more spill to the heap
 	ids := buf[:0]
 	for _, p := range [2]*container.Pod{old, cur} {
@@ -601,7 +616,6 @@ func computeEvents(uid types.UID, old, cur *container.Pod) []*PodLifecycleEvent 
 			}
 		}
 	}
-	var out []*PodLifecycleEvent
 	for _, id := range ids {
 		out = generateEvents(out, uid, id, stateOf(old, id), stateOf(cur, id))
 	}
