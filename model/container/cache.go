@@ -81,6 +81,9 @@ func (c *Cache) Delete(uid types.UID) {
 // satisfies.
 func (c *Cache) UpdateTime(t time.Time) {
 	c.timestamp, c.hasTimestamp = t, true
+	if len(c.subs) == 0 {
+		return // the usual relist: no worker waits
+	}
 	// In UID order, so that the woken workers resume in the same order every run. The
 	// slice is reused from relist to relist: notify only schedules the waiters' callbacks,
 	// it never calls back into the cache, so nothing else uses it while it is walked.

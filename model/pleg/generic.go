@@ -114,13 +114,16 @@ type GenericPLEG struct {
 	lastAttrs  []trace.Attr
 	lastCounts [3]int
 
-	relistTime   time.Time
-	lastRelistAt time.Time // when the last global relist started
-	busy         bool
-	globalDue    bool
-	timer        *sim.Timer
-	onDemand     bool
-	requests     []relistRequest
+	relistTime time.Time
+	// relistElapsed is relistTime as elapsed run time: Healthy, asked at every syncLoop
+	// pass, subtracts durations instead of times.
+	relistElapsed time.Duration
+	lastRelistAt  time.Time // when the last global relist started
+	busy          bool
+	globalDue     bool
+	timer         *sim.Timer
+	onDemand      bool
+	requests      []relistRequest
 
 	// The continuations of a relist, made once: a method value allocates each time it is
 	// taken.
@@ -165,7 +168,7 @@ func (g *GenericPLEG) Healthy() (bool, error) {
 	if g.relistTime.IsZero() {
 		return false, fmt.Errorf("pleg has yet to be successful")
 	}
-	if elapsed := g.clk.Since(g.relistTime); elapsed > RelistThreshold {
+	if elapsed := g.clk.Elapsed() - g.relistElapsed; elapsed > RelistThreshold {
 		return false, fmt.Errorf("pleg was last seen active %v ago; threshold is %v", elapsed, RelistThreshold)
 	}
 	return true, nil
@@ -241,7 +244,7 @@ func (g *GenericPLEG) listed() {
 		g.finishGlobal()
 		return
 	}
-	g.relistTime = g.inflight.timestamp
+	g.relistTime, g.relistElapsed = g.inflight.timestamp, g.inflight.start
 	if !g.touched && len(g.reinspect) == 0 {
 		if g.sameListing(pods) {
 			g.reconcile(nil)
