@@ -15,7 +15,7 @@ import (
 // wait in GetNewerThan for an observation made after their previous sync, so that each sync
 // sees the effects of the last one.
 type Cache struct {
-	s    *sim.Sim
+	s *sim.Sim
 	// pods holds the entries by value: a lookup finds the entry in the map's own slot,
 	// beside the key it has just compared, instead of following a pointer to it.
 	pods map[types.UID]cacheEntry
