@@ -686,18 +686,30 @@ func (o *podObjects) list() *container.Pod {
 	if o.listing != nil {
 		return o.listing
 	}
-	var p *container.Pod
-	if len(o.sandboxes) > 0 {
-		p = &container.Pod{ID: o.uid, Name: o.sandboxes[0].name, Namespace: o.sandboxes[0].ns}
-	} else {
-		p = &container.Pod{ID: o.uid, Name: o.ctrs[0].sandbox.name, Namespace: o.ctrs[0].sandbox.ns}
-	}
-	// The entries of both lists are allocated at once, and so are both lists, as parts of
-	// one array, each capped at its length (an append to one copies instead of running
-	// into the other); an empty list stays nil.
+	// The pod, the entries of both lists and both lists are allocated at once: the lists
+	// are parts of one array, each capped at its length (an append to one copies instead
+	// of running into the other); an empty list stays nil.
 	n := len(o.sandboxes) + len(o.ctrs)
-	entries := make([]container.Container, n)
-	ptrs := make([]*container.Container, n)
+	var (
+		p       *container.Pod
+		entries []container.Container
+		ptrs    []*container.Container
+	)
+	switch {
+	case n <= 2:
+		b := new(podListing2)
+		p, entries, ptrs = &b.pod, b.entries[:n], b.ptrs[:n]
+	case n <= 4:
+		b := new(podListing4)
+		p, entries, ptrs = &b.pod, b.entries[:n], b.ptrs[:n]
+	default:
+		p, entries, ptrs = new(container.Pod), make([]container.Container, n), make([]*container.Container, n)
+	}
+	if len(o.sandboxes) > 0 {
+		*p = container.Pod{ID: o.uid, Name: o.sandboxes[0].name, Namespace: o.sandboxes[0].ns}
+	} else {
+		*p = container.Pod{ID: o.uid, Name: o.ctrs[0].sandbox.name, Namespace: o.ctrs[0].sandbox.ns}
+	}
 	for i := range entries {
 		ptrs[i] = &entries[i]
 	}
@@ -715,10 +727,24 @@ func (o *podObjects) list() *container.Pod {
 		p.Sandboxes = ptrs[:len(o.sandboxes):len(o.sandboxes)]
 	}
 	if len(o.ctrs) > 0 {
-		p.Containers = ptrs[len(o.sandboxes):]
+		p.Containers = ptrs[len(o.sandboxes):n:n]
 	}
 	o.listing = p
 	return p
+}
+
+// podListing2 and podListing4 are a pod's listing with room for its entries and lists,
+// allocated at once (list), for the usual pod: a sandbox and a container or three.
+type podListing2 struct {
+	pod     container.Pod
+	entries [2]container.Container
+	ptrs    [2]*container.Container
+}
+
+type podListing4 struct {
+	pod     container.Pod
+	entries [4]container.Container
+	ptrs    [4]*container.Container
 }
 
 // GetPodStatus returns everything the runtime knows of one pod, newest first. It is
