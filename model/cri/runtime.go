@@ -769,29 +769,45 @@ func (r *Runtime) GetPodStatus(uid types.UID, name, ns string) (*container.PodSt
 }
 
 // makeStatusLists makes the pod's sandbox and container statuses, newest first, and its
-// IPs, from the statuses each object keeps (statusNow); an empty list stays nil.
+// IPs, from the statuses each object keeps (statusNow).
 func (o *podObjects) makeStatusLists() podStatusLists {
 	var l podStatusLists
-	if n := len(o.sandboxes); n > 0 {
-		l.sandboxes = make([]*container.SandboxStatus, n)
-		for j := range n {
-			sb := o.sandboxes[n-1-j]
-			l.sandboxes[j] = sb.statusNow()
-			if sb.state == container.SandboxReady && len(l.ips) == 0 {
-				if sb.ips == nil {
-					sb.ips = []string{sb.ip}
-				}
-				l.ips = sb.ips
+	// A small pod's two lists are allocated at once (statusListsSmall), each capped at
+	// its length.
+	if nsb, nc := len(o.sandboxes), len(o.ctrs); nsb <= 2 && nc <= 3 {
+		b := new(statusListsSmall)
+		l.sandboxes, l.containers = b.sandboxes[:nsb:nsb], b.containers[:nc:nc]
+	} else {
+		l.sandboxes, l.containers = make([]*container.SandboxStatus, nsb), make([]*container.Status, nc)
+	}
+	for j := range l.sandboxes {
+		sb := o.sandboxes[len(o.sandboxes)-1-j]
+		l.sandboxes[j] = sb.statusNow()
+		if sb.state == container.SandboxReady && len(l.ips) == 0 {
+			if sb.ips == nil {
+				sb.ips = []string{sb.ip}
 			}
+			l.ips = sb.ips
 		}
 	}
-	if n := len(o.ctrs); n > 0 {
-		l.containers = make([]*container.Status, n)
-		for j := range n {
-			l.containers[j] = o.ctrs[n-1-j].statusNow()
-		}
+	for j := range l.containers {
+		l.containers[j] = o.ctrs[len(o.ctrs)-1-j].statusNow()
+	}
+	// An empty list stays nil.
+	if len(l.sandboxes) == 0 {
+		l.sandboxes = nil
+	}
+	if len(l.containers) == 0 {
+		l.containers = nil
 	}
 	return l
+}
+
+// statusListsSmall holds the status lists of a pod with up to two sandboxes and three
+// containers.
+type statusListsSmall struct {
+	sandboxes  [2]*container.SandboxStatus
+	containers [3]*container.Status
 }
 
 // statusNow is the sandbox's status as GetPodStatus reports it now. Of the fields it
