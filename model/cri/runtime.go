@@ -107,19 +107,32 @@ type sandbox struct {
 }
 
 type ctr struct {
+	// The fields a stats pass or a probe reads of every running container come first,
+	// together, ahead of the large spec: such a read then touches a few cache lines of
+	// the record rather than one here and one there.
+	state container.State
+	proc  *process
+	// reading is the last stats reading of the running process (readStats).
+	reading   statsReading
+	memOffset float64 // memory freed by single-process OOM kills in this run
+	// noiseKeys are the memory, disk and pids noise keys, made on first use (keyed).
+	noiseKeys [3]uint64
+	keyed     bool
+	// tmpfsNames are tmpfs's volume names, sorted once: memory sums them in this order.
+	tmpfsNames    []string
+	frozenDisk    float64
+	frozenVolumes map[string]float64 // nil without volume programs
+
 	id        string
 	seq       int // creation order on the node: orders a pod's containers
 	sandbox   *sandbox
-	spec      corev1.Container
 	hash      uint64
 	attempt   int
-	state     container.State
 	createdAt time.Time
 	startedAt time.Time
 	finished  time.Time
 	exitCode  int
 	reason    string
-	proc      *process
 	// stopWaiters are the StopContainer calls waiting for this container to exit.
 	stopWaiters []func()
 	// probeTargets are the probe targets handed out for this container (ProbeTarget):
@@ -134,19 +147,11 @@ type ctr struct {
 	// tmpfs lists the pod's memory-backed emptyDir volumes with their tmpfs size (0:
 	// unbounded): what the container writes there is charged to its memory, not to disk.
 	tmpfs map[string]float64
-	// tmpfsNames are tmpfs's volume names, sorted once: memory sums them in this order.
-	tmpfsNames    []string
-	memOffset     float64 // memory freed by single-process OOM kills in this run
-	frozenDisk    float64
-	frozenVolumes map[string]float64 // nil without volume programs
-	// noiseKeys are the memory, disk and pids noise keys, made on first use (keyed).
-	noiseKeys [3]uint64
-	keyed     bool
-	// reading is the last stats reading of the running process (readStats).
-	reading statsReading
 	// status is the container's status for GetPodStatus, made for its current state
 	// (statusNow).
 	status *container.Status
+
+	spec corev1.Container
 }
 
 // podObjects are one pod's sandboxes and containers, oldest first, and the listing of
