@@ -53,6 +53,19 @@ type podRecord struct {
 	// removed marks a record of a vanished pod, dropped from records at the end of the
 	// relist that saw it go.
 	removed bool
+	// podAttrs are the attributes of this pod's last single-pod relist: its counts, then
+	// the UID.
+	podAttrs []trace.Attr
+}
+
+// relistPodAttrs are the attributes of a single-pod relist of this pod with the counts
+// given: the counts and the pod's UID. The pod's next relist with the same counts gets
+// the same attributes (recorded attributes are never written).
+func (r *podRecord) relistPodAttrs(counts []trace.Attr) []trace.Attr {
+	if len(r.podAttrs) != len(counts)+1 || !slices.Equal(r.podAttrs[:len(counts)], counts) {
+		r.podAttrs = append(counts[:len(counts):len(counts)], trace.Attr{Key: "uid", Value: string(r.uid)})
+	}
+	return r.podAttrs
 }
 
 // podName is "namespace/name" of pod, which is the record's pod.
@@ -522,7 +535,7 @@ func (g *GenericPLEG) reconciled() {
 	if !global {
 		name = "relistPod"
 		// The pod whose request this relist serves, to match it with the request.
-		attrs = append(attrs, trace.Attr{Key: "uid", Value: string(g.inflight.uid)})
+		attrs = g.inflight.single[0].relistPodAttrs(attrs)
 	}
 	clear(work)
 	clear(g.inflight.events) // sent or dropped: the array keeps none of them
