@@ -18,10 +18,13 @@ const (
 
 // process is the program running in a container: it follows one run of its behaviour.
 type process struct {
-	r        *Runtime
-	c        *ctr
-	b        api.Behavior
-	use      *programs
+	r   *Runtime
+	c   *ctr
+	b   api.Behavior
+	use *programs
+	// initial are the programs the process starts with, use until a setUsage replaces
+	// them: part of the process record, so a start allocates them with it.
+	initial  programs
 	exitT    *sim.Timer
 	stopping bool
 	// Once stopping: when the process ends on its own after the stop signal (its shutdown
@@ -86,7 +89,8 @@ func (r *Runtime) start(c *ctr) {
 		b = r.cfg.Behavior(c.sandbox.pod, c.spec.Name)
 	}
 	p := &process{r: r, c: c, b: Effective(b, c.attempt+1)}
-	p.use = r.compilePrograms(c, &p.b)
+	r.compilePrograms(c, &p.b, &p.initial)
+	p.use = &p.initial
 	c.proc = p
 	c.state = container.StateRunning
 	c.startedAt = r.s.Now()

@@ -21,6 +21,9 @@ type programs struct {
 	disk    *usage.Program
 	pids    *usage.Program
 	volumes map[string]*usage.Program // nil without volume programs
+	// memoryConst is memory's program when that is a constant (the memory request):
+	// held here, it needs no allocation of its own.
+	memoryConst usage.Program
 }
 
 // UsageOverride replaces a container's programs from the moment it is set (setUsage).
@@ -29,8 +32,10 @@ type UsageOverride struct {
 	Volumes            map[string]api.Program
 }
 
-func (r *Runtime) compilePrograms(c *ctr, b *api.Behavior) *programs {
-	p := &programs{origin: r.s.Elapsed()}
+// compilePrograms sets p to the programs of c's process starting now with behaviour b,
+// with the container's override (setUsage) laid over them.
+func (r *Runtime) compilePrograms(c *ctr, b *api.Behavior, p *programs) {
+	*p = programs{origin: r.s.Elapsed()}
 	// Without a program a process uses its memory request, no disk and one PID. Programs
 	// are never written once compiled, so every process shares the runtime's constants.
 	p.disk, p.pids = r.noDisk, r.onePID
@@ -46,9 +51,9 @@ func (r *Runtime) compilePrograms(c *ctr, b *api.Behavior) *programs {
 		}
 		if len(b.Volumes) > 0 {
 			p.volumes = make(map[string]*usage.Program, len(b.Volumes))
-		}
-		for _, name := range slices.Sorted(maps.Keys(b.Volumes)) {
-			p.volumes[name] = usage.Compile(b.Volumes[name], 0)
+			for _, name := range slices.Sorted(maps.Keys(b.Volumes)) {
+				p.volumes[name] = usage.Compile(b.Volumes[name], 0)
+			}
 		}
 	}
 	if p.memory == nil {
@@ -56,14 +61,14 @@ func (r *Runtime) compilePrograms(c *ctr, b *api.Behavior) *programs {
 		if q, ok := c.spec.Resources.Requests[corev1.ResourceMemory]; ok {
 			req = float64(q.Value())
 		}
-		p.memory = usage.Constant(req)
+		p.memoryConst = *usage.Constant(req)
+		p.memory = &p.memoryConst
 	}
 	if len(r.overrides) > 0 {
 		if o := r.overrides[c.sandbox.key+"/"+c.spec.Name]; o != nil {
 			r.applyOverride(p, o, nil)
 		}
 	}
-	return p
 }
 
 // applyOverride lays the override's programs over p; ramps start from cur, the values in
