@@ -116,7 +116,8 @@ type GenericPLEG struct {
 	lastListing []*container.Pod
 	touched     bool
 	// aligned: lastListing lists exactly the pods of records, in their order (the last
-	// merge found the same pods as the one before; see changedSinceLastListing).
+	// merge found the same pods as the one before, and no single-pod relist has added or
+	// dropped a record since; see changedSinceLastListing).
 	aligned bool
 	// changed is changedSinceLastListing's answer, reused from relist to relist.
 	changed []*podRecord
@@ -258,13 +259,13 @@ func (g *GenericPLEG) listed() {
 		return
 	}
 	g.relistTime, g.relistElapsed = g.inflight.timestamp, g.inflight.start
-	if !g.touched && len(g.reinspect) == 0 {
-		if g.sameListing(pods) {
+	if len(g.reinspect) == 0 {
+		if !g.touched && g.sameListing(pods) {
 			g.reconcile(nil)
 			return
 		}
 		if changed, ok := g.changedSinceLastListing(pods); ok {
-			g.lastListing = pods
+			g.lastListing, g.touched = pods, false
 			g.reconcile(changed)
 			clear(changed) // reconcile keeps what it needs in its work list
 			return
@@ -276,15 +277,17 @@ func (g *GenericPLEG) listed() {
 }
 
 // changedSinceLastListing handles a global relist whose listing holds the same pods, in the
-// same order, as the last global relist's, while no single-pod relist has touched a record
-// since and nothing is to be reinspected. Then (aligned) records[i] is the record of
-// lastListing[i], with that pod object as its current listing: a pod listed by the same
-// object again gives reconcile nothing to do (it was compared with that very object last
-// time, and a failed status read would be in reinspect). So only the records of pods
-// listed by a new object are updated and returned, in UID order, as reconcile would meet
-// them walking every record; the walk compares the pointers of two arrays and loads
-// neither the pods nor the records of unchanged pods. ok is false when the pods differ:
-// the caller then merges the listing (which sets every record's current listing again).
+// same order, as the last global relist's, while nothing is to be reinspected. Then
+// (aligned) records[i] is the record of lastListing[i], and a pod listed by the same
+// object again gives reconcile nothing to do: the runtime makes a new object for every
+// change of a pod, so that object is also the one any single-pod relist since has seen,
+// and the record's current listing; the last relist that looked at it either found no
+// events or advanced the record's old listing to it (a failed status read would be in
+// reinspect). So only the records of pods listed by a new object are updated and
+// returned, in UID order, as reconcile would meet them walking every record; the walk
+// compares the pointers of two arrays and loads neither the pods nor the records of
+// unchanged pods. ok is false when the pods differ: the caller then merges the listing
+// (which sets every record's current listing again).
 func (g *GenericPLEG) changedSinceLastListing(pods []*container.Pod) (changed []*podRecord, ok bool) {
 	if !g.aligned || len(pods) != len(g.lastListing) {
 		return nil, false
@@ -408,6 +411,7 @@ func (g *GenericPLEG) listedPod() {
 	if r == nil {
 		r = &podRecord{uid: uid}
 		g.records = slices.Insert(g.records, i, r)
+		g.aligned = false
 	}
 	g.touched = true
 	r.current = pod
@@ -517,6 +521,7 @@ func (g *GenericPLEG) reconciled() {
 	}
 	if removed {
 		g.records = slices.DeleteFunc(g.records, func(r *podRecord) bool { return r.removed })
+		g.aligned = false
 	}
 	if global {
 		clear(g.reinspect)

@@ -639,6 +639,57 @@ func TestRelistOfOneChangedPod(t *testing.T) {
 	}
 }
 
+// Single-pod relists between global relists: the global relist after them compares only
+// the pods listed by a new object, and gives the events and status reads a relist
+// comparing every pod would.
+func TestRelistAfterSinglePodRelists(t *testing.T) {
+	h := newHarness(true)
+	h.rt.stable = true
+	h.rt.set(
+		fakePod{uid: "a", containers: []ctr{{"a1", running}}},
+		fakePod{uid: "b", containers: []ctr{{"b1", running}}},
+		fakePod{uid: "c", containers: []ctr{{"c1", running}}},
+	)
+	h.g.Start()
+	h.s.Step(0)
+	h.drain()
+
+	// b changes and its single-pod relist reports it; then a changes.
+	h.s.Step(300 * time.Millisecond)
+	h.rt.update(fakePod{uid: "b", containers: []ctr{{"b1", exited}}})
+	h.g.RequestRelist("b")
+	h.s.Step(100 * time.Millisecond)
+	sameEvents(t, "single-pod relist of b", h.drain(), []PodLifecycleEvent{ev("b", ContainerDied, "b1")})
+	h.rt.update(fakePod{uid: "a", containers: []ctr{{"a1", exited}}})
+	h.s.Step(time.Second)
+	sameEvents(t, "global relist", h.drain(), []PodLifecycleEvent{ev("a", ContainerDied, "a1")})
+	for uid, want := range map[types.UID]int{"a": 2, "b": 2, "c": 1} {
+		if got := h.rt.statusCalls[uid]; got != want {
+			t.Errorf("status reads of %s: %d, want %d", uid, got, want)
+		}
+	}
+
+	// A single-pod relist of a pod the runtime does not have adds a record and drops it
+	// again; the next global relist still finds what changed.
+	h.g.RequestRelist("z")
+	h.s.Step(100 * time.Millisecond)
+	if got := h.drain(); len(got) != 0 {
+		t.Errorf("relist of an unknown pod: %v", got)
+	}
+	h.rt.update(fakePod{uid: "c", containers: []ctr{{"c1", exited}}})
+	h.s.Step(time.Second)
+	sameEvents(t, "global relist after z", h.drain(), []PodLifecycleEvent{ev("c", ContainerDied, "c1")})
+	// And again, now aligned: b changes once more.
+	h.rt.update(fakePod{uid: "b", containers: []ctr{{"b1", exited}, {"b2", running}}})
+	h.s.Step(time.Second)
+	sameEvents(t, "b restarted", h.drain(), []PodLifecycleEvent{ev("b", ContainerStarted, "b2")})
+	for uid, want := range map[types.UID]int{"a": 2, "b": 3, "c": 2} {
+		if got := h.rt.statusCalls[uid]; got != want {
+			t.Errorf("status reads of %s: %d, want %d", uid, got, want)
+		}
+	}
+}
+
 func TestHealthyAndListingFailures(t *testing.T) {
 	h := newHarness(false)
 	if ok, err := h.g.Healthy(); ok || err == nil || !strings.Contains(err.Error(), "yet to be successful") {
