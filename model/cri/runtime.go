@@ -158,18 +158,21 @@ type ctr struct {
 // them last handed out. The listing is immutable: a change to the pod makes a new one, so
 // a relist can tell an unchanged pod by pointer.
 type podObjects struct {
-	uid       types.UID
-	sandboxes []*sandbox
-	ctrs      []*ctr
-	listing   *container.Pod
-	// totals are the pod's stats totals (podTotals), dropped by touch and memoryChanged.
-	totals podTotals
-	// statusLists are the lists of the last GetPodStatus, kept while the pod's listing is
-	// the one they were made for (every change to a field they copy makes a new listing).
-	statusLists podStatusLists
+	// dropped, totals and ctrs come first, together: a stats read through a UsageHandle
+	// reads them for every pod at every pass.
+
 	// dropped is set when the runtime forgets the pod (forgetIfEmpty): a UsageHandle
 	// holding these objects must look the pod up again.
 	dropped bool
+	// totals are the pod's stats totals (podTotals), dropped by touch and memoryChanged.
+	totals    podTotals
+	ctrs      []*ctr
+	uid       types.UID
+	sandboxes []*sandbox
+	listing   *container.Pod
+	// statusLists are the lists of the last GetPodStatus, kept while the pod's listing is
+	// the one they were made for (every change to a field they copy makes a new listing).
+	statusLists podStatusLists
 }
 
 // podStatusLists are the parts of a pod's status that come from its objects, shared by
