@@ -15,8 +15,10 @@ import (
 // wait in GetNewerThan for an observation made after their previous sync, so that each sync
 // sees the effects of the last one.
 type Cache struct {
-	s    *sim.Sim
-	pods map[types.UID]*cacheEntry
+	s *sim.Sim
+	// pods holds the entries by value: a lookup finds the entry in the map's own slot,
+	// beside the key it has just compared, instead of following a pointer to it.
+	pods map[types.UID]cacheEntry
 	// timestamp is the global freshness mark, valid once hasTimestamp says the first relist
 	// completed (a value, not a pointer: UpdateTime runs at every relist).
 	timestamp    time.Time
@@ -41,12 +43,12 @@ type subscriber struct {
 
 // NewCache returns an empty cache.
 func NewCache(s *sim.Sim) *Cache {
-	return &Cache{s: s, pods: map[types.UID]*cacheEntry{}, subs: map[types.UID][]*subscriber{}}
+	return &Cache{s: s, pods: map[types.UID]cacheEntry{}, subs: map[types.UID][]*subscriber{}}
 }
 
 // Get returns the pod's status, or an empty status (the runtime has nothing for it).
 func (c *Cache) Get(uid types.UID) (*PodStatus, error) {
-	if e := c.pods[uid]; e != nil {
+	if e, ok := c.pods[uid]; ok {
 		return e.status, e.err
 	}
 	return &PodStatus{ID: uid}, nil
@@ -55,18 +57,16 @@ func (c *Cache) Get(uid types.UID) (*PodStatus, error) {
 // Set stores a status observed at t and wakes the pod's waiters it satisfies.
 func (c *Cache) Set(uid types.UID, status *PodStatus, err error, t time.Time) {
 	e := c.pods[uid]
-	if e == nil {
-		e = &cacheEntry{}
-		c.pods[uid] = e
-	}
 	e.status, e.err, e.modified = status, err, t
+	c.pods[uid] = e
 	c.notify(uid)
 }
 
 // MarkObserved records that a single-pod relist observed the pod at t.
 func (c *Cache) MarkObserved(uid types.UID, t time.Time) {
-	if e := c.pods[uid]; e != nil && t.After(e.observed) {
+	if e, ok := c.pods[uid]; ok && t.After(e.observed) {
 		e.observed = t
+		c.pods[uid] = e
 	}
 	c.notify(uid)
 }
@@ -81,6 +81,9 @@ func (c *Cache) Delete(uid types.UID) {
 // satisfies.
 func (c *Cache) UpdateTime(t time.Time) {
 	c.timestamp, c.hasTimestamp = t, true
+	if len(c.subs) == 0 {
+		return // the usual relist: no worker waits
+	}
 	// In UID order, so that the woken workers resume in the same order every run. The
 	// slice is reused from relist to relist: notify only schedules the waiters' callbacks,
 	// it never calls back into the cache, so nothing else uses it while it is walked.
@@ -96,8 +99,8 @@ func (c *Cache) UpdateTime(t time.Time) {
 // newerThan returns the entry if an observation after minTime exists.
 func (c *Cache) newerThan(uid types.UID, minTime time.Time) (*PodStatus, error, bool) {
 	global := c.hasTimestamp && c.timestamp.After(minTime)
-	e := c.pods[uid]
-	if e == nil {
+	e, ok := c.pods[uid]
+	if !ok {
 		if global {
 			return &PodStatus{ID: uid}, nil, true
 		}

@@ -18,10 +18,13 @@ const (
 
 // process is the program running in a container: it follows one run of its behaviour.
 type process struct {
-	r        *Runtime
-	c        *ctr
-	b        api.Behavior
-	use      *programs
+	r   *Runtime
+	c   *ctr
+	b   api.Behavior
+	use *programs
+	// initial are the programs the process starts with, use until a setUsage replaces
+	// them: part of the process record, so a start allocates them with it.
+	initial  programs
 	exitT    *sim.Timer
 	stopping bool
 	// Once stopping: when the process ends on its own after the stop signal (its shutdown
@@ -86,7 +89,8 @@ func (r *Runtime) start(c *ctr) {
 		b = r.cfg.Behavior(c.sandbox.pod, c.spec.Name)
 	}
 	p := &process{r: r, c: c, b: Effective(b, c.attempt+1)}
-	p.use = r.compilePrograms(c, &p.b)
+	r.compilePrograms(c, &p.b, &p.initial)
+	p.use = &p.initial
 	c.proc = p
 	c.state = container.StateRunning
 	c.startedAt = r.s.Now()
@@ -94,7 +98,7 @@ func (r *Runtime) start(c *ctr) {
 	r.touch(c.sandbox.uid)
 	r.memoryChanged(c)
 	defer r.usageChanged()
-	r.s.Record(&trace.Event{Kind: KindContainerRun, Pod: c.sandbox.ns + "/" + c.sandbox.name, Container: c.spec.Name, Track: "runtime",
+	r.s.Record(&trace.Event{Kind: KindContainerRun, Pod: c.sandbox.key, Container: c.spec.Name, Track: "runtime",
 		Attrs: []trace.Attr{{Key: "id", Value: c.id}, {Key: "attempt", Value: strconv.Itoa(c.attempt)}}})
 	if e := p.b.Exit; e != nil {
 		code := int(e.Code)
@@ -165,23 +169,36 @@ func (r *Runtime) exit(c *ctr, code int, reason string) {
 	if len(c.stopWaiters) > 0 {
 		learns = "stopContainer"
 	}
+	// The container never runs again: its probe targets answer without reading it.
+	for _, t := range c.probeTargets {
+		t.ended = true
+	}
+	clear(c.probeTargetsBuf[:])
+	c.probeTargets = nil
 	waiters := c.stopWaiters
 	c.stopWaiters = nil
 	for _, w := range waiters {
 		w()
 	}
-	r.s.Record(&trace.Event{Kind: KindContainerExit, Pod: c.sandbox.ns + "/" + c.sandbox.name, Container: c.spec.Name, Track: "runtime",
+	r.s.Record(&trace.Event{Kind: KindContainerExit, Pod: c.sandbox.key, Container: c.spec.Name, Track: "runtime",
 		Attrs: []trace.Attr{{Key: "id", Value: c.id}, {Key: "exitCode", Value: strconv.Itoa(code)}, {Key: "reason", Value: reason},
-			{Key: "attempt", Value: strconv.Itoa(c.attempt)}, {Key: "kubeletLearnsBy", Value: learns}}, Reason: exitReason(c)})
+			{Key: "attempt", Value: strconv.Itoa(c.attempt)}, {Key: "kubeletLearnsBy", Value: learns}}, Reason: r.exitReason(c)})
 }
 
 // exitReason says how the kubelet learns of an exit: a StopContainer call waits for it,
-// any other exit waits for PLEG.
-func exitReason(c *ctr) *trace.Reason {
+// any other exit waits for PLEG. Both reasons are made once per runtime and shared by
+// every exit event: recorded reasons are never written.
+func (r *Runtime) exitReason(c *ctr) *trace.Reason {
 	if c.proc != nil && c.proc.stopping {
-		return trace.Because("StopContainer", "the kubelet stopped this container: StopContainer returns once the process is gone, and the caller reads the pod's status right after, without waiting for a relist")
+		if r.stoppedReason == nil {
+			r.stoppedReason = trace.Because("StopContainer", "the kubelet stopped this container: StopContainer returns once the process is gone, and the caller reads the pod's status right after, without waiting for a relist")
+		}
+		return r.stoppedReason
 	}
-	return trace.Because("relistFindsExit", "the kubelet does not watch processes: it learns of this exit at PLEG's next relist")
+	if r.exitedReason == nil {
+		r.exitedReason = trace.Because("relistFindsExit", "the kubelet does not watch processes: it learns of this exit at PLEG's next relist")
+	}
+	return r.exitedReason
 }
 
 // PostStartHook is what the container's postStart hook does in this run, per its behaviour:
@@ -232,6 +249,10 @@ type ProbeTarget struct {
 	// What a probe reads of the running container, taken at its first probe: a container
 	// starts once, and its process's behaviour and start time never change after that.
 	running bool
+	// ended is set when the container exits (exit, through the container's probeTargets):
+	// from its first probe until then, a probe reads only the target, not the container
+	// record, which the runtime rarely touches and which is mostly out of the CPU's caches.
+	ended   bool
 	started time.Duration // the container's start, as run time elapsed
 	upAfter time.Duration // the behaviour's startup time (0 without one)
 	steps   []api.ProbeStep
@@ -244,16 +265,30 @@ func (r *Runtime) ProbeTarget(id string, probe string) *ProbeTarget {
 	if c == nil {
 		return nil
 	}
-	return &ProbeTarget{r: r, c: c, probe: probe}
+	t := &ProbeTarget{r: r, c: c, probe: probe}
+	if c.state == container.StateExited {
+		t.ended = true
+	} else {
+		if c.probeTargets == nil {
+			c.probeTargets = c.probeTargetsBuf[:0]
+		}
+		c.probeTargets = append(c.probeTargets, t)
+	}
+	return t
 }
 
 // RunProbe answers one probe of the target, as Runtime.RunProbe does.
 func (t *ProbeTarget) RunProbe() (bool, time.Duration) {
-	c := t.c
-	if c.state != container.StateRunning || c.proc == nil {
+	if t.ended {
 		return false, 0
 	}
 	if !t.running {
+		// A container leaves the running state only by exiting, which sets ended: once
+		// running is set, the container is still running as long as ended is not.
+		c := t.c
+		if c.state != container.StateRunning || c.proc == nil {
+			return false, 0
+		}
 		t.running = true
 		t.started = c.startedAt.Sub(sim.Epoch)
 		if c.proc.b.Startup != nil {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -93,29 +94,52 @@ type sandbox struct {
 	id        string
 	uid       types.UID
 	name, ns  string
+	key       string // "namespace/name", as the trace names the pod
 	attempt   uint32
 	state     container.SandboxState
 	createdAt time.Time
 	ip        string
 	pod       *corev1.Pod
+	// status and ips are what the sandbox gives GetPodStatus, made on first use
+	// (statusNow, makeStatusLists).
+	status *container.SandboxStatus
+	ips    []string
 }
 
 type ctr struct {
+	// The fields a stats pass or a probe reads of every running container come first,
+	// together, ahead of the large spec: such a read then touches a few cache lines of
+	// the record rather than one here and one there.
+	state container.State
+	proc  *process
+	// reading is the last stats reading of the running process (readStats).
+	reading   statsReading
+	memOffset float64 // memory freed by single-process OOM kills in this run
+	// noiseKeys are the memory, disk and pids noise keys, made on first use (keyed).
+	noiseKeys [3]uint64
+	keyed     bool
+	// tmpfsNames are tmpfs's volume names, sorted once: memory sums them in this order.
+	tmpfsNames    []string
+	frozenDisk    float64
+	frozenVolumes map[string]float64 // nil without volume programs
+
 	id        string
 	seq       int // creation order on the node: orders a pod's containers
 	sandbox   *sandbox
-	spec      corev1.Container
 	hash      uint64
 	attempt   int
-	state     container.State
 	createdAt time.Time
 	startedAt time.Time
 	finished  time.Time
 	exitCode  int
 	reason    string
-	proc      *process
 	// stopWaiters are the StopContainer calls waiting for this container to exit.
 	stopWaiters []func()
+	// probeTargets are the probe targets handed out for this container (ProbeTarget):
+	// exit marks them ended and drops them. They start in probeTargetsBuf, room for one
+	// target of each probe type.
+	probeTargets    []*ProbeTarget
+	probeTargetsBuf [3]*ProbeTarget
 
 	oomScoreAdj int
 	memoryLimit float64
@@ -123,35 +147,32 @@ type ctr struct {
 	// tmpfs lists the pod's memory-backed emptyDir volumes with their tmpfs size (0:
 	// unbounded): what the container writes there is charged to its memory, not to disk.
 	tmpfs map[string]float64
-	// tmpfsNames are tmpfs's volume names, sorted once: memory sums them in this order.
-	tmpfsNames    []string
-	memOffset     float64 // memory freed by single-process OOM kills in this run
-	frozenDisk    float64
-	frozenVolumes map[string]float64
-	noise         map[string]uint64 // noise keys by usage kind
-	// noiseKeys are the memory, disk and pids noise keys, made on first use (keyed).
-	noiseKeys [3]uint64
-	keyed     bool
-	// reading is the last stats reading of the running process (readStats).
-	reading statsReading
+	// status is the container's status for GetPodStatus, made for its current state
+	// (statusNow).
+	status *container.Status
+
+	spec corev1.Container
 }
 
 // podObjects are one pod's sandboxes and containers, oldest first, and the listing of
 // them last handed out. The listing is immutable: a change to the pod makes a new one, so
 // a relist can tell an unchanged pod by pointer.
 type podObjects struct {
-	uid       types.UID
-	sandboxes []*sandbox
-	ctrs      []*ctr
-	listing   *container.Pod
-	// totals are the pod's stats totals (podTotals), dropped by touch and memoryChanged.
-	totals podTotals
-	// statusLists are the lists of the last GetPodStatus, kept while the pod's listing is
-	// the one they were made for (every change to a field they copy makes a new listing).
-	statusLists podStatusLists
+	// dropped, totals and ctrs come first, together: a stats read through a UsageHandle
+	// reads them for every pod at every pass.
+
 	// dropped is set when the runtime forgets the pod (forgetIfEmpty): a UsageHandle
 	// holding these objects must look the pod up again.
 	dropped bool
+	// totals are the pod's stats totals (podTotals), dropped by touch and memoryChanged.
+	totals    podTotals
+	ctrs      []*ctr
+	uid       types.UID
+	sandboxes []*sandbox
+	listing   *container.Pod
+	// statusLists are the lists of the last GetPodStatus, kept while the pod's listing is
+	// the one they were made for (every change to a field they copy makes a new listing).
+	statusLists podStatusLists
 }
 
 // podStatusLists are the parts of a pod's status that come from its objects, shared by
@@ -215,7 +236,10 @@ type Runtime struct {
 	pulledAt     map[string]time.Duration
 	systemMemory *usage.Program
 	systemDisk   *usage.Program
-	systemOrigin time.Duration
+	// noDisk and onePID are the programs of a process without disk or PIDs programs,
+	// shared by all of them (a compiled program is never written).
+	noDisk, onePID *usage.Program
+	systemOrigin   time.Duration
 	// keptLogs is the node's /var/log/pods as far as restart counts go: for each pod and
 	// container name, one more than the highest attempt of a removed container whose log
 	// files were kept (RemoveContainerKeepLogs). The kubelet reads it back
@@ -234,6 +258,8 @@ type Runtime struct {
 	MemoryInUse func() float64
 	// usageMarks counts podTotals' computations: each gets the next number as its mark.
 	usageMarks uint64
+	// stoppedReason and exitedReason are the reasons of exit events (exitReason).
+	stoppedReason, exitedReason *trace.Reason
 }
 
 // New returns a runtime on simulation s.
@@ -253,6 +279,7 @@ func New(s *sim.Sim, cfg Config) *Runtime {
 	}
 	r.systemMemory = usage.Compile(cfg.SystemMemory, 0)
 	r.systemDisk = usage.Compile(cfg.SystemDisk, 0)
+	r.noDisk, r.onePID = usage.Constant(0), usage.Constant(1)
 	for name, img := range cfg.Images {
 		img := img
 		r.images[name] = &img
@@ -264,9 +291,17 @@ func New(s *sim.Sim, cfg Config) *Runtime {
 	return r
 }
 
+// newID is the next object ID: prefix and the sequence number, zero-padded to six digits
+// (as %06d would write it).
 func (r *Runtime) newID(prefix string) string {
 	r.seq++
-	return fmt.Sprintf("%s%06d", prefix, r.seq)
+	var buf [32]byte
+	b := append(buf[:0], prefix...)
+	for n := r.seq; n < 100000; n *= 10 {
+		b = append(b, '0')
+	}
+	b = strconv.AppendInt(b, int64(r.seq), 10)
+	return string(b)
 }
 
 // SetDown makes every call fail for d from now (the scenario's runtimeDown event).
@@ -329,7 +364,7 @@ func (r *Runtime) RunPodSandbox(pod *corev1.Pod, attempt uint32, done func(id st
 		}
 		r.ipSeq++
 		sb := &sandbox{
-			id: r.newID("sb-"), uid: pod.UID, name: pod.Name, ns: pod.Namespace, attempt: attempt,
+			id: r.newID("sb-"), uid: pod.UID, name: pod.Name, ns: pod.Namespace, key: key, attempt: attempt,
 			state: container.SandboxReady, createdAt: r.s.Now(), pod: pod,
 			ip: fmt.Sprintf("10.244.%d.%d", r.ipSeq/250, r.ipSeq%250+2),
 		}
@@ -347,7 +382,7 @@ func (r *Runtime) StopPodSandbox(id string, done func(err error)) {
 	sb := r.sandboxes[id]
 	pod := ""
 	if sb != nil {
-		pod = sb.ns + "/" + sb.name
+		pod = sb.key
 	}
 	r.call("StopPodSandbox", pod, "", r.cfg.Latency.StopPodSandbox, func() {
 		if err := r.failure("stopPodSandbox", ""); err != nil {
@@ -436,7 +471,7 @@ func (r *Runtime) CreateContainer(sandboxID string, spec *corev1.Container, atte
 	sb := r.sandboxes[sandboxID]
 	pod := ""
 	if sb != nil {
-		pod = sb.ns + "/" + sb.name
+		pod = sb.key
 	}
 	r.call("CreateContainer", pod, spec.Name, r.cfg.Latency.CreateContainer, func() {
 		if err := r.failure("createContainer", ""); err != nil {
@@ -452,7 +487,9 @@ func (r *Runtime) CreateContainer(sandboxID string, spec *corev1.Container, atte
 			attempt: attempt, state: container.StateCreated, createdAt: r.s.Now(),
 			oomScoreAdj: cfg.OOMScoreAdj, memoryLimit: float64(cfg.MemoryLimit), podMemLimit: float64(cfg.PodMemoryLimit), tmpfs: r.tmpfsSizes(sb.pod),
 		}
-		c.tmpfsNames = slices.Sorted(maps.Keys(c.tmpfs))
+		if len(c.tmpfs) > 0 {
+			c.tmpfsNames = slices.Sorted(maps.Keys(c.tmpfs))
+		}
 		r.ctrs[c.id] = c
 		o := r.objects(sb.uid)
 		o.ctrs = append(o.ctrs, c)
@@ -565,7 +602,7 @@ func (r *Runtime) names(c *ctr) (pod, name string) {
 	if c == nil {
 		return "", ""
 	}
-	return c.sandbox.ns + "/" + c.sandbox.name, c.spec.Name
+	return c.sandbox.key, c.spec.Name
 }
 
 func removeFrom[T comparable](list []T, x T) []T {
@@ -640,21 +677,49 @@ func (r *Runtime) GetPods() ([]*container.Pod, error) {
 	return out, nil
 }
 
+// GetPod is one pod's entry of the listing GetPods hands out (the same object), nil if the
+// runtime has nothing of the pod, without making the rest of the listing.
+func (r *Runtime) GetPod(uid types.UID) (*container.Pod, error) {
+	if err := r.failure("listPodSandbox", ""); err != nil {
+		return nil, err
+	}
+	// byPod holds no pod without objects (forgetIfEmpty), as GetPods lists none.
+	if o := r.byPod[uid]; o != nil {
+		return o.list(), nil
+	}
+	return nil, nil
+}
+
 func (o *podObjects) list() *container.Pod {
 	if o.listing != nil {
 		return o.listing
 	}
-	var p *container.Pod
-	if len(o.sandboxes) > 0 {
-		p = &container.Pod{ID: o.uid, Name: o.sandboxes[0].name, Namespace: o.sandboxes[0].ns}
-	} else {
-		p = &container.Pod{ID: o.uid, Name: o.ctrs[0].sandbox.name, Namespace: o.ctrs[0].sandbox.ns}
+	// The pod, the entries of both lists and both lists are allocated at once: the lists
+	// are parts of one array, each capped at its length (an append to one copies instead
+	// of running into the other); an empty list stays nil.
+	n := len(o.sandboxes) + len(o.ctrs)
+	var (
+		p       *container.Pod
+		entries []container.Container
+		ptrs    []*container.Container
+	)
+	switch {
+	case n <= 2:
+		b := new(podListing2)
+		p, entries, ptrs = &b.pod, b.entries[:n], b.ptrs[:n]
+	case n <= 4:
+		b := new(podListing4)
+		p, entries, ptrs = &b.pod, b.entries[:n], b.ptrs[:n]
+	default:
+		p, entries, ptrs = new(container.Pod), make([]container.Container, n), make([]*container.Container, n)
 	}
-	// The entries of both lists are allocated at once, and each list exactly sized; an
-	// empty list stays nil.
-	entries := make([]container.Container, len(o.sandboxes)+len(o.ctrs))
 	if len(o.sandboxes) > 0 {
-		p.Sandboxes = make([]*container.Container, len(o.sandboxes))
+		*p = container.Pod{ID: o.uid, Name: o.sandboxes[0].name, Namespace: o.sandboxes[0].ns}
+	} else {
+		*p = container.Pod{ID: o.uid, Name: o.ctrs[0].sandbox.name, Namespace: o.ctrs[0].sandbox.ns}
+	}
+	for i := range entries {
+		ptrs[i] = &entries[i]
 	}
 	for i, sb := range o.sandboxes {
 		st := container.StateExited
@@ -662,18 +727,32 @@ func (o *podObjects) list() *container.Pod {
 			st = container.StateRunning
 		}
 		entries[i] = container.Container{ID: sb.id, State: st}
-		p.Sandboxes[i] = &entries[i]
-	}
-	entries = entries[len(o.sandboxes):]
-	if len(o.ctrs) > 0 {
-		p.Containers = make([]*container.Container, len(o.ctrs))
 	}
 	for i, c := range o.ctrs {
-		entries[i] = container.Container{ID: c.id, Name: c.spec.Name, Image: c.spec.Image, Hash: c.hash, State: c.state}
-		p.Containers[i] = &entries[i]
+		entries[len(o.sandboxes)+i] = container.Container{ID: c.id, Name: c.spec.Name, Image: c.spec.Image, Hash: c.hash, State: c.state}
+	}
+	if len(o.sandboxes) > 0 {
+		p.Sandboxes = ptrs[:len(o.sandboxes):len(o.sandboxes)]
+	}
+	if len(o.ctrs) > 0 {
+		p.Containers = ptrs[len(o.sandboxes):n:n]
 	}
 	o.listing = p
 	return p
+}
+
+// podListing2 and podListing4 are a pod's listing with room for its entries and lists,
+// allocated at once (list), for the usual pod: a sandbox and a container or three.
+type podListing2 struct {
+	pod     container.Pod
+	entries [2]container.Container
+	ptrs    [2]*container.Container
+}
+
+type podListing4 struct {
+	pod     container.Pod
+	entries [4]container.Container
+	ptrs    [4]*container.Container
 }
 
 // GetPodStatus returns everything the runtime knows of one pod, newest first. It is
@@ -698,33 +777,70 @@ func (r *Runtime) GetPodStatus(uid types.UID, name, ns string) (*container.PodSt
 }
 
 // makeStatusLists makes the pod's sandbox and container statuses, newest first, and its
-// IPs. Each list and its entries are allocated at once; an empty list stays nil.
+// IPs, from the statuses each object keeps (statusNow).
 func (o *podObjects) makeStatusLists() podStatusLists {
 	var l podStatusLists
-	if n := len(o.sandboxes); n > 0 {
-		sandboxes := make([]container.SandboxStatus, n)
-		l.sandboxes = make([]*container.SandboxStatus, n)
-		for j := range n {
-			sb := o.sandboxes[n-1-j]
-			sandboxes[j] = container.SandboxStatus{ID: sb.id, State: sb.state, Attempt: sb.attempt, CreatedAt: sb.createdAt, IP: sb.ip}
-			l.sandboxes[j] = &sandboxes[j]
-			if sb.state == container.SandboxReady && len(l.ips) == 0 {
-				l.ips = []string{sb.ip}
+	// A small pod's two lists are allocated at once (statusListsSmall), each capped at
+	// its length.
+	if nsb, nc := len(o.sandboxes), len(o.ctrs); nsb <= 2 && nc <= 3 {
+		b := new(statusListsSmall)
+		l.sandboxes, l.containers = b.sandboxes[:nsb:nsb], b.containers[:nc:nc]
+	} else {
+		l.sandboxes, l.containers = make([]*container.SandboxStatus, nsb), make([]*container.Status, nc)
+	}
+	for j := range l.sandboxes {
+		sb := o.sandboxes[len(o.sandboxes)-1-j]
+		l.sandboxes[j] = sb.statusNow()
+		if sb.state == container.SandboxReady && len(l.ips) == 0 {
+			if sb.ips == nil {
+				sb.ips = []string{sb.ip}
 			}
+			l.ips = sb.ips
 		}
 	}
-	if n := len(o.ctrs); n > 0 {
-		statuses := make([]container.Status, n)
-		l.containers = make([]*container.Status, n)
-		for j := range n {
-			c := o.ctrs[n-1-j]
-			statuses[j] = container.Status{
-				ID: c.id, Name: c.spec.Name, State: c.state, CreatedAt: c.createdAt, StartedAt: c.startedAt,
-				FinishedAt: c.finished, ExitCode: c.exitCode, Image: c.spec.Image, Hash: c.hash,
-				RestartCount: c.attempt, Reason: c.reason,
-			}
-			l.containers[j] = &statuses[j]
-		}
+	for j := range l.containers {
+		l.containers[j] = o.ctrs[len(o.ctrs)-1-j].statusNow()
+	}
+	// An empty list stays nil.
+	if len(l.sandboxes) == 0 {
+		l.sandboxes = nil
+	}
+	if len(l.containers) == 0 {
+		l.containers = nil
 	}
 	return l
+}
+
+// statusListsSmall holds the status lists of a pod with up to two sandboxes and three
+// containers.
+type statusListsSmall struct {
+	sandboxes  [2]*container.SandboxStatus
+	containers [3]*container.Status
+}
+
+// statusNow is the sandbox's status as GetPodStatus reports it now. Of the fields it
+// copies only the state ever changes, so the status made for the current state stands
+// until the state moves; it is shared by every status list that holds it, and never
+// written.
+func (sb *sandbox) statusNow() *container.SandboxStatus {
+	if sb.status == nil || sb.status.State != sb.state {
+		sb.status = &container.SandboxStatus{ID: sb.id, State: sb.state, Attempt: sb.attempt, CreatedAt: sb.createdAt, IP: sb.ip}
+	}
+	return sb.status
+}
+
+// statusNow is the container's status as GetPodStatus reports it now. The fields it copies
+// change only when the state does (start: running and its start time; exit: exited, its
+// finish time, exit code and reason), and a container enters each state once, so the
+// status made for the current state stands until the state moves; it is shared by every
+// status list that holds it, and never written.
+func (c *ctr) statusNow() *container.Status {
+	if c.status == nil || c.status.State != c.state {
+		c.status = &container.Status{
+			ID: c.id, Name: c.spec.Name, State: c.state, CreatedAt: c.createdAt, StartedAt: c.startedAt,
+			FinishedAt: c.finished, ExitCode: c.exitCode, Image: c.spec.Image, Hash: c.hash,
+			RestartCount: c.attempt, Reason: c.reason,
+		}
+	}
+	return c.status
 }

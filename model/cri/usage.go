@@ -1,7 +1,6 @@
 package cri
 
 import (
-	"hash/fnv"
 	"maps"
 	"slices"
 	"time"
@@ -21,7 +20,10 @@ type programs struct {
 	memory  *usage.Program
 	disk    *usage.Program
 	pids    *usage.Program
-	volumes map[string]*usage.Program
+	volumes map[string]*usage.Program // nil without volume programs
+	// memoryConst is memory's program when that is a constant (the memory request):
+	// held here, it needs no allocation of its own.
+	memoryConst usage.Program
 }
 
 // UsageOverride replaces a container's programs from the moment it is set (setUsage).
@@ -30,14 +32,13 @@ type UsageOverride struct {
 	Volumes            map[string]api.Program
 }
 
-func (r *Runtime) compilePrograms(c *ctr, b *api.Behavior) *programs {
-	p := &programs{origin: r.s.Elapsed(), volumes: map[string]*usage.Program{}}
-	req := float64(0)
-	if q, ok := c.spec.Resources.Requests[corev1.ResourceMemory]; ok {
-		req = float64(q.Value())
-	}
-	// Without a program a process uses its memory request, no disk and one PID.
-	p.memory, p.disk, p.pids = usage.Constant(req), usage.Constant(0), usage.Constant(1)
+// compilePrograms sets p to the programs of c's process starting now with behaviour b,
+// with the container's override (setUsage) laid over them.
+func (r *Runtime) compilePrograms(c *ctr, b *api.Behavior, p *programs) {
+	*p = programs{origin: r.s.Elapsed()}
+	// Without a program a process uses its memory request, no disk and one PID. Programs
+	// are never written once compiled, so every process shares the runtime's constants.
+	p.disk, p.pids = r.noDisk, r.onePID
 	if b != nil {
 		if b.Memory != nil {
 			p.memory = usage.Compile(b.Memory, 0)
@@ -48,14 +49,26 @@ func (r *Runtime) compilePrograms(c *ctr, b *api.Behavior) *programs {
 		if b.Pids != nil {
 			p.pids = usage.Compile(b.Pids, 0)
 		}
-		for _, name := range slices.Sorted(maps.Keys(b.Volumes)) {
-			p.volumes[name] = usage.Compile(b.Volumes[name], 0)
+		if len(b.Volumes) > 0 {
+			p.volumes = make(map[string]*usage.Program, len(b.Volumes))
+			for _, name := range slices.Sorted(maps.Keys(b.Volumes)) {
+				p.volumes[name] = usage.Compile(b.Volumes[name], 0)
+			}
 		}
 	}
-	if o := r.overrides[c.sandbox.ns+"/"+c.sandbox.name+"/"+c.spec.Name]; o != nil {
-		r.applyOverride(p, o, nil)
+	if p.memory == nil {
+		req := float64(0)
+		if q, ok := c.spec.Resources.Requests[corev1.ResourceMemory]; ok {
+			req = float64(q.Value())
+		}
+		p.memoryConst = *usage.Constant(req)
+		p.memory = &p.memoryConst
 	}
-	return p
+	if len(r.overrides) > 0 {
+		if o := r.overrides[c.sandbox.key+"/"+c.spec.Name]; o != nil {
+			r.applyOverride(p, o, nil)
+		}
+	}
 }
 
 // applyOverride lays the override's programs over p; ramps start from cur, the values in
@@ -76,6 +89,9 @@ func (r *Runtime) applyOverride(p *programs, o *UsageOverride, cur *programs) {
 	if o.Pids != nil {
 		p.pids = usage.Compile(o.Pids, from(p.pids))
 	}
+	if p.volumes == nil && len(o.Volumes) > 0 {
+		p.volumes = make(map[string]*usage.Program, len(o.Volumes))
+	}
 	for _, name := range slices.Sorted(maps.Keys(o.Volumes)) {
 		p.volumes[name] = usage.Compile(o.Volumes[name], from(p.volumes[name]))
 	}
@@ -86,7 +102,7 @@ func (r *Runtime) applyOverride(p *programs, o *UsageOverride, cur *programs) {
 func (r *Runtime) SetUsage(podKey, containerName string, o *UsageOverride) {
 	r.overrides[podKey+"/"+containerName] = o
 	for _, c := range r.ctrList() {
-		if c.sandbox.ns+"/"+c.sandbox.name != podKey || c.spec.Name != containerName || c.state != container.StateRunning || c.proc == nil {
+		if c.sandbox.key != podKey || c.spec.Name != containerName || c.state != container.StateRunning || c.proc == nil {
 			continue
 		}
 		old := c.proc.use
@@ -144,19 +160,31 @@ func (r *Runtime) ctrList() []*ctr {
 	return out
 }
 
-// noiseKey identifies a container's noise stream for one kind of usage.
+// noiseKey identifies a container's noise stream for one kind of usage: the FNV-1a hash
+// of "<container ID>/<kind>", mixed with the run's seed. The hash is taken over the parts
+// in turn, which gives the hash of the joined string without joining it.
 func (r *Runtime) noiseKey(c *ctr, what string) uint64 {
-	if c.noise == nil {
-		c.noise = map[string]uint64{}
+	return fnv1a(fnv1a(fnv1a(fnvOffset64, c.id), "/"), what) ^ r.cfg.Seed
+}
+
+// volumeNoiseKey is noiseKey for the kind "volume/<name>".
+func (r *Runtime) volumeNoiseKey(c *ctr, name string) uint64 {
+	return fnv1a(fnv1a(fnv1a(fnvOffset64, c.id), "/volume/"), name) ^ r.cfg.Seed
+}
+
+// The 64-bit FNV-1a parameters, as hash/fnv uses them.
+const (
+	fnvOffset64 = 14695981039346656037
+	fnvPrime64  = 1099511628211
+)
+
+// fnv1a continues the FNV-1a hash h over the bytes of s.
+func fnv1a(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime64
 	}
-	if k, ok := c.noise[what]; ok {
-		return k
-	}
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(c.id + "/" + what))
-	k := h.Sum64() ^ r.cfg.Seed
-	c.noise[what] = k
-	return k
+	return h
 }
 
 // statsNoiseKeys are c's noise keys for memory, disk and pids (noiseKey's, made once).
@@ -295,7 +323,7 @@ func (r *Runtime) EachVolumeOf(uid types.UID, h *UsageHandle, fn func(name strin
 			t := now - c.proc.use.origin
 			for name, v := range c.proc.use.volumes {
 				if _, inMemory := c.tmpfs[name]; !inMemory {
-					fn(name, v.Noisy(t, r.noiseKey(c, "volume/"+name)))
+					fn(name, v.Noisy(t, r.volumeNoiseKey(c, name)))
 				}
 			}
 			continue
@@ -453,7 +481,7 @@ func (c *ctr) memoryAt(t time.Duration) float64 {
 
 // noisyTmpfs is tmpfsAt as the stats see it, with the volumes' seeded noise.
 func (r *Runtime) noisyTmpfs(c *ctr, t time.Duration) float64 {
-	return c.tmpfsAt(t, func(name string, p *usage.Program) float64 { return p.Noisy(t, r.noiseKey(c, "volume/"+name)) })
+	return c.tmpfsAt(t, func(name string, p *usage.Program) float64 { return p.Noisy(t, r.volumeNoiseKey(c, name)) })
 }
 
 // tmpfsSizes maps the pod's memory-backed emptyDir volumes to their tmpfs size: the
@@ -547,7 +575,7 @@ func (r *Runtime) Usage(uid types.UID) []ContainerUsage {
 	var out []ContainerUsage
 	for _, c := range o.ctrs {
 		u := ContainerUsage{Name: c.spec.Name, Running: c.state == container.StateRunning, PodUID: uid,
-			Pod: c.sandbox.ns + "/" + c.sandbox.name, ContainerID: c.id, OOMScoreAdj: c.oomScoreAdj, MemoryLimit: c.memoryLimit,
+			Pod: c.sandbox.key, ContainerID: c.id, OOMScoreAdj: c.oomScoreAdj, MemoryLimit: c.memoryLimit,
 			Volumes: map[string]float64{}}
 		if c.proc != nil {
 			t := now - c.proc.use.origin
@@ -558,7 +586,7 @@ func (r *Runtime) Usage(uid types.UID) []ContainerUsage {
 				// Noise is keyed by name, not drawn in turn, so map order changes nothing.
 				for name, v := range c.proc.use.volumes {
 					if _, inMemory := c.tmpfs[name]; !inMemory {
-						u.Volumes[name] = v.Noisy(t, r.noiseKey(c, "volume/"+name))
+						u.Volumes[name] = v.Noisy(t, r.volumeNoiseKey(c, name))
 					}
 				}
 			} else {
@@ -600,7 +628,9 @@ func (c *ctr) freeze(now time.Duration) {
 	}
 	t := now - c.proc.use.origin
 	c.frozenDisk = c.proc.use.disk.Value(t)
-	c.frozenVolumes = map[string]float64{}
+	if len(c.proc.use.volumes) > 0 {
+		c.frozenVolumes = make(map[string]float64, len(c.proc.use.volumes))
+	}
 	for k, v := range c.proc.use.volumes {
 		c.frozenVolumes[k] = v.Value(t)
 	}
@@ -613,7 +643,7 @@ type MemProc struct{ c *ctr }
 func (p MemProc) ID() string { return p.c.id }
 
 // Pod is the pod's namespace/name.
-func (p MemProc) Pod() string { return p.c.sandbox.ns + "/" + p.c.sandbox.name }
+func (p MemProc) Pod() string { return p.c.sandbox.key }
 
 // Container is the container's name.
 func (p MemProc) Container() string { return p.c.spec.Name }

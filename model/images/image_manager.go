@@ -76,8 +76,6 @@ func NewImageManager(s *sim.Sim, runtime Runtime, serialize bool, maxParallel *i
 func (m *ImageManager) EnsureImageExists(pod *corev1.Pod, c *corev1.Container, done func(msg string, err error)) {
 	image := c.Image
 	present := m.runtime.ImagePresent(image)
-	key := string(pod.UID) + "_" + image
-	podKey := pod.Namespace + "/" + pod.Name
 	switch {
 	case c.ImagePullPolicy == corev1.PullNever && !present:
 		done(fmt.Sprintf("Container image %q is not present with pull policy of Never", image), ErrImageNeverPull)
@@ -86,6 +84,8 @@ func (m *ImageManager) EnsureImageExists(pod *corev1.Pod, c *corev1.Container, d
 		done("", nil)
 		return
 	}
+	key := string(pod.UID) + "_" + image
+	podKey := pod.Namespace + "/" + pod.Name
 	now := m.s.Now()
 	if m.backOff.IsInBackOffSinceUpdate(key, now) {
 		m.s.Record(&trace.Event{Kind: KindPullBackOff, Pod: podKey, Container: c.Name, Attrs: []trace.Attr{{Key: "image", Value: image}},

@@ -21,6 +21,10 @@ type Runtime interface {
 	// changed, and never writes a listing it handed out: PLEG tells unchanged pods, and an
 	// unchanged listing, by pointer.
 	GetPods() ([]*container.Pod, error)
+	// GetPod is one pod's listing, the object GetPods would list for it (nil when the
+	// runtime has nothing of the pod), failing as GetPods would: a single-pod relist reads
+	// it instead of the whole listing.
+	GetPod(uid types.UID) (*container.Pod, error)
 	GetPodStatus(uid types.UID, name, namespace string) (*container.PodStatus, error)
 	// ListCost is how long listing everything takes now; StatusCost how long one
 	// GetPodStatus of a pod with n containers takes.
@@ -49,6 +53,19 @@ type podRecord struct {
 	// removed marks a record of a vanished pod, dropped from records at the end of the
 	// relist that saw it go.
 	removed bool
+	// podAttrs are the attributes of this pod's last single-pod relist: its counts, then
+	// the UID.
+	podAttrs []trace.Attr
+}
+
+// relistPodAttrs are the attributes of a single-pod relist of this pod with the counts
+// given: the counts and the pod's UID. The pod's next relist with the same counts gets
+// the same attributes (recorded attributes are never written).
+func (r *podRecord) relistPodAttrs(counts []trace.Attr) []trace.Attr {
+	if len(r.podAttrs) != len(counts)+1 || !slices.Equal(r.podAttrs[:len(counts)], counts) {
+		r.podAttrs = append(counts[:len(counts):len(counts)], trace.Attr{Key: "uid", Value: string(r.uid)})
+	}
+	return r.podAttrs
 }
 
 // podName is "namespace/name" of pod, which is the record's pod.
@@ -86,8 +103,9 @@ type GenericPLEG struct {
 		timestamp time.Time     // when the relist started
 		start     time.Duration // the same, as elapsed time, for the relist's duration
 		global    bool
-		uid       types.UID // the pod of a single-pod relist
-		work      []pending // what reconcile found to do
+		uid       types.UID            // the pod of a single-pod relist
+		work      []pending            // what reconcile found to do
+		events    []*PodLifecycleEvent // the events of work's pods, one part each
 		single    [1]*podRecord
 	}
 	// lastListing is the listing the last global relist reconciled, and touched tells
@@ -97,6 +115,12 @@ type GenericPLEG struct {
 	// is as that relist left it.
 	lastListing []*container.Pod
 	touched     bool
+	// aligned: lastListing lists exactly the pods of records, in their order (the last
+	// merge found the same pods as the one before, and no single-pod relist has added or
+	// dropped a record since; see changedSinceLastListing).
+	aligned bool
+	// changed is changedSinceLastListing's answer, reused from relist to relist.
+	changed []*podRecord
 	// idleAttrs are the attributes of a relist that inspected no pod, shared by every such
 	// relist's event and never written (capacity is length, so an append copies).
 	idleAttrs []trace.Attr
@@ -104,13 +128,16 @@ type GenericPLEG struct {
 	lastAttrs  []trace.Attr
 	lastCounts [3]int
 
-	relistTime   time.Time
-	lastRelistAt time.Time // when the last global relist started
-	busy         bool
-	globalDue    bool
-	timer        *sim.Timer
-	onDemand     bool
-	requests     []relistRequest
+	relistTime time.Time
+	// relistElapsed is relistTime as elapsed run time: Healthy, asked at every syncLoop
+	// pass, subtracts durations instead of times.
+	relistElapsed time.Duration
+	lastRelistAt  time.Time // when the last global relist started
+	busy          bool
+	globalDue     bool
+	timer         *sim.Timer
+	onDemand      bool
+	requests      []relistRequest
 
 	// The continuations of a relist, made once: a method value allocates each time it is
 	// taken.
@@ -155,7 +182,7 @@ func (g *GenericPLEG) Healthy() (bool, error) {
 	if g.relistTime.IsZero() {
 		return false, fmt.Errorf("pleg has yet to be successful")
 	}
-	if elapsed := g.clk.Since(g.relistTime); elapsed > RelistThreshold {
+	if elapsed := g.clk.Elapsed() - g.relistElapsed; elapsed > RelistThreshold {
 		return false, fmt.Errorf("pleg was last seen active %v ago; threshold is %v", elapsed, RelistThreshold)
 	}
 	return true, nil
@@ -201,7 +228,10 @@ func (g *GenericPLEG) next() {
 	}
 	for len(g.requests) > 0 {
 		req := g.requests[0]
-		g.requests = g.requests[1:]
+		// Shifted down rather than resliced, so that the queue's array serves every later
+		// request instead of being outgrown and made anew (the queue is short: at most
+		// OnDemandQueueLength, usually one).
+		g.requests = slices.Delete(g.requests, 0, 1)
 		if g.lastRelistAt.After(req.at) {
 			continue // a global relist since the request covered it
 		}
@@ -228,14 +258,55 @@ func (g *GenericPLEG) listed() {
 		g.finishGlobal()
 		return
 	}
-	g.relistTime = g.inflight.timestamp
-	if g.sameListing(pods) && !g.touched && len(g.reinspect) == 0 {
-		g.reconcile(nil)
-		return
+	g.relistTime, g.relistElapsed = g.inflight.timestamp, g.inflight.start
+	if len(g.reinspect) == 0 {
+		if !g.touched && g.sameListing(pods) {
+			g.reconcile(nil)
+			return
+		}
+		if changed, ok := g.changedSinceLastListing(pods); ok {
+			g.lastListing, g.touched = pods, false
+			g.reconcile(changed)
+			clear(changed) // reconcile keeps what it needs in its work list
+			return
+		}
 	}
 	g.merge(pods)
 	g.lastListing, g.touched = pods, false
 	g.reconcile(g.records)
+}
+
+// changedSinceLastListing handles a global relist whose listing holds the same pods, in the
+// same order, as the last global relist's, while nothing is to be reinspected. Then
+// (aligned) records[i] is the record of lastListing[i], and a pod listed by the same
+// object again gives reconcile nothing to do: the runtime makes a new object for every
+// change of a pod, so that object is also the one any single-pod relist since has seen,
+// and the record's current listing; the last relist that looked at it either found no
+// events or advanced the record's old listing to it (a failed status read would be in
+// reinspect). So only the records of pods listed by a new object are updated and
+// returned, in UID order, as reconcile would meet them walking every record; the walk
+// compares the pointers of two arrays and loads neither the pods nor the records of
+// unchanged pods. ok is false when the pods differ: the caller then merges the listing
+// (which sets every record's current listing again).
+func (g *GenericPLEG) changedSinceLastListing(pods []*container.Pod) (changed []*podRecord, ok bool) {
+	if !g.aligned || len(pods) != len(g.lastListing) {
+		return nil, false
+	}
+	changed = g.changed[:0]
+	for i, p := range pods {
+		if p == g.lastListing[i] {
+			continue
+		}
+		r := g.records[i]
+		if p.ID != r.uid {
+			clear(changed)
+			return nil, false
+		}
+		r.current = p
+		changed = append(changed, r)
+	}
+	g.changed = changed
+	return changed, true
 }
 
 // sameListing reports whether pods is the very listing the last global relist got.
@@ -255,8 +326,10 @@ func (g *GenericPLEG) merge(pods []*container.Pod) {
 		for i, p := range pods {
 			g.records[i].current = p
 		}
+		g.aligned = true
 		return
 	}
+	g.aligned = false
 	if !slices.IsSortedFunc(pods, comparePodIDs) {
 		// The runtime lists pods in UID order; any other order is sorted here. (A UID
 		// listed twice counts as its last listing, the stable sort keeps that one last.)
@@ -327,7 +400,7 @@ func (g *GenericPLEG) relistPod(uid types.UID) {
 
 // listedPod is a single-pod relist once the listing has returned.
 func (g *GenericPLEG) listedPod() {
-	pods, err := g.runtime.GetPods()
+	pod, err := g.runtime.GetPod(g.inflight.uid)
 	if err != nil {
 		g.clk.Record(&trace.Event{Kind: KindRelistFailed, Name: "pod", Dur: g.clk.Elapsed() - g.inflight.start, Attrs: []trace.Attr{{Key: "error", Value: err.Error()}}})
 		g.finishSingle()
@@ -338,14 +411,10 @@ func (g *GenericPLEG) listedPod() {
 	if r == nil {
 		r = &podRecord{uid: uid}
 		g.records = slices.Insert(g.records, i, r)
+		g.aligned = false
 	}
 	g.touched = true
-	r.current = nil
-	for _, p := range pods {
-		if p.ID == uid {
-			r.current = p
-		}
-	}
+	r.current = pod
 	g.inflight.single[0] = r
 	g.reconcile(g.inflight.single[:])
 }
@@ -374,7 +443,11 @@ func (g *GenericPLEG) reconcile(records []*podRecord) {
 			// still inspects the pod, to mark it observed for the worker that asked.)
 			continue
 		}
-		events := computeEvents(r.uid, r.old, r.current)
+		// Every pod's events go to one array, reused from relist to relist; each pod's
+		// part is capped at its length, so that appending to it copies.
+		n := len(g.inflight.events)
+		g.inflight.events = appendEvents(g.inflight.events, r.uid, r.old, r.current)
+		events := g.inflight.events[n:len(g.inflight.events):len(g.inflight.events)]
 		if len(events) == 0 && !reinspect && global {
 			continue
 		}
@@ -448,6 +521,7 @@ func (g *GenericPLEG) reconciled() {
 	}
 	if removed {
 		g.records = slices.DeleteFunc(g.records, func(r *podRecord) bool { return r.removed })
+		g.aligned = false
 	}
 	if global {
 		clear(g.reinspect)
@@ -466,9 +540,11 @@ func (g *GenericPLEG) reconciled() {
 	if !global {
 		name = "relistPod"
 		// The pod whose request this relist serves, to match it with the request.
-		attrs = append(attrs, trace.Attr{Key: "uid", Value: string(g.inflight.uid)})
+		attrs = g.inflight.single[0].relistPodAttrs(attrs)
 	}
 	clear(work)
+	clear(g.inflight.events) // sent or dropped: the array keeps none of them
+	g.inflight.events = g.inflight.events[:0]
 	g.inflight.single[0] = nil
 	g.clk.Record(&trace.Event{Kind: KindRelist, Name: name, Dur: g.clk.Elapsed() - g.inflight.start, Attrs: attrs})
 	if global {
@@ -542,6 +618,11 @@ func stateOf(p *container.Pod, id string) plegState {
 // computeEvents compares every container and sandbox ID in the old and new lists: the
 // old pod's sandboxes and containers, then the new pod's, each ID once, in that order.
 func computeEvents(uid types.UID, old, cur *container.Pod) []*PodLifecycleEvent {
+	return appendEvents(nil, uid, old, cur)
+}
+
+// appendEvents is computeEvents appending to out.
+func appendEvents(out []*PodLifecycleEvent, uid types.UID, old, cur *container.Pod) []*PodLifecycleEvent {
 	var buf [16]string // a pod's IDs fit here; more spill to the heap
 	ids := buf[:0]
 	for _, p := range [2]*container.Pod{old, cur} {
@@ -556,7 +637,6 @@ func computeEvents(uid types.UID, old, cur *container.Pod) []*PodLifecycleEvent 
 			}
 		}
 	}
-	var out []*PodLifecycleEvent
 	for _, id := range ids {
 		out = generateEvents(out, uid, id, stateOf(old, id), stateOf(cur, id))
 	}

@@ -54,6 +54,28 @@ func newFakeRuntime() *fakeRuntime {
 
 func (r *fakeRuntime) set(pods ...fakePod) { r.pods, r.listed = pods, nil }
 
+// update replaces one pod's listing with a new object and keeps every other pod's object
+// (with stable), as the real runtime does when one pod changes.
+func (r *fakeRuntime) update(fp fakePod) {
+	for i := range r.pods {
+		if r.pods[i].uid == fp.uid {
+			r.pods[i] = fp
+		}
+	}
+	if r.listed == nil {
+		return
+	}
+	fresh := &fakeRuntime{pods: []fakePod{fp}, statusCalls: map[types.UID]int{}}
+	pods, _ := fresh.GetPods()
+	listed := slices.Clone(r.listed)
+	for i, p := range listed {
+		if p.ID == fp.uid {
+			listed[i] = pods[0]
+		}
+	}
+	r.listed = listed
+}
+
 // GetPods returns fresh objects on every call, as a real listing would, so that PLEG's
 // records of earlier listings are never changed behind its back.
 func (r *fakeRuntime) GetPods() ([]*container.Pod, error) {
@@ -82,6 +104,21 @@ func (r *fakeRuntime) GetPods() ([]*container.Pod, error) {
 		r.listed = slices.Clone(out)
 		if r.shared {
 			return r.listed, nil
+		}
+	}
+	return out, nil
+}
+
+// GetPod is the pod's entry in GetPods' answer (the last, should one be listed twice).
+func (r *fakeRuntime) GetPod(uid types.UID) (*container.Pod, error) {
+	pods, err := r.GetPods()
+	if err != nil {
+		return nil, err
+	}
+	var out *container.Pod
+	for _, p := range pods {
+		if p.ID == uid {
+			out = p
 		}
 	}
 	return out, nil
@@ -545,6 +582,111 @@ func TestRelistOfTheSameListing(t *testing.T) {
 	}
 	if !w.released {
 		t.Error("the cache time did not advance with a relist of an unchanged listing")
+	}
+}
+
+// A relist of a listing that changed one pod's object reads that pod's status only, and
+// gives the same events a relist comparing every pod would.
+func TestRelistOfOneChangedPod(t *testing.T) {
+	h := newHarness(false)
+	h.rt.stable = true
+	h.rt.set(
+		fakePod{uid: "a", containers: []ctr{{"a1", running}}},
+		fakePod{uid: "b", containers: []ctr{{"b1", running}}},
+		fakePod{uid: "c", containers: []ctr{{"c1", running}}},
+	)
+	h.g.Start()
+	h.s.Step(0)
+	sameEvents(t, "first relist", h.drain(), []PodLifecycleEvent{
+		ev("a", ContainerStarted, "a1"), ev("b", ContainerStarted, "b1"), ev("c", ContainerStarted, "c1")})
+
+	h.rt.update(fakePod{uid: "b", containers: []ctr{{"b1", exited}}})
+	h.s.Step(time.Second)
+	sameEvents(t, "b changed", h.drain(), []PodLifecycleEvent{ev("b", ContainerDied, "b1")})
+	for uid, want := range map[types.UID]int{"a": 1, "b": 2, "c": 1} {
+		if got := h.rt.statusCalls[uid]; got != want {
+			t.Errorf("status reads of %s: %d, want %d", uid, got, want)
+		}
+	}
+
+	// A failed read is inspected again at the next relist, with the listing unchanged.
+	h.rt.update(fakePod{uid: "c", containers: []ctr{{"c1", exited}}})
+	h.rt.statusErr["c"] = errors.New("busy")
+	h.s.Step(time.Second)
+	if got := h.drain(); len(got) != 0 {
+		t.Fatalf("events from a failed inspection: %v", got)
+	}
+	delete(h.rt.statusErr, "c")
+	h.rt.update(fakePod{uid: "a", containers: []ctr{{"a1", exited}}})
+	h.s.Step(time.Second)
+	sameEvents(t, "a changed, c reinspected", h.drain(), []PodLifecycleEvent{
+		ev("a", ContainerDied, "a1"), ev("c", ContainerDied, "c1")})
+
+	// Another pod in place of one, with as many pods as before.
+	h.rt.pods[1] = fakePod{uid: "b2", containers: []ctr{{"b21", running}}}
+	h.rt.listed = nil
+	h.s.Step(time.Second)
+	sameEvents(t, "b replaced", h.drain(), []PodLifecycleEvent{
+		ev("b", ContainerRemoved, "b1"), ev("b2", ContainerStarted, "b21")})
+	if _, err := h.cache.Get("b"); err != nil || h.cache.Waiting("b") {
+		t.Errorf("cache of b: %v", err)
+	}
+	h.rt.update(fakePod{uid: "b2", containers: []ctr{{"b21", exited}}})
+	h.s.Step(time.Second)
+	sameEvents(t, "b2 changed", h.drain(), []PodLifecycleEvent{ev("b2", ContainerDied, "b21")})
+	if got := h.rt.statusCalls["a"]; got != 2 {
+		t.Errorf("status reads of a: %d, want 2", got)
+	}
+}
+
+// Single-pod relists between global relists: the global relist after them compares only
+// the pods listed by a new object, and gives the events and status reads a relist
+// comparing every pod would.
+func TestRelistAfterSinglePodRelists(t *testing.T) {
+	h := newHarness(true)
+	h.rt.stable = true
+	h.rt.set(
+		fakePod{uid: "a", containers: []ctr{{"a1", running}}},
+		fakePod{uid: "b", containers: []ctr{{"b1", running}}},
+		fakePod{uid: "c", containers: []ctr{{"c1", running}}},
+	)
+	h.g.Start()
+	h.s.Step(0)
+	h.drain()
+
+	// b changes and its single-pod relist reports it; then a changes.
+	h.s.Step(300 * time.Millisecond)
+	h.rt.update(fakePod{uid: "b", containers: []ctr{{"b1", exited}}})
+	h.g.RequestRelist("b")
+	h.s.Step(100 * time.Millisecond)
+	sameEvents(t, "single-pod relist of b", h.drain(), []PodLifecycleEvent{ev("b", ContainerDied, "b1")})
+	h.rt.update(fakePod{uid: "a", containers: []ctr{{"a1", exited}}})
+	h.s.Step(time.Second)
+	sameEvents(t, "global relist", h.drain(), []PodLifecycleEvent{ev("a", ContainerDied, "a1")})
+	for uid, want := range map[types.UID]int{"a": 2, "b": 2, "c": 1} {
+		if got := h.rt.statusCalls[uid]; got != want {
+			t.Errorf("status reads of %s: %d, want %d", uid, got, want)
+		}
+	}
+
+	// A single-pod relist of a pod the runtime does not have adds a record and drops it
+	// again; the next global relist still finds what changed.
+	h.g.RequestRelist("z")
+	h.s.Step(100 * time.Millisecond)
+	if got := h.drain(); len(got) != 0 {
+		t.Errorf("relist of an unknown pod: %v", got)
+	}
+	h.rt.update(fakePod{uid: "c", containers: []ctr{{"c1", exited}}})
+	h.s.Step(time.Second)
+	sameEvents(t, "global relist after z", h.drain(), []PodLifecycleEvent{ev("c", ContainerDied, "c1")})
+	// And again, now aligned: b changes once more.
+	h.rt.update(fakePod{uid: "b", containers: []ctr{{"b1", exited}, {"b2", running}}})
+	h.s.Step(time.Second)
+	sameEvents(t, "b restarted", h.drain(), []PodLifecycleEvent{ev("b", ContainerStarted, "b2")})
+	for uid, want := range map[types.UID]int{"a": 2, "b": 3, "c": 2} {
+		if got := h.rt.statusCalls[uid]; got != want {
+			t.Errorf("status reads of %s: %d, want %d", uid, got, want)
+		}
 	}
 }
 
