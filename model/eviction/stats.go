@@ -64,8 +64,11 @@ type StatsProvider struct {
 	// same UID, checked all the same) has the same entry without a lookup.
 	listed        []*corev1.Pod
 	listedEntries []*podEntry
-	timer         *sim.Timer
-	vtimer        *sim.Timer
+	// timer runs housekeeping and vtimer volumeStats. Each is made once and re-armed by the
+	// round it runs (Reset): only that round arms it, and it runs once the timer has fired,
+	// so the timer is never pending then and a reset queues what a fresh timer would.
+	timer  *sim.Timer
+	vtimer *sim.Timer
 	// round holds housekeeping's records while it sums them (emptied after each round).
 	round []*PodStats
 	// attrChunk is where new stats events' attributes are cut from (attrsOf), so that an
@@ -202,7 +205,7 @@ func (p *StatsProvider) housekeeping() {
 	clear(round)
 	p.round = round[:0]
 	p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "node", Attrs: p.nodeTraceAttrs(sum)})
-	p.timer = p.clk.Schedule(p.rng.Jitter(housekeepingInterval, 1.0), p.housekeeping)
+	p.timer.Reset(p.rng.Jitter(housekeepingInterval, 1.0))
 }
 
 // volumeStats refreshes each pod's volume usage. A pod's map is refilled in place (sample
@@ -230,7 +233,7 @@ func (p *StatsProvider) volumeStats() {
 			}
 		}
 	}
-	p.vtimer = p.clk.Schedule(volumeStatsAggPeriod, p.volumeStats)
+	p.vtimer.Reset(volumeStatsAggPeriod)
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
