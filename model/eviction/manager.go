@@ -418,9 +418,17 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 	if len(m.thresholdsMet) > 0 {
 		met = MergeThresholds(met, ThresholdsMet(m.thresholdsMet, obs, true))
 	}
-	firstObservedAt := ThresholdsFirstObservedAt(met, m.thresholdsFirstObservedAt, now)
+	// The observed-at maps are never changed once made, so a pass that would only copy the
+	// last one (no threshold met and none before; no condition to stamp) keeps it.
+	firstObservedAt := m.thresholdsFirstObservedAt
+	if len(met) > 0 || len(firstObservedAt) > 0 {
+		firstObservedAt = ThresholdsFirstObservedAt(met, m.thresholdsFirstObservedAt, now)
+	}
 	conds := NodeConditions(met)
-	lastObservedAt := NodeConditionsLastObservedAt(conds, m.nodeConditionsLastObservedAt, now)
+	lastObservedAt := m.nodeConditionsLastObservedAt
+	if len(conds) > 0 {
+		lastObservedAt = NodeConditionsLastObservedAt(conds, m.nodeConditionsLastObservedAt, now)
+	}
 	conds = NodeConditionsObservedSince(lastObservedAt, m.cfg.PressureTransitionPeriod, now)
 	actionable := ThresholdsMetGracePeriod(firstObservedAt, met, now)
 	m.nodeConditions = conds
