@@ -79,6 +79,10 @@ type StatsProvider struct {
 	// some new figures keeps the strings of the others.
 	nodeFigures [len(nodeStatsKeys)]int64
 	nodeAttrs   []trace.Attr
+	// sum is the summary summaryOf answers, filled afresh by each call: its callers
+	// (housekeeping, the eviction manager's pass) read it before anything else asks for
+	// one, and Get hands out a copy.
+	sum Summary
 	// figures and pending are traceAttrs' scratch space (emptied after each round).
 	figures []byte
 	pending []pendingValue
@@ -345,12 +349,13 @@ func (p *StatsProvider) PodStats(pod *corev1.Pod) (*PodStats, bool) {
 
 // Get is a summary now: node figures fresh, pod figures from the last housekeeping.
 func (p *StatsProvider) Get() *Summary {
-	return p.summary(p.pods())
+	sum := *p.summary(p.pods())
+	return &sum
 }
 
 // summary is Get over pods, which must be what p.pods() answers now: a caller that has
 // just listed them (housekeeping, the eviction manager's pass) passes its list rather than
-// have every pod's activity looked up again.
+// have every pod's activity looked up again. The answer is valid until the next call.
 func (p *StatsProvider) summary(pods []*corev1.Pod) *Summary {
 	return p.summaryOf(pods, p.entriesOf(pods))
 }
@@ -360,7 +365,8 @@ func (p *StatsProvider) summary(pods []*corev1.Pod) *Summary {
 // the same instant has just made them).
 func (p *StatsProvider) summaryOf(pods []*corev1.Pod, entries []*podEntry) *Summary {
 	now := p.clk.Now()
-	sum := &Summary{Time: now, Pods: p.sampled}
+	sum := &p.sum
+	*sum = Summary{Time: now, Pods: p.sampled}
 	sysMem, sysDisk := p.rt.SystemUsage()
 	var podsDisk, pids, vols float64
 	podsMem := p.rt.PodsMemory()
