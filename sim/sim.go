@@ -272,8 +272,7 @@ func (s *Sim) RunUntil(end time.Duration) {
 		i := s.near.first(s.now)
 		var next *qslot
 		if i >= 0 {
-			bk := s.near.buckets[i]
-			next = &bk[len(bk)-1]
+			next = &s.near.buckets[i][s.near.lens[i]-1]
 		}
 		if len(s.queue) > 0 && (next == nil || s.queue[0].before(next)) {
 			next, i = &s.queue[0], -1

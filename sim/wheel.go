@@ -27,12 +27,14 @@ import (
 const (
 	wheelShift  = 26     // a bucket spans 2^26 ns, about 67 ms
 	wheelSize   = 1 << 8 // buckets: the wheel spans about 17.2 s
-	bucketLimit = 16     // slots a bucket takes before further ones go to the heap
+	bucketLimit = 8      // slots a bucket holds before further ones go to the heap
 )
 
-// wheel is the near queue.
+// wheel is the near queue. Its buckets are arrays of its own, so that queueing never
+// allocates and a bucket's slots are found without loading a slice first.
 type wheel struct {
-	buckets [wheelSize][]qslot // each in (at, prio, seq) order, latest first
+	buckets [wheelSize][bucketLimit]qslot // each in (at, prio, seq) order, latest first
+	lens    [wheelSize]uint8              // how many slots each bucket holds
 	marked  [wheelSize / 64]uint64
 	n       int // slots in all buckets
 }
@@ -49,40 +51,20 @@ func (w *wheel) add(sl qslot, now time.Duration) bool {
 		return false
 	}
 	i := int(b & (wheelSize - 1))
-	bk := w.buckets[i]
-	if len(bk) >= bucketLimit {
+	j := int(w.lens[i])
+	if j >= bucketLimit {
 		return false
 	}
-	if bk == nil {
-		w.carve()
-		bk = w.buckets[i]
-	}
-	bk = append(bk, sl)
-	j := len(bk) - 1
+	w.lens[i]++
+	bk := &w.buckets[i]
 	for j > 0 && bk[j-1].before(&sl) {
 		bk[j] = bk[j-1]
 		j--
 	}
 	bk[j] = sl
-	w.buckets[i] = bk
 	w.marked[i>>6] |= 1 << (i & 63)
 	w.n++
 	return true
-}
-
-// bucketRoom is the room each bucket has from the start: most hold a slot or two, and a
-// bucket that needs more grows its own (and keeps it), so that a run's steady state queues
-// events without allocating.
-const bucketRoom = 4
-
-// carve gives every bucket its first room, all in one array, when the wheel is first used.
-func (w *wheel) carve() {
-	room := make([]qslot, wheelSize*bucketRoom)
-	for i := range w.buckets {
-		if w.buckets[i] == nil {
-			w.buckets[i] = room[i*bucketRoom : i*bucketRoom : (i+1)*bucketRoom]
-		}
-	}
 }
 
 // first is the bucket that holds the wheel's earliest slot (-1: the wheel is empty): the
@@ -110,11 +92,10 @@ func (w *wheel) first(now time.Duration) int {
 // take takes the earliest slot off bucket i, and returns its event and the sequence number
 // the slot was queued under.
 func (w *wheel) take(i int) (*event, uint64) {
-	bk := w.buckets[i]
-	n := len(bk) - 1
-	sl := bk[n]
-	bk[n] = qslot{}
-	w.buckets[i] = bk[:n]
+	n := int(w.lens[i]) - 1
+	sl := w.buckets[i][n]
+	w.buckets[i][n] = qslot{}
+	w.lens[i] = uint8(n)
 	if n == 0 {
 		w.marked[i>>6] &^= 1 << (i & 63)
 	}
@@ -128,7 +109,7 @@ func (w *wheel) compact() {
 		for m != 0 {
 			i := wi<<6 | bits.TrailingZeros64(m)
 			m &= m - 1
-			bk := w.buckets[i]
+			bk := w.buckets[i][:w.lens[i]]
 			n := 0
 			for _, sl := range bk {
 				if sl.live() {
@@ -138,7 +119,7 @@ func (w *wheel) compact() {
 			}
 			clear(bk[n:])
 			w.n -= len(bk) - n
-			w.buckets[i] = bk[:n]
+			w.lens[i] = uint8(n)
 			if n == 0 {
 				w.marked[wi] &^= 1 << (i & 63)
 			}
@@ -151,8 +132,7 @@ func (w *wheel) compact() {
 func (s *Sim) nextAt() time.Duration {
 	at := time.Duration(1<<63 - 1)
 	if i := s.near.first(s.now); i >= 0 {
-		bk := s.near.buckets[i]
-		at = bk[len(bk)-1].at
+		at = s.near.buckets[i][s.near.lens[i]-1].at
 	}
 	if len(s.queue) > 0 && s.queue[0].at < at {
 		at = s.queue[0].at
