@@ -25,8 +25,8 @@ import (
 // first marked bucket after now's, in circular order, holds the earliest slot.
 
 const (
-	wheelShift  = 26     // a bucket spans 2^26 ns, about 67 ms
-	wheelSize   = 1 << 8 // buckets: the wheel spans about 17.2 s
+	wheelShift  = 25     // a bucket spans 2^25 ns, about 34 ms
+	wheelSize   = 1 << 9 // buckets: the wheel spans about 17.2 s
 	bucketLimit = 8      // slots a bucket holds before further ones go to the heap
 )
 
