@@ -58,6 +58,6 @@ func BenchmarkQueueChurn(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s.RunUntil(s.queue[0].at) // the next instant: usually one tick
+		s.RunUntil(s.nextAt()) // the next instant: usually one tick
 	}
 }

@@ -107,9 +107,12 @@ func (l *Lifetime) owner() *Lifetime {
 
 // Sim is one simulation: a virtual clock, its event queue, the run's seed and the trace.
 type Sim struct {
-	now    time.Duration
+	now time.Duration
+	// near and queue hold the pending events: near those due soon, queue (a heap) the
+	// others (see wheel).
+	near   wheel
 	queue  []qslot
-	stale  int      // slots in queue left behind by a stopped or reset timer (see unqueue)
+	stale  int      // slots in near and queue left behind by a stopped or reset timer (see unqueue)
 	free   []*event // popped free-list events, for schedule to reuse
 	seq    uint64
 	flows  uint64
@@ -175,7 +178,10 @@ func (s *Sim) Seed() uint64 { return s.seed }
 func (s *Sim) Fired() uint64 { return s.fired }
 
 // Pending is how many events are queued.
-func (s *Sim) Pending() int { return len(s.queue) - s.stale }
+func (s *Sim) Pending() int { return s.slots() - s.stale }
+
+// slots is how many slots the queue holds, stale ones included.
+func (s *Sim) slots() int { return s.near.n + len(s.queue) }
 
 // Track is the process whose event is running now.
 func (s *Sim) Track() string { return s.track }
@@ -270,11 +276,26 @@ func (p Process) Track() string { return p.track }
 // RunUntil runs events until the queue is empty, Stop is called, or the next event is
 // after end; the clock then stands at end (or where Stop left it).
 func (s *Sim) RunUntil(end time.Duration) {
-	for len(s.queue) > 0 && !s.stopped {
-		if s.queue[0].at > end {
+	for !s.stopped {
+		// The earliest slot is the wheel's or the heap's, whichever comes first.
+		i := s.near.first(s.now)
+		var next *qslot
+		if i >= 0 {
+			next = &s.near.buckets[i][s.near.lens[i]-1]
+		}
+		if len(s.queue) > 0 && (next == nil || s.queue[0].before(next)) {
+			next, i = &s.queue[0], -1
+		}
+		if next == nil || next.at > end {
 			break
 		}
-		ev, seq := s.pop()
+		var ev *event
+		var seq uint64
+		if i >= 0 {
+			ev, seq = s.near.take(i)
+		} else {
+			ev, seq = s.pop()
+		}
 		if !ev.queued || ev.seq != seq {
 			// Left behind by a timer's Stop or Reset: the timer is elsewhere or nowhere.
 			s.stale--
@@ -357,8 +378,9 @@ func (s *Sim) depthAttrs(n int) []trace.Attr {
 	return s.depth[n]
 }
 
-// --- the queue: a 4-ary heap. A timer is taken out by marking its slot stale (see unqueue),
-// so that sifting never writes to the events it moves.
+// --- the far queue: a 4-ary heap, for the events the wheel (see wheel) does not take. A
+// timer is taken out by marking its slot stale (see unqueue), wherever the slot is, so that
+// sifting never writes to the events it moves.
 //
 // Each slot holds the event's ordering key beside the pointer, so that sifting compares
 // keys in the queue's own array instead of loading every event it passes. A 4-ary heap is
@@ -381,6 +403,9 @@ func order(prio Priority, seq uint64) uint64 {
 	return uint64(uint8(prio)^0x80)<<56 | seq
 }
 
+// live reports whether the slot's event is still queued under it (not left stale).
+func (sl *qslot) live() bool { return sl.ev.queued && sl.ev.seq == sl.ord&(1<<56-1) }
+
 func (a *qslot) before(b *qslot) bool {
 	if a.at != b.at {
 		return a.at < b.at
@@ -393,7 +418,11 @@ func (s *Sim) push(ev *event) {
 		panic("sim: event sequence numbers exhausted")
 	}
 	ev.queued = true
-	s.queue = append(s.queue, qslot{at: ev.at, ord: order(ev.prio, ev.seq), ev: ev})
+	sl := qslot{at: ev.at, ord: order(ev.prio, ev.seq), ev: ev}
+	if s.near.add(sl, s.now) {
+		return
+	}
+	s.queue = append(s.queue, sl)
 	s.up(len(s.queue) - 1)
 }
 
@@ -405,20 +434,21 @@ func (s *Sim) push(ev *event) {
 func (s *Sim) unqueue(ev *event) {
 	ev.queued = false
 	s.stale++
-	if s.stale > 64 && s.stale > len(s.queue)/2 {
+	if s.stale > 64 && s.stale > s.slots()/2 {
 		s.compact()
 	}
 }
 
-// compact drops the stale slots and rebuilds the heap from the rest by sorting them (a
+// compact drops the stale slots of the wheel and the heap, and rebuilds the heap from the rest by sorting them (a
 // sorted slice is a heap), so that a run whose timers are stopped or reset long before they
 // are due keeps a queue the size of its pending events. The (at, prio, seq) keys are unique, so the rebuilt heap pops the same
 // events in the same order.
 func (s *Sim) compact() {
+	s.near.compact()
 	q := s.queue
 	n := 0
 	for _, sl := range q {
-		if sl.ev.queued && sl.ev.seq == sl.ord&(1<<56-1) {
+		if sl.live() {
 			q[n] = sl
 			n++
 		}

@@ -547,8 +547,8 @@ func TestTimerResetsCompactTheQueue(t *testing.T) {
 	if got, want := s.Pending(), 50; got != want {
 		t.Fatalf("Pending() = %d, want %d", got, want)
 	}
-	if len(s.queue) > 2*s.Pending()+65 {
-		t.Fatalf("queue holds %d slots for %d pending events", len(s.queue), s.Pending())
+	if s.slots() > 2*s.Pending()+65 {
+		t.Fatalf("queue holds %d slots for %d pending events", s.slots(), s.Pending())
 	}
 	s.RunUntil(3 * time.Hour)
 	var want []int
@@ -566,7 +566,7 @@ func TestTimerResetsCompactTheQueue(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("ran %v, want %v", got, want)
 	}
-	if s.Pending() != 0 || len(s.queue) != 0 || s.stale != 0 {
-		t.Fatalf("after the run: Pending %d, %d slots, %d stale", s.Pending(), len(s.queue), s.stale)
+	if s.Pending() != 0 || s.slots() != 0 || s.stale != 0 {
+		t.Fatalf("after the run: Pending %d, %d slots, %d stale", s.Pending(), s.slots(), s.stale)
 	}
 }

@@ -73,15 +73,22 @@ type Manager struct {
 	// only read them (GetThresholdQuantity takes the Value; String keeps its own text,
 	// the same for every reader).
 	capacities map[Signal]capacityQuantity
-	clk        *sim.Clock
-	notifyClk  *sim.Clock
-	cfg        Config
-	stats      *StatsProvider
-	podFunc    func() []*corev1.Pod
-	kill       KillPodFunc
-	cleanedUp  func(*corev1.Pod) bool
-	reclaim    Reclaimers
-	notifier   MemoryNotifier
+	// available are the available quantities of the last pass, by signal order, for as
+	// long as the figure stays (makeSignalObservations), shared in the same way.
+	available [len(signalOrder)]availableQuantity
+	// spareObservations is the map of the pass before last, which the next pass refills:
+	// nothing keeps a pass's observations but lastObservations (the pass after it compares
+	// with them), and the passes' readers use them only during the pass.
+	spareObservations SignalObservations
+	clk               *sim.Clock
+	notifyClk         *sim.Clock
+	cfg               Config
+	stats             *StatsProvider
+	podFunc           func() []*corev1.Pod
+	kill              KillPodFunc
+	cleanedUp         func(*corev1.Pod) bool
+	reclaim           Reclaimers
+	notifier          MemoryNotifier
 
 	nodeConditions               []corev1.NodeConditionType
 	thresholdsFirstObservedAt    ThresholdsObservedAt
@@ -232,11 +239,18 @@ func qty(v float64) *resource.Quantity {
 
 // makeSignalObservations turns a summary into the eviction signals (upstream
 // makeSignalObservations): available and capacity per signal, stamped with the sample time.
-func (m *Manager) makeSignalObservations(sum *Summary) SignalObservations {
+//
+// into, when not nil, is emptied and filled instead of a new map.
+func (m *Manager) makeSignalObservations(sum *Summary, into SignalObservations) SignalObservations {
 	n := m.stats.node
-	obs := SignalObservations{}
+	obs := into
+	if obs == nil {
+		obs = SignalObservations{}
+	} else {
+		clear(obs)
+	}
 	add := func(s Signal, available, capacity float64) {
-		obs[s] = SignalObservation{Available: qty(available), Capacity: m.capacityQuantity(s, capacity), Time: sum.Time}
+		obs[s] = SignalObservation{Available: m.availableQuantity(s, available), Capacity: m.capacityQuantity(s, capacity), Time: sum.Time}
 	}
 	add(SignalMemoryAvailable, sum.MemoryAvailable, n.MemoryCapacity)
 	add(SignalAllocatableMemoryAvailable, sum.AllocatableMemoryAvailable, n.KubepodsLimit)
@@ -271,6 +285,31 @@ func (m *Manager) capacityQuantity(s Signal, capacity float64) *resource.Quantit
 	q := qty(capacity)
 	m.capacities[s] = capacityQuantity{figure: capacity, q: q}
 	return q
+}
+
+// availableQuantity is a signal's available figure, a whole number (as qty floors it), and
+// its quantity.
+type availableQuantity struct {
+	ok    bool
+	value int64
+	q     *resource.Quantity
+}
+
+// availableQuantity is qty(available), the same quantity as the last pass's when the
+// signal's whole figure is the same: qty's quantity is a function of that figure alone,
+// and an observation's readers only read it (Cmp, DeepCopy, String, whose cached text is
+// the same for every reader).
+func (m *Manager) availableQuantity(s Signal, available float64) *resource.Quantity {
+	v := int64(math.Floor(available))
+	i := signalIndex(s)
+	if i < 0 {
+		return qty(available)
+	}
+	memo := &m.available[i]
+	if !memo.ok || memo.value != v {
+		*memo = availableQuantity{ok: true, value: v, q: qty(available)}
+	}
+	return memo.q
 }
 
 // signalText is a signal's available figure, a whole number of bytes or items in binary SI
@@ -374,14 +413,22 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 		m.armNotifiers()
 		m.lastNotifierRefresh = now
 	}
-	obs := m.makeSignalObservations(sum)
+	obs := m.makeSignalObservations(sum, m.spareObservations)
 	met := ThresholdsMet(m.cfg.Thresholds, obs, false)
 	if len(m.thresholdsMet) > 0 {
 		met = MergeThresholds(met, ThresholdsMet(m.thresholdsMet, obs, true))
 	}
-	firstObservedAt := ThresholdsFirstObservedAt(met, m.thresholdsFirstObservedAt, now)
+	// The observed-at maps are never changed once made, so a pass that would only copy the
+	// last one (no threshold met and none before; no condition to stamp) keeps it.
+	firstObservedAt := m.thresholdsFirstObservedAt
+	if len(met) > 0 || len(firstObservedAt) > 0 {
+		firstObservedAt = ThresholdsFirstObservedAt(met, m.thresholdsFirstObservedAt, now)
+	}
 	conds := NodeConditions(met)
-	lastObservedAt := NodeConditionsLastObservedAt(conds, m.nodeConditionsLastObservedAt, now)
+	lastObservedAt := m.nodeConditionsLastObservedAt
+	if len(conds) > 0 {
+		lastObservedAt = NodeConditionsLastObservedAt(conds, m.nodeConditionsLastObservedAt, now)
+	}
 	conds = NodeConditionsObservedSince(lastObservedAt, m.cfg.PressureTransitionPeriod, now)
 	actionable := ThresholdsMetGracePeriod(firstObservedAt, met, now)
 	m.nodeConditions = conds
@@ -389,7 +436,7 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 	m.nodeConditionsLastObservedAt = lastObservedAt
 	m.thresholdsMet = actionable
 	fresh := ThresholdsUpdatedStats(actionable, obs, m.lastObservations)
-	m.lastObservations = obs
+	m.lastObservations, m.spareObservations = obs, m.lastObservations
 
 	var held []string
 	for _, t := range met {
@@ -676,7 +723,7 @@ func (m *Manager) reclaimNodeLevelResources(s Signal) bool {
 			f()
 		}
 	}
-	obs := m.makeSignalObservations(m.stats.Get())
+	obs := m.makeSignalObservations(m.stats.Get(), nil)
 	var noGrace []Threshold
 	for _, t := range m.cfg.Thresholds {
 		t.GracePeriod = 0

@@ -64,8 +64,11 @@ type StatsProvider struct {
 	// same UID, checked all the same) has the same entry without a lookup.
 	listed        []*corev1.Pod
 	listedEntries []*podEntry
-	timer         *sim.Timer
-	vtimer        *sim.Timer
+	// timer runs housekeeping and vtimer volumeStats. Each is made once and re-armed by the
+	// round it runs (Reset): only that round arms it, and it runs once the timer has fired,
+	// so the timer is never pending then and a reset queues what a fresh timer would.
+	timer  *sim.Timer
+	vtimer *sim.Timer
 	// round holds housekeeping's records while it sums them (emptied after each round).
 	round []*PodStats
 	// attrChunk is where new stats events' attributes are cut from (attrsOf), so that an
@@ -76,6 +79,10 @@ type StatsProvider struct {
 	// some new figures keeps the strings of the others.
 	nodeFigures [len(nodeStatsKeys)]int64
 	nodeAttrs   []trace.Attr
+	// sum is the summary summaryOf answers, filled afresh by each call: its callers
+	// (housekeeping, the eviction manager's pass) read it before anything else asks for
+	// one, and Get hands out a copy.
+	sum Summary
 	// figures and pending are traceAttrs' scratch space (emptied after each round).
 	figures []byte
 	pending []pendingValue
@@ -202,7 +209,7 @@ func (p *StatsProvider) housekeeping() {
 	clear(round)
 	p.round = round[:0]
 	p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "node", Attrs: p.nodeTraceAttrs(sum)})
-	p.timer = p.clk.Schedule(p.rng.Jitter(housekeepingInterval, 1.0), p.housekeeping)
+	p.timer.Reset(p.rng.Jitter(housekeepingInterval, 1.0))
 }
 
 // volumeStats refreshes each pod's volume usage. A pod's map is refilled in place (sample
@@ -230,7 +237,7 @@ func (p *StatsProvider) volumeStats() {
 			}
 		}
 	}
-	p.vtimer = p.clk.Schedule(volumeStatsAggPeriod, p.volumeStats)
+	p.vtimer.Reset(volumeStatsAggPeriod)
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
@@ -342,12 +349,13 @@ func (p *StatsProvider) PodStats(pod *corev1.Pod) (*PodStats, bool) {
 
 // Get is a summary now: node figures fresh, pod figures from the last housekeeping.
 func (p *StatsProvider) Get() *Summary {
-	return p.summary(p.pods())
+	sum := *p.summary(p.pods())
+	return &sum
 }
 
 // summary is Get over pods, which must be what p.pods() answers now: a caller that has
 // just listed them (housekeeping, the eviction manager's pass) passes its list rather than
-// have every pod's activity looked up again.
+// have every pod's activity looked up again. The answer is valid until the next call.
 func (p *StatsProvider) summary(pods []*corev1.Pod) *Summary {
 	return p.summaryOf(pods, p.entriesOf(pods))
 }
@@ -357,7 +365,8 @@ func (p *StatsProvider) summary(pods []*corev1.Pod) *Summary {
 // the same instant has just made them).
 func (p *StatsProvider) summaryOf(pods []*corev1.Pod, entries []*podEntry) *Summary {
 	now := p.clk.Now()
-	sum := &Summary{Time: now, Pods: p.sampled}
+	sum := &p.sum
+	*sum = Summary{Time: now, Pods: p.sampled}
 	sysMem, sysDisk := p.rt.SystemUsage()
 	var podsDisk, pids, vols float64
 	podsMem := p.rt.PodsMemory()

@@ -28,11 +28,17 @@ type Kernel struct {
 	capacity      float64 // machine memory
 	kubepodsLimit float64 // 0: not enforced
 	singleProcess bool
-	timer         *sim.Timer
-	replan        bool
-	watches       []*watch
-	levels        []*level
-	procs         *procs
+	// timer is plan's own timer, armed for the next crossing or breakpoint, and replanNow
+	// the timer of Changed's coalesced re-plan at the current instant. Each is made once
+	// and re-armed with Reset: plan stops its timer before it re-arms it, and Changed arms
+	// its own only when no re-plan is pending (replan), so neither is ever reset while
+	// queued, and a reset queues what a fresh timer of the same clock would.
+	timer     *sim.Timer
+	replanNow *sim.Timer
+	replan    bool
+	watches   []*watch
+	levels    []*level
+	procs     *procs
 	// changed are the processes the runtime reported changed since the sums last took
 	// them in (a process may be there more than once: taking one in is idempotent).
 	changed []cri.MemProc
@@ -106,10 +112,14 @@ func (k *Kernel) Changed() {
 		return
 	}
 	k.replan = true
-	k.clk.Schedule(0, func() {
-		k.replan = false
-		k.plan()
-	})
+	if k.replanNow == nil {
+		k.replanNow = k.clk.Schedule(0, func() {
+			k.replan = false
+			k.plan()
+		})
+		return
+	}
+	k.replanNow.Reset(0)
 }
 
 // pages converts bytes to 4KiB pages, as oom_badness counts.
@@ -141,7 +151,6 @@ func (k *Kernel) plan() {
 	k.holdSystemMemory()
 	if k.timer != nil {
 		k.timer.Stop()
-		k.timer = nil
 	}
 	now := k.clk.Elapsed()
 	k.read(now)
@@ -234,7 +243,11 @@ func (k *Kernel) plan() {
 	if next == math.MaxInt64 {
 		return
 	}
-	k.timer = k.clk.Schedule(next-now, k.plan)
+	if k.timer == nil {
+		k.timer = k.clk.Schedule(next-now, k.plan)
+		return
+	}
+	k.timer.Reset(next - now)
 }
 
 // holdSystemMemory keeps memory in use within capacity when only the system's own usage is

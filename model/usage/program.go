@@ -86,11 +86,15 @@ func (p *Program) at(t time.Duration) *segment {
 // Value is the usage at time t since the process started (right-continuous: a jump at t
 // has happened).
 func (p *Program) Value(t time.Duration) float64 {
-	s := p.at(p.local(t))
+	lt := p.local(t)
+	return p.valueIn(p.at(lt), lt)
+}
+
+// valueIn is the value at local time lt, s being the segment in force then (p.at(lt)).
+func (p *Program) valueIn(s *segment, lt time.Duration) float64 {
 	if s == nil {
 		return p.base
 	}
-	lt := p.local(t)
 	if lt >= s.end || s.end == s.start {
 		return s.v1
 	}
@@ -143,8 +147,9 @@ func After(origin, d time.Duration) time.Duration {
 // Noisy is the value with the program's seeded noise at that time: up to ±noise of the
 // value, drawn from key and the whole second of t, so the same sample is always the same.
 func (p *Program) Noisy(t time.Duration, key uint64) float64 {
-	v := p.Value(t)
-	s := p.at(p.local(t))
+	lt := p.local(t)
+	s := p.at(lt)
+	v := p.valueIn(s, lt)
 	if s == nil || s.noise == 0 {
 		return v
 	}

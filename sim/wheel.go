@@ -1,0 +1,141 @@
+package sim
+
+import (
+	"math/bits"
+	"time"
+)
+
+// --- the near queue: a timing wheel in front of the heap.
+//
+// Most events are due within seconds (probe periods, tickers, continuations), so they go
+// to a wheel of buckets, one per span of 2^wheelShift ns, which covers the next wheelSize
+// spans from the current one. A bucket holds few slots, kept in (at, prio, seq) order,
+// latest first, so that its earliest is at its end; a bit set marks the buckets that hold
+// any. Pushing is an insertion into a short list and taking the earliest slot is a scan of
+// the bit set from the current span, instead of sifting through the heap's levels.
+//
+// An event due beyond the wheel's span, or whose bucket is full, goes to the heap. Either
+// place is only storage: RunUntil takes whichever of the wheel's earliest slot and the
+// heap's comes first by the same (at, prio, seq) key, so events run in exactly the order one
+// heap would run them, wherever each was put.
+//
+// The wheel's span starts at the current instant's bucket. Events are never due before now
+// and now only moves to the earliest pending event (or to a RunUntil's end, before any of
+// them), so every slot in the wheel stays within the wheelSize buckets from now's, and the
+// first marked bucket after now's, in circular order, holds the earliest slot.
+
+const (
+	wheelShift  = 25     // a bucket spans 2^25 ns, about 34 ms
+	wheelSize   = 1 << 9 // buckets: the wheel spans about 17.2 s
+	bucketLimit = 8      // slots a bucket holds before further ones go to the heap
+)
+
+// wheel is the near queue. Its buckets are arrays of its own, so that queueing never
+// allocates and a bucket's slots are found without loading a slice first.
+type wheel struct {
+	buckets [wheelSize][bucketLimit]qslot // each in (at, prio, seq) order, latest first
+	lens    [wheelSize]uint8              // how many slots each bucket holds
+	marked  [wheelSize / 64]uint64
+	n       int // slots in all buckets
+}
+
+// bucketOf is the number of the span that holds at (spans are counted from time zero, so
+// a negative time falls in a negative span).
+func bucketOf(at time.Duration) int64 { return int64(at) >> wheelShift }
+
+// add puts sl in its bucket if sl is due within the wheel's span from now and the bucket
+// has room; it reports whether it did.
+func (w *wheel) add(sl qslot, now time.Duration) bool {
+	b := bucketOf(sl.at)
+	if b-bucketOf(now) >= wheelSize {
+		return false
+	}
+	i := int(b & (wheelSize - 1))
+	j := int(w.lens[i])
+	if j >= bucketLimit {
+		return false
+	}
+	w.lens[i]++
+	bk := &w.buckets[i]
+	for j > 0 && bk[j-1].before(&sl) {
+		bk[j] = bk[j-1]
+		j--
+	}
+	bk[j] = sl
+	w.marked[i>>6] |= 1 << (i & 63)
+	w.n++
+	return true
+}
+
+// first is the bucket that holds the wheel's earliest slot (-1: the wheel is empty): the
+// first marked bucket from now's, in circular order.
+func (w *wheel) first(now time.Duration) int {
+	if w.n == 0 {
+		return -1
+	}
+	start := int(bucketOf(now) & (wheelSize - 1))
+	wi := start >> 6
+	if m := w.marked[wi] &^ (1<<(start&63) - 1); m != 0 {
+		return wi<<6 | bits.TrailingZeros64(m)
+	}
+	for k := 1; k <= len(w.marked); k++ {
+		// The last round comes back to start's word, for its buckets before start: the
+		// latest of the wheel's span.
+		wj := (wi + k) & (len(w.marked) - 1)
+		if m := w.marked[wj]; m != 0 {
+			return wj<<6 | bits.TrailingZeros64(m)
+		}
+	}
+	panic("sim: the wheel counts slots it does not hold")
+}
+
+// take takes the earliest slot off bucket i, and returns its event and the sequence number
+// the slot was queued under.
+func (w *wheel) take(i int) (*event, uint64) {
+	n := int(w.lens[i]) - 1
+	sl := w.buckets[i][n]
+	w.buckets[i][n] = qslot{}
+	w.lens[i] = uint8(n)
+	if n == 0 {
+		w.marked[i>>6] &^= 1 << (i & 63)
+	}
+	w.n--
+	return sl.ev, sl.ord & (1<<56 - 1)
+}
+
+// compact drops the stale slots of every bucket, keeping the others' order.
+func (w *wheel) compact() {
+	for wi, m := range w.marked {
+		for m != 0 {
+			i := wi<<6 | bits.TrailingZeros64(m)
+			m &= m - 1
+			bk := w.buckets[i][:w.lens[i]]
+			n := 0
+			for _, sl := range bk {
+				if sl.live() {
+					bk[n] = sl
+					n++
+				}
+			}
+			clear(bk[n:])
+			w.n -= len(bk) - n
+			w.lens[i] = uint8(n)
+			if n == 0 {
+				w.marked[wi] &^= 1 << (i & 63)
+			}
+		}
+	}
+}
+
+// nextAt is when the earliest pending slot is due (stale ones included); the queue must not
+// be empty.
+func (s *Sim) nextAt() time.Duration {
+	at := time.Duration(1<<63 - 1)
+	if i := s.near.first(s.now); i >= 0 {
+		at = s.near.buckets[i][s.near.lens[i]-1].at
+	}
+	if len(s.queue) > 0 && s.queue[0].at < at {
+		at = s.queue[0].at
+	}
+	return at
+}
