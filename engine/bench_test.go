@@ -1,13 +1,11 @@
 package engine
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"runtime/metrics"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -15,64 +13,18 @@ import (
 	"nodesim/scenarios"
 )
 
-// fullNode is a node at its pod limit: 100 steady pods and 10 crash-looping ones.
-func fullNode(duration string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, `apiVersion: nodesim/v1alpha1
-kind: Scenario
-metadata: {name: full-node}
-spec:
-  duration: %s
-  node: {capacity: {cpu: "64", memory: 256Gi, pods: "110"}}
-  runtime:
-    images: [{name: "app:v1", size: 10Mi, present: true}]
-  pods:
-    - replicas: 100
-      pod:
-        metadata: {name: steady}
-        spec: {containers: [{name: app, image: "app:v1", resources: {requests: {cpu: 100m, memory: 64Mi}}}]}
-    - replicas: 10
-      pod:
-        metadata: {name: crashy}
-        spec: {containers: [{name: app, image: "app:v1"}]}
-      behavior:
-        app: {exit: {after: 30s, code: 1}}
-`, duration)
-	return b.String()
-}
-
-var benchDuration = "24h"
-
 // reportRun is how `nodesim run -o json` and every sweep run simulate: with the invariant
 // checker, and without the decisions' reasons, which only a trace file or a transcript reads.
 var reportRun = Options{SkipReasons: true}
 
-// BenchmarkFullNodeDay simulates a full node for 24 hours; the design budget is about a
-// second of one core. It runs with the invariant checker, as every run does;
-// BenchmarkFullNodeDayNoInvariants is the same run without it, to measure its cost.
-func BenchmarkFullNodeDay(b *testing.B) { benchFullNodeDay(b, reportRun) }
+// BenchmarkFullNodeDay is a full node's day without probes or pressure
+// (bench/full-node.yaml): 100 steady pods and 10 crash-looping ones.
+func BenchmarkFullNodeDay(b *testing.B) { benchWorkload(b, loadBench(b, "full-node", ""), reportRun) }
 
-// BenchmarkFullNodeDayNoInvariants is BenchmarkFullNodeDay without the invariant checker.
+// BenchmarkFullNodeDayNoInvariants is BenchmarkFullNodeDay without the invariant checker,
+// to measure its cost.
 func BenchmarkFullNodeDayNoInvariants(b *testing.B) {
-	benchFullNodeDay(b, Options{SkipInvariants: true, SkipReasons: true})
-}
-
-func benchFullNodeDay(b *testing.B, opts Options) {
-	l, err := scenarios.Parse("full.yaml", []byte(fullNode(benchDuration)), nil, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	var events uint64
-	for i := 0; i < b.N; i++ {
-		res, err := Run(l, 1, opts)
-		if err != nil {
-			b.Fatal(err)
-		}
-		events = res.Fired
-	}
-	b.ReportMetric(float64(events), "events/run")
-	b.ReportMetric(86400*float64(b.N)/b.Elapsed().Seconds(), "simsec/s")
+	benchWorkload(b, loadBench(b, "full-node", ""), Options{SkipInvariants: true, SkipReasons: true})
 }
 
 // BenchmarkCrashLoop is one shipped scenario end to end.
@@ -99,10 +51,7 @@ func BenchmarkFullNodeHourNoInvariants(b *testing.B) {
 }
 
 func benchFullNodeHour(b *testing.B, opts Options) {
-	l, err := scenarios.Parse("full.yaml", []byte(fullNode("1h")), nil, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	l := loadBench(b, "full-node", "1h")
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		if _, err := Run(l, 1, opts); err != nil {

@@ -43,9 +43,11 @@ for s in $("$ref" scenarios | awk '{print $1}'); do
 	run "$s-seed7" "$s" --seed 7
 done
 # The bench workloads, short: the busy node's first 10 minutes (probes, crash loops, noisy
-# memory), 1,000 pods for 5 minutes, and 2,000 of the 10,000-pod node's pods for 10 seconds.
+# memory), the full node's first 30 minutes, 1,000 pods for 5 minutes, and 2,000 of the 10,000-pod node's pods for 10 seconds.
 sed 's/^  duration: .*/  duration: 10m/' bench/busy-node.yaml >"$dir/busy-node.yaml"
 run busy-node "$dir/busy-node.yaml"
+sed 's/^  duration: .*/  duration: 30m/' bench/full-node.yaml >"$dir/full-node.yaml"
+run full-node "$dir/full-node.yaml"
 sed 's/^  duration: .*/  duration: 5m/' bench/pods-1000.yaml >"$dir/pods-1000.yaml"
 run pods-1000 "$dir/pods-1000.yaml"
 awk '/^    - replicas/ { n++ } n <= 2' bench/pods-10000.yaml |
