@@ -306,9 +306,12 @@ func (a *Server) PatchStatus(uid types.UID, status corev1.PodStatus) bool {
 	return true
 }
 
-// PatchOwnedStatus is PatchStatus for a status the caller gives away (the status manager's
-// merged status, built fresh for the write): the server keeps it as it is instead of
-// copying it, so the caller must not use status, or anything it points to, afterwards.
+// PatchOwnedStatus is PatchStatus for a status that nobody changes in place (the status
+// manager's merged status, which shares its values with the manager's cached status): the
+// server keeps it as it is instead of copying it. That is safe because the server never
+// writes into a stored status either (a patch replaces it, PatchStatus with a copy), and
+// its watchers only read the pods it hands them. The caller must not change status, or
+// anything it points to, afterwards.
 func (a *Server) PatchOwnedStatus(uid types.UID, status corev1.PodStatus) bool {
 	p, ok := a.pods[uid]
 	if !ok {

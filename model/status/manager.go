@@ -669,8 +669,9 @@ func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus, synced *syncedS
 	}
 	merged := mergePodStatus(&p.Status, &st.status, m.safety == nil || m.safety.CouldHaveRunningContainers(uid))
 	if !apiserver.StatusSemanticEqual(&p.Status, &merged) {
-		// merged is a deep copy made for this write, shared with nothing: the API server
-		// may keep it as it is.
+		// merged shares its values with the cached status, which nothing changes in
+		// place, and the API server changes no stored status in place either: it may
+		// keep merged as it is.
 		m.api.PatchOwnedStatus(p.UID, merged)
 	}
 	synced.resourceVersion = m.api.ResourceVersion(p.UID)
@@ -708,30 +709,49 @@ func statusManagerOwned(t corev1.PodConditionType) bool {
 }
 
 // mergePodStatus keeps conditions the kubelet does not own and withholds a terminal phase
-// while the pod could still have running containers. Its result shares nothing with either
-// status, so that syncPod may give it to the API server (PatchOwnedStatus).
+// while the pod could still have running containers.
+//
+// Its result shares everything but its conditions with newStatus, the pod's cached status,
+// and shares those too when the merge leaves them as they are (the usual case: every
+// condition of newStatus is the kubelet's, the API status has none of another writer, the
+// phase is not terminal). syncPod gives the result to the API server (PatchOwnedStatus),
+// which is safe because nothing changes either status in place: the manager stores a new
+// status for every change (the cached one is only read) and the API server replaces a
+// stored status rather than writing into it. Only the conditions this function changes are
+// a list of its own.
 func mergePodStatus(oldStatus, newStatus *corev1.PodStatus, couldHaveRunningContainers bool) corev1.PodStatus {
-	// A deep copy of newStatus but for its conditions, which are merged into a list of
-	// their own (a PodCondition holds no pointers: a copy of one is a deep copy). One
-	// allocation for the merged conditions, of the size kept (counted first: a condition
-	// is large, and most of the old status's are owned, so dropped); none kept is nil, as
-	// it always was.
-	src := *newStatus
-	src.Conditions = nil
-	var out corev1.PodStatus
-	src.DeepCopyInto(&out)
-	n := 0
+	out := *newStatus
+	// The merged conditions: newStatus's owned ones, then oldStatus's others. None kept
+	// is nil, as it always was.
+	n, allOwned := 0, true
 	for i := range newStatus.Conditions {
 		if statusManagerOwned(newStatus.Conditions[i].Type) {
 			n++
+		} else {
+			allOwned = false
 		}
 	}
+	othersKept := false
 	for i := range oldStatus.Conditions {
 		if !statusManagerOwned(oldStatus.Conditions[i].Type) {
 			n++
+			othersKept = true
 		}
 	}
-	if n > 0 {
+	withheld := isTerminal(out.Phase) && !isTerminal(oldStatus.Phase) && couldHaveRunningContainers
+	if withheld {
+		out.Phase, out.Reason, out.Message = oldStatus.Phase, oldStatus.Reason, oldStatus.Message
+	}
+	terminal := isTerminal(out.Phase)
+	switch {
+	case n == 0:
+		out.Conditions = nil
+	case allOwned && !othersKept && !withheld && !terminal && conditionsInOrder(newStatus.Conditions):
+		// The merge is newStatus's list as it is, and nothing below writes to it: share it.
+	default:
+		// One allocation for the merged conditions, of the size kept (counted above: a
+		// condition is large, and most of the old status's are owned, so dropped). A
+		// PodCondition holds no pointers: a copy of one is a deep copy.
 		conds := make([]corev1.PodCondition, 0, n)
 		for i := range newStatus.Conditions {
 			if statusManagerOwned(newStatus.Conditions[i].Type) {
@@ -744,26 +764,36 @@ func mergePodStatus(oldStatus, newStatus *corev1.PodStatus, couldHaveRunningCont
 			}
 		}
 		out.Conditions = conds
-	}
-	if isTerminal(out.Phase) && !isTerminal(oldStatus.Phase) && couldHaveRunningContainers {
-		out.Phase, out.Reason, out.Message = oldStatus.Phase, oldStatus.Reason, oldStatus.Message
-		var kept []corev1.PodCondition
-		for _, c := range out.Conditions {
-			if c.Type != corev1.DisruptionTarget {
-				kept = append(kept, c)
+		if withheld {
+			var kept []corev1.PodCondition
+			for _, c := range out.Conditions {
+				if c.Type != corev1.DisruptionTarget {
+					kept = append(kept, c)
+				}
+			}
+			out.Conditions = kept
+		}
+		if terminal {
+			for i := range out.Conditions {
+				if out.Conditions[i].Type == corev1.PodReady || out.Conditions[i].Type == corev1.ContainersReady {
+					out.Conditions[i].Status = corev1.ConditionFalse
+				}
 			}
 		}
-		out.Conditions = kept
+		normalize(&out)
 	}
-	if isTerminal(out.Phase) {
-		for i := range out.Conditions {
-			if out.Conditions[i].Type == corev1.PodReady || out.Conditions[i].Type == corev1.ContainersReady {
-				out.Conditions[i].Status = corev1.ConditionFalse
-			}
-		}
-	}
-	normalize(&out)
 	return out
+}
+
+// conditionsInOrder reports whether normalize would leave the list as it is (every cached
+// status is normalized, so this holds for the statuses syncPod merges).
+func conditionsInOrder(c []corev1.PodCondition) bool {
+	for i := 1; i < len(c); i++ {
+		if c[i].Type < c[i-1].Type {
+			return false
+		}
+	}
+	return true
 }
 
 // statusAttrs summarizes a status for the trace: phase, reason, whether every regular
