@@ -148,20 +148,26 @@ const noChange PodOperation = -1
 // prev (nil: never seen): upstream checkAndUpdatePod.
 //
 // statusOnly says in differs from the pod the source last gave (prev's origin) only in its
-// status and resource version; then the spec, labels, annotations and deletion fields of
-// prev and of the copy of in are deep copies of the same values, semantically equal, and
-// specChanged need not look. The copy then shares prev's spec rather than copying in's
-// again: the kubelet never changes a pod's spec in place (a pod with another spec is
-// another object), and a status patch comes on every status write.
+// status and resource version (the API server's status patch, which comes on every status
+// write). The copy is then prev with in's resource version and status, and specChanged need
+// not look:
+//   - prev's spec and object meta are the ones the source gave before, with the kubelet's
+//     annotations, which hold the same values for the copy (the source; the first-seen
+//     time is prev's). The copy shares them: the kubelet never changes a pod's spec,
+//     labels or annotations in place (a pod with another spec is another object).
+//   - The status is the API server's, shared too: the server replaces a stored status
+//     rather than writing into it (apiserver.PatchOwnedStatus), and the kubelet only reads
+//     a pod's status (its status manager builds statuses of its own).
 func (c *PodConfig) classify(source string, prev, in *corev1.Pod, statusOnly bool) (*corev1.Pod, PodOperation) {
-	var p *corev1.Pod
 	if statusOnly && prev != nil {
-		p = &corev1.Pod{TypeMeta: in.TypeMeta, Spec: prev.Spec}
-		in.ObjectMeta.DeepCopyInto(&p.ObjectMeta)
-		in.Status.DeepCopyInto(&p.Status)
-	} else {
-		p = in.DeepCopy()
+		p := &corev1.Pod{TypeMeta: in.TypeMeta, ObjectMeta: prev.ObjectMeta, Spec: prev.Spec, Status: in.Status}
+		p.ResourceVersion = in.ResourceVersion
+		if !apiserver.StatusSemanticEqual(&prev.Status, &p.Status) {
+			return p, RECONCILE
+		}
+		return p, noChange
 	}
+	p := in.DeepCopy()
 	if p.Annotations == nil {
 		p.Annotations = map[string]string{}
 	}
@@ -172,7 +178,7 @@ func (c *PodConfig) classify(source string, prev, in *corev1.Pod, statusOnly boo
 	}
 	p.Annotations[ConfigFirstSeenAnnotationKey] = prev.Annotations[ConfigFirstSeenAnnotationKey]
 	switch {
-	case !statusOnly && specChanged(prev, p):
+	case specChanged(prev, p):
 		if p.DeletionTimestamp != nil {
 			return p, DELETE
 		}
