@@ -71,6 +71,12 @@ type PodConfig struct {
 	pods    map[string]map[types.UID]*corev1.Pod
 	seen    map[string]bool
 	sources []string
+	// reconciled holds, for each pod the sources hold, the attributes of the configMerge
+	// event of a RECONCILE of that pod alone (a status patch's echo, the commonest change),
+	// made at the first one: they depend only on the pod's namespace and name (checked at
+	// each use), and a recorded event keeps its attributes but nothing writes them, so
+	// every such event may share them. An entry goes when a source drops the pod.
+	reconciled map[types.UID][]trace.Attr
 }
 
 // New returns a mux for the given sources.
@@ -82,6 +88,8 @@ func New(s *sim.Sim, sources ...string) *PodConfig {
 		pods:    map[string]map[types.UID]*corev1.Pod{},
 		seen:    map[string]bool{},
 		sources: sources,
+
+		reconciled: map[types.UID][]trace.Attr{},
 	}
 	for _, src := range sources {
 		c.pods[src] = map[types.UID]*corev1.Pod{}
@@ -119,6 +127,7 @@ func (c *PodConfig) Merge(source string, snapshot []*corev1.Pod) {
 	for uid, p := range old {
 		if _, ok := next[uid]; !ok {
 			removes = append(removes, p)
+			delete(c.reconciled, uid)
 		}
 	}
 	c.pods[source] = next
@@ -210,6 +219,7 @@ func (c *PodConfig) update(source string, in *corev1.Pod, deleted, statusOnly bo
 			return
 		}
 		delete(old, in.UID)
+		delete(c.reconciled, in.UID)
 		c.record(source, nil, nil, nil, []*corev1.Pod{prev}, nil)
 		c.updates.Send(PodUpdate{Pods: []*corev1.Pod{prev}, Op: REMOVE, Source: source}, nil)
 		return
@@ -228,15 +238,28 @@ func (c *PodConfig) update(source string, in *corev1.Pod, deleted, statusOnly bo
 	case DELETE:
 		c.record(source, nil, nil, one, nil, nil)
 	case RECONCILE:
-		c.record(source, nil, nil, nil, nil, one)
+		c.clk.Record(&trace.Event{Kind: KindMerge, Name: source, Attrs: c.reconcileAttrs(p)})
 	}
 	c.updates.Send(PodUpdate{Pods: one, Op: op, Source: source}, nil)
 }
 
 func (c *PodConfig) record(source string, adds, updates, deletes, removes, reconciles []*corev1.Pod) {
-	c.clk.Record(&trace.Event{Kind: KindMerge, Name: source, Attrs: []trace.Attr{
-		{Key: "add", Value: names(adds)}, {Key: "update", Value: names(updates)}, {Key: "delete", Value: names(deletes)},
-		{Key: "remove", Value: names(removes)}, {Key: "reconcile", Value: names(reconciles)}}})
+	c.clk.Record(&trace.Event{Kind: KindMerge, Name: source, Attrs: mergeAttrs(names(adds), names(updates), names(deletes), names(removes), names(reconciles))})
+}
+
+func mergeAttrs(adds, updates, deletes, removes, reconciles string) []trace.Attr {
+	return []trace.Attr{{Key: "add", Value: adds}, {Key: "update", Value: updates}, {Key: "delete", Value: deletes},
+		{Key: "remove", Value: removes}, {Key: "reconcile", Value: reconciles}}
+}
+
+// reconcileAttrs is record's attributes for a RECONCILE of p alone (see reconciled).
+func (c *PodConfig) reconcileAttrs(p *corev1.Pod) []trace.Attr {
+	attrs, ok := c.reconciled[p.UID]
+	if !ok || !isKey(attrs[len(attrs)-1].Value, p.Namespace, p.Name) { // the reconcile attribute
+		attrs = mergeAttrs("", "", "", "", names([]*corev1.Pod{p}))
+		c.reconciled[p.UID] = attrs
+	}
+	return attrs
 }
 
 // specChanged compares what the kubelet acts on: spec, labels, annotations other than the
@@ -281,6 +304,12 @@ func userAnnotationsEqual(a, b map[string]string) bool {
 		}
 	}
 	return n == 0
+}
+
+// isKey reports whether key is namespace/name.
+func isKey(key, namespace, name string) bool {
+	return len(key) == len(namespace)+1+len(name) && key[len(namespace)] == '/' &&
+		key[:len(namespace)] == namespace && key[len(namespace)+1:] == name
 }
 
 func sortPods(pods []*corev1.Pod) {
