@@ -48,7 +48,11 @@ type versionedPodStatus struct {
 	podNamespace string
 	// podKey is namespace/name, as the trace names the pod, handed from each status to
 	// the next while they stay the same (they do for a UID), so that it is built once.
-	podKey        string
+	podKey string
+	// attrKeys are statusAttrs' container attribute keys ("container/NAME") for this
+	// status's init and regular containers, in order, handed from each status to the next
+	// while the names stay the same.
+	attrKeys      []string
 	at            time.Time
 	podIsFinished bool
 }
@@ -434,6 +438,11 @@ func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus,
 	} else {
 		ns.podKey = pod.Namespace + "/" + pod.Name
 	}
+	var prevKeys []string
+	if isCached {
+		prevKeys = cached.attrKeys
+	}
+	ns.attrKeys = containerAttrKeys(&ns.status, prevKeys)
 	ns.entry.Status = &ns.status
 	if ns.at.IsZero() {
 		ns.at = now
@@ -453,7 +462,7 @@ func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus,
 	} else {
 		delete(m.finished, pod.UID)
 	}
-	m.clk.Record(&trace.Event{Kind: KindSetPodStatus, Pod: ns.podKey, Attrs: statusAttrs(pod, &status, ns.version)})
+	m.clk.Record(&trace.Event{Kind: KindSetPodStatus, Pod: ns.podKey, Attrs: statusAttrs(pod, &status, ns.version, ns.attrKeys)})
 	if !m.signalled {
 		m.signalled = true
 		if m.syncChangedFn == nil {
@@ -796,10 +805,39 @@ func conditionsInOrder(c []corev1.PodCondition) bool {
 	return true
 }
 
+// containerAttrKeys returns the attribute keys "container/NAME" of st's init and regular
+// containers, in order: prev when it holds exactly those (a pod's containers rarely
+// change), else a new list.
+func containerAttrKeys(st *corev1.PodStatus, prev []string) []string {
+	const prefix = "container/"
+	lists := [2][]corev1.ContainerStatus{st.InitContainerStatuses, st.ContainerStatuses}
+	same := len(prev) == len(lists[0])+len(lists[1])
+	for i, j := 0, 0; same && j < 2; j++ {
+		for k := range lists[j] {
+			name := lists[j][k].Name
+			same = len(prev[i]) == len(prefix)+len(name) && prev[i][:len(prefix)] == prefix && prev[i][len(prefix):] == name
+			if !same {
+				break
+			}
+			i++
+		}
+	}
+	if same {
+		return prev
+	}
+	keys := make([]string, 0, len(lists[0])+len(lists[1]))
+	for _, list := range lists {
+		for i := range list {
+			keys = append(keys, prefix+list[i].Name)
+		}
+	}
+	return keys
+}
+
 // statusAttrs summarizes a status for the trace: phase, reason, whether every regular
 // container runs, and each container's state ("state=running restarts=2 last=Error:1
-// ready=true").
-func statusAttrs(pod *corev1.Pod, st *corev1.PodStatus, version uint64) []trace.Attr {
+// ready=true"), under the keys containerAttrKeys gives.
+func statusAttrs(pod *corev1.Pod, st *corev1.PodStatus, version uint64, keys []string) []trace.Attr {
 	// Sized for everything below, so that the list is allocated once.
 	attrs := make([]trace.Attr, 0, 6+len(st.InitContainerStatuses)+len(st.ContainerStatuses))
 	attrs = append(attrs, trace.Attr{Key: "phase", Value: string(st.Phase)}, trace.Attr{Key: "reason", Value: st.Reason},
@@ -814,9 +852,11 @@ func statusAttrs(pod *corev1.Pod, st *corev1.PodStatus, version uint64) []trace.
 	if st.PodIP != "" {
 		attrs = append(attrs, trace.Attr{Key: "podIP", Value: st.PodIP})
 	}
+	k := 0
 	for _, list := range [][]corev1.ContainerStatus{st.InitContainerStatuses, st.ContainerStatuses} {
 		for i := range list {
-			attrs = append(attrs, trace.Attr{Key: "container/" + list[i].Name, Value: ContainerSummary(&list[i])})
+			attrs = append(attrs, trace.Attr{Key: keys[k], Value: ContainerSummary(&list[i])})
+			k++
 		}
 	}
 	// A pod with a RestartAllContainers rule carries the condition in every status.
@@ -826,20 +866,34 @@ func statusAttrs(pod *corev1.Pod, st *corev1.PodStatus, version uint64) []trace.
 	return attrs
 }
 
-// ContainerSummary renders a container status compactly for the trace.
+// ContainerSummary renders a container status compactly for the trace. It is built in a
+// buffer on the stack, so that the summary is the only allocation.
 func ContainerSummary(cs *corev1.ContainerStatus) string {
-	state := "waiting"
+	var buf [128]byte
+	b := append(buf[:0], "state="...)
 	switch {
 	case cs.State.Running != nil:
-		state = "running"
+		b = append(b, "running"...)
 	case cs.State.Terminated != nil:
-		state = "terminated:" + cs.State.Terminated.Reason + ":" + strconv.Itoa(int(cs.State.Terminated.ExitCode))
+		b = append(b, "terminated:"...)
+		b = append(b, cs.State.Terminated.Reason...)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(cs.State.Terminated.ExitCode), 10)
 	case cs.State.Waiting != nil:
-		state = "waiting:" + cs.State.Waiting.Reason
+		b = append(b, "waiting:"...)
+		b = append(b, cs.State.Waiting.Reason...)
+	default:
+		b = append(b, "waiting"...)
 	}
-	out := "state=" + state + " restarts=" + strconv.Itoa(int(cs.RestartCount)) + " ready=" + strconv.FormatBool(cs.Ready)
+	b = append(b, " restarts="...)
+	b = strconv.AppendInt(b, int64(cs.RestartCount), 10)
+	b = append(b, " ready="...)
+	b = strconv.AppendBool(b, cs.Ready)
 	if t := cs.LastTerminationState.Terminated; t != nil {
-		out += " last=" + t.Reason + ":" + strconv.Itoa(int(t.ExitCode))
+		b = append(b, " last="...)
+		b = append(b, t.Reason...)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(t.ExitCode), 10)
 	}
-	return out
+	return string(b)
 }
