@@ -460,12 +460,15 @@ func runtimeID(id string) string {
 // ID changed), and a running container whose previous status was terminated with a count
 // no lower than the runtime's counts one more restart.
 func convertInstance(cs *container.Status, old *corev1.ContainerStatus, specImage string, restartAll, podRestarting bool) corev1.ContainerStatus {
+	// The same instance as in the previous status (its state, or its last termination):
+	// reuse its ID string rather than build an equal one on every sync.
 	var cid string
-	if old != nil && isAPIContainerID(old.ContainerID, cs.ID) {
-		// The same instance as in the previous status: reuse its ID string rather than
-		// build an equal one on every sync.
+	switch {
+	case old != nil && isAPIContainerID(old.ContainerID, cs.ID):
 		cid = old.ContainerID
-	} else {
+	case old != nil && old.LastTerminationState.Terminated != nil && isAPIContainerID(old.LastTerminationState.Terminated.ContainerID, cs.ID):
+		cid = old.LastTerminationState.Terminated.ContainerID
+	default:
 		cid = apiContainerID(cs.ID)
 	}
 	out := corev1.ContainerStatus{
@@ -660,27 +663,31 @@ func ConvertToAPIContainerStatuses(pod *corev1.Pod, podStatus *container.PodStat
 	var buf [8]*container.Status
 	instances := append(buf[:0], podStatus.ContainerStatuses...)
 	slices.SortStableFunc(instances, func(a, b *container.Status) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	// second[i] is containers[i]'s instance before the newest. Its state becomes the last
+	// termination, unless the reason step below replaces that with the newest instance's
+	// termination; nothing before then reads it, so it is converted only at the end, when
+	// it is kept.
 	var seenBuf [8]uint8
-	seen := seenBuf[:0]
+	var secondBuf [8]*container.Status
+	seen, second := seenBuf[:0], secondBuf[:0]
 	if len(containers) <= len(seenBuf) {
-		seen = seenBuf[:len(containers)]
+		seen, second = seenBuf[:len(containers)], secondBuf[:len(containers)]
 	} else {
-		seen = make([]uint8, len(containers))
+		seen, second = make([]uint8, len(containers)), make([]*container.Status, len(containers))
 	}
 	for _, cs := range instances {
 		i := index(cs.Name)
 		if i < 0 || seen[i] >= 2 {
 			continue
 		}
-		oldPtr := oldStatus(cs.Name)
-		st := convertInstance(cs, oldPtr, containers[i].Image, restartAll, podRestarting)
-		if cs.State == container.StateRunning && oldPtr != nil && oldPtr.Started != nil {
-			st.Started = oldPtr.Started // shared, as in sharedState
-		}
 		if seen[i] == 0 {
-			statuses[i] = st
+			oldPtr := oldStatus(cs.Name)
+			statuses[i] = convertInstance(cs, oldPtr, containers[i].Image, restartAll, podRestarting)
+			if cs.State == container.StateRunning && oldPtr != nil && oldPtr.Started != nil {
+				statuses[i].Started = oldPtr.Started // shared, as in sharedState
+			}
 		} else {
-			statuses[i].LastTerminationState = st.State
+			second[i] = cs
 		}
 		seen[i]++
 	}
@@ -714,12 +721,19 @@ func ConvertToAPIContainerStatuses(pod *corev1.Pod, podStatus *container.PodStat
 		}
 		if st.State.Terminated != nil {
 			st.LastTerminationState = st.State
+			second[i] = nil
 		}
 		var prevWaiting *corev1.ContainerStateWaiting
 		if o := oldStatus(c.Name); o != nil {
 			prevWaiting = o.State.Waiting
 		}
 		st.State = corev1.ContainerState{Waiting: sharedState(corev1.ContainerStateWaiting{Reason: r.Err, Message: r.Message}, prevWaiting, nil)}
+	}
+
+	for i, cs := range second {
+		if cs != nil {
+			statuses[i].LastTerminationState = convertInstance(cs, oldStatus(cs.Name), containers[i].Image, restartAll, podRestarting).State
+		}
 	}
 
 	if !isInitContainer {
