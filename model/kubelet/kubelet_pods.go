@@ -60,7 +60,6 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 		}
 	}
 	if err == nil && !memo.noOrphans(runtimePods, podsVersion, workersVersion) {
-		one := int64(1)
 		clean := memo.cleanListing(podsVersion, workersVersion)
 		for _, rp := range runtimePods {
 			// A pod of a listing that had no orphan, as the same object, is none now.
@@ -73,6 +72,7 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 			if _, ok := workingPods[rp.ID]; ok || kl.podManager.HasUID(rp.ID) || !hasRunning(rp) {
 				continue
 			}
+			one := int64(1) // made per orphan: most passes find none
 			kl.podWorkers.UpdatePod(podworkers.UpdatePodOptions{RunningPod: rp, UpdateType: podworkers.SyncPodKill,
 				KillPodOptions: &podworkers.KillPodOptions{PodTerminationGracePeriodSecondsOverride: &one}})
 			orphans++
