@@ -62,11 +62,16 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 	if err == nil && !memo.noOrphans(runtimePods, podsVersion, workersVersion) {
 		clean := memo.cleanListing(podsVersion, workersVersion)
 		for _, rp := range runtimePods {
-			// A pod of a listing that had no orphan, as the same object, is none now.
-			for len(clean) > 0 && clean[0].ID < rp.ID {
-				clean = clean[1:]
+			// A pod of a listing that had no orphan, as the same object, is none now. Most
+			// pods are the next one of that listing: the pointer test finds them before
+			// any comparison of UIDs.
+			if len(clean) > 0 && clean[0] != rp {
+				for len(clean) > 0 && clean[0].ID < rp.ID {
+					clean = clean[1:]
+				}
 			}
 			if len(clean) > 0 && clean[0] == rp {
+				clean = clean[1:]
 				continue
 			}
 			if _, ok := workingPods[rp.ID]; ok || kl.podManager.HasUID(rp.ID) || !hasRunning(rp) {
