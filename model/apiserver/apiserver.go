@@ -57,7 +57,9 @@ type storedPod struct {
 }
 
 // WatchEvent is one change to a pod. Pod is the API server's own object: watchers must not
-// modify it.
+// modify it. They may keep what it points to (its spec, labels, annotations, status): the
+// server never writes into those once stored, but replaces them (an update stores a new
+// object, a status patch a new status, a deletion new deletion fields).
 type WatchEvent struct {
 	Pod     *corev1.Pod
 	Deleted bool

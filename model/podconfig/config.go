@@ -156,17 +156,21 @@ const noChange PodOperation = -1
 // classify takes the kubelet's copy of a pod from a source and says what changed since
 // prev (nil: never seen): upstream checkAndUpdatePod.
 //
+// The copy is a new Pod with annotations of its own (the kubelet adds its own to them);
+// everything else it shares with in: the kubelet never writes into a pod's spec, labels,
+// status or other fields that hold references (a pod with another spec is another
+// object), and neither does a source into the pods it gives (the API server replaces what
+// it changes, see apiserver.WatchEvent; the file source gives fresh copies).
+//
 // statusOnly says in differs from the pod the source last gave (prev's origin) only in its
 // status and resource version (the API server's status patch, which comes on every status
 // write). The copy is then prev with in's resource version and status, and specChanged need
 // not look:
 //   - prev's spec and object meta are the ones the source gave before, with the kubelet's
 //     annotations, which hold the same values for the copy (the source; the first-seen
-//     time is prev's). The copy shares them: the kubelet never changes a pod's spec,
-//     labels or annotations in place (a pod with another spec is another object).
-//   - The status is the API server's, shared too: the server replaces a stored status
-//     rather than writing into it (apiserver.PatchOwnedStatus), and the kubelet only reads
-//     a pod's status (its status manager builds statuses of its own).
+//     time is prev's): the copy shares them, its annotations included (nothing writes to
+//     a pod's annotations once classify made them).
+//   - The status is the API server's, shared as above.
 func (c *PodConfig) classify(source string, prev, in *corev1.Pod, statusOnly bool) (*corev1.Pod, PodOperation) {
 	if statusOnly && prev != nil {
 		p := &corev1.Pod{TypeMeta: in.TypeMeta, ObjectMeta: prev.ObjectMeta, Spec: prev.Spec, Status: in.Status}
@@ -176,10 +180,9 @@ func (c *PodConfig) classify(source string, prev, in *corev1.Pod, statusOnly boo
 		}
 		return p, noChange
 	}
-	p := in.DeepCopy()
-	if p.Annotations == nil {
-		p.Annotations = map[string]string{}
-	}
+	p := &corev1.Pod{TypeMeta: in.TypeMeta, ObjectMeta: in.ObjectMeta, Spec: in.Spec, Status: in.Status}
+	p.Annotations = make(map[string]string, len(in.Annotations)+2)
+	maps.Copy(p.Annotations, in.Annotations)
 	p.Annotations[ConfigSourceAnnotationKey] = source
 	if prev == nil {
 		p.Annotations[ConfigFirstSeenAnnotationKey] = c.clk.Now().Format("2006-01-02T15:04:05.000000000Z07:00")
