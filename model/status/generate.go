@@ -198,7 +198,14 @@ func generateContainersReadyCondition(pod *corev1.Pod, oldStatus *corev1.PodStat
 		cond.Reason = terminalReason(podPhase)
 		return cond
 	}
-	if msg := listMessage("unready", unknown, unready); msg != "" {
+	// The message is usually the previous status's, whose string is then reused.
+	var prev string
+	if oldStatus != nil {
+		if c := findCondition(oldStatus.Conditions, corev1.ContainersReady); c != nil {
+			prev = c.Message
+		}
+	}
+	if msg := reuseListMessage("unready", unknown, unready, prev); msg != "" {
 		cond.Reason, cond.Message = ContainersNotReady, msg
 		return cond
 	}
@@ -353,30 +360,43 @@ func terminalReason(p corev1.PodPhase) string {
 // listMessage is "containers with unknown status: [a b], containers with <what> status:
 // [c]", leaving out empty lists.
 func listMessage(what string, unknown, other []string) string {
+	return reuseListMessage(what, unknown, other, "")
+}
+
+// reuseListMessage is listMessage returning prev when the message is the same, so that
+// the usual message, unchanged since the previous status, is not allocated again. The
+// message is built in a buffer on the stack.
+func reuseListMessage(what string, unknown, other []string, prev string) string {
+	var buf [128]byte
+	b := buf[:0]
 	// Written as fmt's %v writes a []string: "[a b]".
-	var b strings.Builder
 	list := func(names []string) {
-		b.WriteByte('[')
+		b = append(b, '[')
 		for i, n := range names {
 			if i > 0 {
-				b.WriteByte(' ')
+				b = append(b, ' ')
 			}
-			b.WriteString(n)
+			b = append(b, n...)
 		}
-		b.WriteByte(']')
+		b = append(b, ']')
 	}
 	if len(unknown) > 0 {
-		b.WriteString("containers with unknown status: ")
+		b = append(b, "containers with unknown status: "...)
 		list(unknown)
 	}
 	if len(other) > 0 {
-		if b.Len() > 0 {
-			b.WriteString(", ")
+		if len(b) > 0 {
+			b = append(b, ", "...)
 		}
-		b.WriteString("containers with " + what + " status: ")
+		b = append(b, "containers with "...)
+		b = append(b, what...)
+		b = append(b, " status: "...)
 		list(other)
 	}
-	return b.String()
+	if string(b) == prev {
+		return prev
+	}
+	return string(b)
 }
 
 // shouldAllContainersRestart is kuberuntime.ShouldAllContainersRestart for a non-nil old
