@@ -568,7 +568,10 @@ func sharedState[T comparable](v T, a, b *T) *T {
 	case b != nil && *b == v:
 		return b
 	}
-	return &v
+	// A new value only here: returning &v would move v to the heap on every call.
+	p := new(T)
+	*p = v
+	return p
 }
 
 // ConvertToAPIContainerStatuses builds the API statuses of either the init containers
@@ -1049,7 +1052,9 @@ func startedFlag(prev *bool, started bool) *bool {
 	if prev != nil && *prev == started {
 		return prev
 	}
-	return &started
+	p := new(bool) // not &started, which would move started to the heap on every call
+	*p = started
+	return p
 }
 
 func specByName(list []corev1.Container, name string) *corev1.Container {
