@@ -287,11 +287,16 @@ func (kl *Kubelet) containerGC() {
 	for _, p := range pods {
 		removeAll := allReady && kl.podWorkers.ShouldPodContentBeRemoved(p.ID)
 		podGone := allReady && kl.podWorkers.ShouldPodRuntimeBeRemoved(p.ID)
-		for len(prev) > 0 && prev[0].pod.ID < p.ID {
-			prev = prev[1:]
+		// Most pods are the next entry's own listing object: the pointer test finds them
+		// before any comparison of UIDs (as in HandlePodCleanups' orphan walk).
+		if len(prev) > 0 && prev[0].pod != p {
+			for len(prev) > 0 && prev[0].pod.ID < p.ID {
+				prev = prev[1:]
+			}
 		}
 		if len(prev) > 0 && prev[0] == (gcCleanPod{p, removeAll, podGone}) {
 			clean = append(clean, prev[0])
+			prev = prev[1:]
 			continue
 		}
 		st, err := kl.runtime.GetPodStatus(p.ID, p.Name, p.Namespace)
