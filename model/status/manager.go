@@ -394,22 +394,18 @@ func initializedContainers(list []corev1.ContainerStatus) []corev1.ContainerStat
 func isTerminal(p corev1.PodPhase) bool { return p == corev1.PodSucceeded || p == corev1.PodFailed }
 
 func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus, force, finished bool) {
-	var oldStatus corev1.PodStatus
+	// The previous status, read in place (a cached status is never changed).
+	oldStatus := &pod.Status
 	cached, isCached := m.podStatuses[pod.UID]
 	if isCached {
-		oldStatus = cached.status
-	} else {
-		oldStatus = pod.Status
+		oldStatus = &cached.status
 	}
 	// A pod never leaves a terminal phase.
 	if isTerminal(oldStatus.Phase) && !isTerminal(status.Phase) {
 		status.Phase, status.Reason, status.Message = oldStatus.Phase, oldStatus.Reason, oldStatus.Message
 	}
 	now := m.s.Now()
-	for _, t := range []corev1.PodConditionType{corev1.ContainersReady, corev1.PodReady, corev1.PodInitialized,
-		corev1.PodReadyToStartContainers, corev1.PodScheduled, corev1.DisruptionTarget} {
-		keepTransitionTime(&status, &oldStatus, t, now)
-	}
+	keepTransitionTimes(&status, oldStatus, now)
 	if oldStatus.StartTime != nil && !oldStatus.StartTime.IsZero() {
 		status.StartTime = oldStatus.StartTime
 	} else if status.StartTime == nil || status.StartTime.IsZero() {
@@ -480,26 +476,52 @@ func (m *Manager) syncChanged() {
 	m.syncBatch(false)
 }
 
-func keepTransitionTime(status, old *corev1.PodStatus, t corev1.PodConditionType, now time.Time) {
-	var nc, oc *corev1.PodCondition
-	for i := range status.Conditions {
-		if status.Conditions[i].Type == t {
-			nc = &status.Conditions[i]
+// keepTransitionTimes sets the LastTransitionTime of each condition of a type the manager
+// tracks (transitionBit): the time of old's condition of that type when its status is the
+// same, else now. Of several conditions of one type, the last one of each list counts, and
+// only the last one in status is set. One pass from the end of status finds those.
+func keepTransitionTimes(status, old *corev1.PodStatus, now time.Time) {
+	var done uint8
+	for i := len(status.Conditions) - 1; i >= 0; i-- {
+		nc := &status.Conditions[i]
+		bit := transitionBit(nc.Type)
+		if bit == 0 || done&bit != 0 {
+			continue
+		}
+		done |= bit
+		var oc *corev1.PodCondition
+		for j := len(old.Conditions) - 1; j >= 0; j-- {
+			if old.Conditions[j].Type == nc.Type {
+				oc = &old.Conditions[j]
+				break
+			}
+		}
+		if oc != nil && oc.Status == nc.Status {
+			nc.LastTransitionTime = oc.LastTransitionTime
+		} else {
+			nc.LastTransitionTime = metav1.NewTime(now.Truncate(time.Second))
 		}
 	}
-	if nc == nil {
-		return
+}
+
+// transitionBit is a distinct bit for each condition type whose transition time the
+// manager keeps, 0 for the others.
+func transitionBit(t corev1.PodConditionType) uint8 {
+	switch t {
+	case corev1.ContainersReady:
+		return 1 << 0
+	case corev1.PodReady:
+		return 1 << 1
+	case corev1.PodInitialized:
+		return 1 << 2
+	case corev1.PodReadyToStartContainers:
+		return 1 << 3
+	case corev1.PodScheduled:
+		return 1 << 4
+	case corev1.DisruptionTarget:
+		return 1 << 5
 	}
-	for i := range old.Conditions {
-		if old.Conditions[i].Type == t {
-			oc = &old.Conditions[i]
-		}
-	}
-	if oc != nil && oc.Status == nc.Status {
-		nc.LastTransitionTime = oc.LastTransitionTime
-	} else {
-		nc.LastTransitionTime = metav1.NewTime(now.Truncate(time.Second))
-	}
+	return 0
 }
 
 // normalize orders the conditions by type. The sort is stable (an insertion sort: a status
