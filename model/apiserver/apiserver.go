@@ -35,7 +35,7 @@ type Server struct {
 	s          *sim.Sim
 	clk        *sim.Clock
 	conditions map[corev1.NodeConditionType]corev1.NodeCondition
-	pods       map[types.UID]*corev1.Pod
+	pods       map[types.UID]*storedPod
 	// byName lists the UIDs of the pods called namespace/name (usually one), so that a
 	// lookup by name need not scan every pod. Kept by put and remove, the only places
 	// pods come, go or are replaced.
@@ -47,8 +47,19 @@ type Server struct {
 	rv        int
 }
 
+// storedPod is one pod the server holds, with what its status patches' events reuse.
+type storedPod struct {
+	pod *corev1.Pod
+	// key is namespace/name, as the trace names the pod (a UID keeps its name).
+	key string
+	// patchAttrs are the attributes of the pod's last status patch event (see patchAttrs).
+	patchAttrs []trace.Attr
+}
+
 // WatchEvent is one change to a pod. Pod is the API server's own object: watchers must not
-// modify it.
+// modify it. They may keep what it points to (its spec, labels, annotations, status): the
+// server never writes into those once stored, but replaces them (an update stores a new
+// object, a status patch a new status, a deletion new deletion fields).
 type WatchEvent struct {
 	Pod     *corev1.Pod
 	Deleted bool
@@ -60,7 +71,7 @@ type WatchEvent struct {
 
 // New returns an empty API server.
 func New(s *sim.Sim) *Server {
-	return &Server{s: s, clk: s.Clock("apiserver", sim.PriorityConfig), pods: map[types.UID]*corev1.Pod{},
+	return &Server{s: s, clk: s.Clock("apiserver", sim.PriorityConfig), pods: map[types.UID]*storedPod{},
 		byName: map[string][]types.UID{}, conditions: map[corev1.NodeConditionType]corev1.NodeCondition{}}
 }
 
@@ -72,13 +83,18 @@ func (a *Server) Watch(initial func([]*corev1.Pod), changed func(WatchEvent)) {
 }
 
 // Peek returns the API server's own copy of a pod, or nil; callers must not modify it.
-func (a *Server) Peek(uid types.UID) *corev1.Pod { return a.pods[uid] }
+func (a *Server) Peek(uid types.UID) *corev1.Pod {
+	if sp, ok := a.pods[uid]; ok {
+		return sp.pod
+	}
+	return nil
+}
 
 // List returns the node's pods ordered by UID.
 func (a *Server) List() []*corev1.Pod {
 	out := make([]*corev1.Pod, 0, len(a.pods))
-	for _, p := range a.pods {
-		out = append(out, p.DeepCopy())
+	for _, sp := range a.pods {
+		out = append(out, sp.pod.DeepCopy())
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].UID < out[j].UID })
 	return out
@@ -86,8 +102,8 @@ func (a *Server) List() []*corev1.Pod {
 
 // Get returns the pod with uid, or nil.
 func (a *Server) Get(uid types.UID) *corev1.Pod {
-	if p, ok := a.pods[uid]; ok {
-		return p.DeepCopy()
+	if sp, ok := a.pods[uid]; ok {
+		return sp.pod.DeepCopy()
 	}
 	return nil
 }
@@ -107,7 +123,7 @@ func (a *Server) PeekByName(namespace, name string) *corev1.Pod {
 	if len(uids) == 0 {
 		return nil
 	}
-	return a.pods[slices.Min(uids)]
+	return a.pods[slices.Min(uids)].pod
 }
 
 func nameKey(namespace, name string) string { return namespace + "/" + name }
@@ -115,10 +131,10 @@ func nameKey(namespace, name string) string { return namespace + "/" + name }
 // put stores p under its UID, replacing any pod stored there, and indexes it by name.
 func (a *Server) put(p *corev1.Pod) {
 	if cur, ok := a.pods[p.UID]; ok {
-		a.unindex(cur)
+		a.unindex(cur.pod)
 	}
-	a.pods[p.UID] = p
 	key := nameKey(p.Namespace, p.Name)
+	a.pods[p.UID] = &storedPod{pod: p, key: key}
 	a.byName[key] = append(a.byName[key], p.UID)
 }
 
@@ -185,10 +201,11 @@ func (a *Server) Create(pod *corev1.Pod) {
 // as an edit of the live object (kubectl edit, a patch) does; without it a mirror pod would
 // stop being one and the kubelet would start a second copy of the static pod.
 func (a *Server) Update(pod *corev1.Pod) bool {
-	cur, ok := a.pods[pod.UID]
+	stored, ok := a.pods[pod.UID]
 	if !ok {
 		return false
 	}
+	cur := stored.pod
 	p := pod.DeepCopy()
 	mirror, isMirror := cur.Annotations[corev1.MirrorPodAnnotationKey]
 	if _, has := p.Annotations[corev1.MirrorPodAnnotationKey]; has || isMirror {
@@ -221,10 +238,11 @@ func (a *Server) Update(pod *corev1.Pod) bool {
 // first, so that watchers see the deletion timestamp with grace 0, and the object is removed
 // right after.
 func (a *Server) Delete(uid types.UID, gracePeriodSeconds *int64) bool {
-	p, ok := a.pods[uid]
+	sp, ok := a.pods[uid]
 	if !ok {
 		return false
 	}
+	p := sp.pod
 	grace := int64(corev1.DefaultTerminationGracePeriodSeconds)
 	if p.Spec.TerminationGracePeriodSeconds != nil {
 		grace = *p.Spec.TerminationGracePeriodSeconds
@@ -289,51 +307,69 @@ func mirrorAttr(p *corev1.Pod, attrs []trace.Attr) []trace.Attr {
 
 // ResourceVersion is the pod's current resource version ("" when it does not exist).
 func (a *Server) ResourceVersion(uid types.UID) string {
-	if p, ok := a.pods[uid]; ok {
-		return p.ResourceVersion
+	if sp, ok := a.pods[uid]; ok {
+		return sp.pod.ResourceVersion
 	}
 	return ""
 }
 
 // PatchStatus stores a pod's status as the kubelet reports it.
 func (a *Server) PatchStatus(uid types.UID, status corev1.PodStatus) bool {
-	p, ok := a.pods[uid]
+	sp, ok := a.pods[uid]
 	if !ok {
 		return false
 	}
-	status.DeepCopyInto(&p.Status)
-	a.patched(p)
+	status.DeepCopyInto(&sp.pod.Status)
+	a.patched(sp)
 	return true
 }
 
-// PatchOwnedStatus is PatchStatus for a status the caller gives away (the status manager's
-// merged status, built fresh for the write): the server keeps it as it is instead of
-// copying it, so the caller must not use status, or anything it points to, afterwards.
+// PatchOwnedStatus is PatchStatus for a status that nobody changes in place (the status
+// manager's merged status, which shares its values with the manager's cached status): the
+// server keeps it as it is instead of copying it. That is safe because the server never
+// writes into a stored status either (a patch replaces it, PatchStatus with a copy), and
+// its watchers only read the pods it hands them. The caller must not change status, or
+// anything it points to, afterwards.
 func (a *Server) PatchOwnedStatus(uid types.UID, status corev1.PodStatus) bool {
-	p, ok := a.pods[uid]
+	sp, ok := a.pods[uid]
 	if !ok {
 		return false
 	}
-	p.Status = status
-	a.patched(p)
+	sp.pod.Status = status
+	a.patched(sp)
 	return true
 }
 
-// patched records and announces the status patch just stored in p.
-func (a *Server) patched(p *corev1.Pod) {
+// patched records and announces the status patch just stored in sp's pod.
+func (a *Server) patched(sp *storedPod) {
+	p := sp.pod
 	a.bump(p)
-	a.clk.Record(&trace.Event{Kind: KindPatchStatus, Pod: p.Namespace + "/" + p.Name, Attrs: mirrorAttr(p, []trace.Attr{{Key: "phase", Value: string(p.Status.Phase)}, {Key: "reason", Value: p.Status.Reason}})})
+	a.clk.Record(&trace.Event{Kind: KindPatchStatus, Pod: sp.key, Attrs: sp.patchEventAttrs()})
 	a.statusChanged(p)
+}
+
+// patchEventAttrs returns the attributes of a status patch event of the pod as it is now:
+// its phase and reason, and mirror=true for a mirror pod. The last ones made are kept and
+// returned again while they still say the same (a pod's patches nearly always do): a
+// recorded event keeps its attributes, but nothing writes them, so events may share them.
+func (sp *storedPod) patchEventAttrs() []trace.Attr {
+	p := sp.pod
+	_, mirror := p.Annotations[corev1.MirrorPodAnnotationKey]
+	if a := sp.patchAttrs; a != nil && a[0].Value == string(p.Status.Phase) && a[1].Value == p.Status.Reason && (len(a) == 3) == mirror {
+		return a
+	}
+	sp.patchAttrs = mirrorAttr(p, []trace.Attr{{Key: "phase", Value: string(p.Status.Phase)}, {Key: "reason", Value: p.Status.Reason}})
+	return sp.patchAttrs
 }
 
 // ForceDelete removes a pod outright (the status manager's final delete with grace 0, after
 // the kubelet finished terminating it).
 func (a *Server) ForceDelete(uid types.UID) {
-	p, ok := a.pods[uid]
+	sp, ok := a.pods[uid]
 	if !ok {
 		return
 	}
-	a.remove(uid, p)
+	a.remove(uid, sp.pod)
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"nodesim/sim"
+	"nodesim/trace"
 )
 
 func int64p(v int64) *int64 { return &v }
@@ -128,5 +130,43 @@ func TestGetByNameIndex(t *testing.T) {
 	}
 	if got := uidOf("db"); got != "" {
 		t.Fatalf("db is %q, want none", got)
+	}
+}
+
+// A status patch's event names the pod and gives its phase and reason (and mirror=true for
+// a mirror pod), whether or not the attributes of the previous patch are reused.
+func TestPatchEventAttributes(t *testing.T) {
+	log := &trace.Log{}
+	s := sim.New(1, log)
+	a := New(s)
+	a.Create(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "u", Name: "web", Namespace: "default"}})
+	a.Create(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "m", Name: "static", Namespace: "default",
+		Annotations: map[string]string{corev1.MirrorPodAnnotationKey: "h"}}})
+	a.PatchOwnedStatus("u", corev1.PodStatus{Phase: corev1.PodRunning})
+	a.PatchOwnedStatus("u", corev1.PodStatus{Phase: corev1.PodRunning})
+	a.PatchOwnedStatus("u", corev1.PodStatus{Phase: corev1.PodFailed, Reason: "Evicted"})
+	a.PatchOwnedStatus("m", corev1.PodStatus{Phase: corev1.PodRunning})
+	a.Update(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "u", Name: "web", Namespace: "default", Labels: map[string]string{"k": "v"}}})
+	a.PatchOwnedStatus("u", corev1.PodStatus{Phase: corev1.PodFailed, Reason: "Evicted"})
+	var got []string
+	for _, e := range log.Events {
+		if e.Kind != KindPatchStatus {
+			continue
+		}
+		line := e.Pod
+		for _, at := range e.Attrs {
+			line += " " + at.Key + "=" + at.Value
+		}
+		got = append(got, line)
+	}
+	want := []string{
+		"default/web phase=Running reason=",
+		"default/web phase=Running reason=",
+		"default/web phase=Failed reason=Evicted",
+		"default/static phase=Running reason= mirror=true",
+		"default/web phase=Failed reason=Evicted",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("patch events:\n%v\nwant\n%v", got, want)
 	}
 }

@@ -60,19 +60,24 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 		}
 	}
 	if err == nil && !memo.noOrphans(runtimePods, podsVersion, workersVersion) {
-		one := int64(1)
 		clean := memo.cleanListing(podsVersion, workersVersion)
 		for _, rp := range runtimePods {
-			// A pod of a listing that had no orphan, as the same object, is none now.
-			for len(clean) > 0 && clean[0].ID < rp.ID {
-				clean = clean[1:]
+			// A pod of a listing that had no orphan, as the same object, is none now. Most
+			// pods are the next one of that listing: the pointer test finds them before
+			// any comparison of UIDs.
+			if len(clean) > 0 && clean[0] != rp {
+				for len(clean) > 0 && clean[0].ID < rp.ID {
+					clean = clean[1:]
+				}
 			}
 			if len(clean) > 0 && clean[0] == rp {
+				clean = clean[1:]
 				continue
 			}
 			if _, ok := workingPods[rp.ID]; ok || kl.podManager.HasUID(rp.ID) || !hasRunning(rp) {
 				continue
 			}
+			one := int64(1) // made per orphan: most passes find none
 			kl.podWorkers.UpdatePod(podworkers.UpdatePodOptions{RunningPod: rp, UpdateType: podworkers.SyncPodKill,
 				KillPodOptions: &podworkers.KillPodOptions{PodTerminationGracePeriodSecondsOverride: &one}})
 			orphans++
@@ -282,11 +287,16 @@ func (kl *Kubelet) containerGC() {
 	for _, p := range pods {
 		removeAll := allReady && kl.podWorkers.ShouldPodContentBeRemoved(p.ID)
 		podGone := allReady && kl.podWorkers.ShouldPodRuntimeBeRemoved(p.ID)
-		for len(prev) > 0 && prev[0].pod.ID < p.ID {
-			prev = prev[1:]
+		// Most pods are the next entry's own listing object: the pointer test finds them
+		// before any comparison of UIDs (as in HandlePodCleanups' orphan walk).
+		if len(prev) > 0 && prev[0].pod != p {
+			for len(prev) > 0 && prev[0].pod.ID < p.ID {
+				prev = prev[1:]
+			}
 		}
 		if len(prev) > 0 && prev[0] == (gcCleanPod{p, removeAll, podGone}) {
 			clean = append(clean, prev[0])
+			prev = prev[1:]
 			continue
 		}
 		st, err := kl.runtime.GetPodStatus(p.ID, p.Name, p.Namespace)

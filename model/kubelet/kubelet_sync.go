@@ -475,7 +475,10 @@ func (kl *Kubelet) generateAPIPodStatusMemo(pod *corev1.Pod, podStatus *containe
 	}
 	st, usedNow := status.GenerateAPIPodStatusUsingNow(pod, podStatus, old, podIsTerminal, reasons, probes, kl.clk.Now())
 	if kl.probeManager != nil {
-		kl.probeManager.UpdatePodStatus(pod, &st)
+		// The readiness triggers. The prober does not read the status (generation has
+		// applied its results already), so none is passed, as a memoized sync passes
+		// none: taking st's address would move every generated status to the heap.
+		kl.probeManager.UpdatePodStatus(pod, nil)
 	}
 	if !isTerminal(st.Phase) && kl.pastActiveDeadline(pod) {
 		st.Phase = corev1.PodFailed

@@ -71,6 +71,12 @@ type PodConfig struct {
 	pods    map[string]map[types.UID]*corev1.Pod
 	seen    map[string]bool
 	sources []string
+	// reconciled holds, for each pod the sources hold, the attributes of the configMerge
+	// event of a RECONCILE of that pod alone (a status patch's echo, the commonest change),
+	// made at the first one: they depend only on the pod's namespace and name (checked at
+	// each use), and a recorded event keeps its attributes but nothing writes them, so
+	// every such event may share them. An entry goes when a source drops the pod.
+	reconciled map[types.UID][]trace.Attr
 }
 
 // New returns a mux for the given sources.
@@ -82,6 +88,8 @@ func New(s *sim.Sim, sources ...string) *PodConfig {
 		pods:    map[string]map[types.UID]*corev1.Pod{},
 		seen:    map[string]bool{},
 		sources: sources,
+
+		reconciled: map[types.UID][]trace.Attr{},
 	}
 	for _, src := range sources {
 		c.pods[src] = map[types.UID]*corev1.Pod{}
@@ -119,6 +127,7 @@ func (c *PodConfig) Merge(source string, snapshot []*corev1.Pod) {
 	for uid, p := range old {
 		if _, ok := next[uid]; !ok {
 			removes = append(removes, p)
+			delete(c.reconciled, uid)
 		}
 	}
 	c.pods[source] = next
@@ -147,24 +156,33 @@ const noChange PodOperation = -1
 // classify takes the kubelet's copy of a pod from a source and says what changed since
 // prev (nil: never seen): upstream checkAndUpdatePod.
 //
+// The copy is a new Pod with annotations of its own (the kubelet adds its own to them);
+// everything else it shares with in: the kubelet never writes into a pod's spec, labels,
+// status or other fields that hold references (a pod with another spec is another
+// object), and neither does a source into the pods it gives (the API server replaces what
+// it changes, see apiserver.WatchEvent; the file source gives fresh copies).
+//
 // statusOnly says in differs from the pod the source last gave (prev's origin) only in its
-// status and resource version; then the spec, labels, annotations and deletion fields of
-// prev and of the copy of in are deep copies of the same values, semantically equal, and
-// specChanged need not look. The copy then shares prev's spec rather than copying in's
-// again: the kubelet never changes a pod's spec in place (a pod with another spec is
-// another object), and a status patch comes on every status write.
+// status and resource version (the API server's status patch, which comes on every status
+// write). The copy is then prev with in's resource version and status, and specChanged need
+// not look:
+//   - prev's spec and object meta are the ones the source gave before, with the kubelet's
+//     annotations, which hold the same values for the copy (the source; the first-seen
+//     time is prev's): the copy shares them, its annotations included (nothing writes to
+//     a pod's annotations once classify made them).
+//   - The status is the API server's, shared as above.
 func (c *PodConfig) classify(source string, prev, in *corev1.Pod, statusOnly bool) (*corev1.Pod, PodOperation) {
-	var p *corev1.Pod
 	if statusOnly && prev != nil {
-		p = &corev1.Pod{TypeMeta: in.TypeMeta, Spec: prev.Spec}
-		in.ObjectMeta.DeepCopyInto(&p.ObjectMeta)
-		in.Status.DeepCopyInto(&p.Status)
-	} else {
-		p = in.DeepCopy()
+		p := &corev1.Pod{TypeMeta: in.TypeMeta, ObjectMeta: prev.ObjectMeta, Spec: prev.Spec, Status: in.Status}
+		p.ResourceVersion = in.ResourceVersion
+		if !apiserver.StatusSemanticEqual(&prev.Status, &p.Status) {
+			return p, RECONCILE
+		}
+		return p, noChange
 	}
-	if p.Annotations == nil {
-		p.Annotations = map[string]string{}
-	}
+	p := &corev1.Pod{TypeMeta: in.TypeMeta, ObjectMeta: in.ObjectMeta, Spec: in.Spec, Status: in.Status}
+	p.Annotations = make(map[string]string, len(in.Annotations)+2)
+	maps.Copy(p.Annotations, in.Annotations)
 	p.Annotations[ConfigSourceAnnotationKey] = source
 	if prev == nil {
 		p.Annotations[ConfigFirstSeenAnnotationKey] = c.clk.Now().Format("2006-01-02T15:04:05.000000000Z07:00")
@@ -172,7 +190,7 @@ func (c *PodConfig) classify(source string, prev, in *corev1.Pod, statusOnly boo
 	}
 	p.Annotations[ConfigFirstSeenAnnotationKey] = prev.Annotations[ConfigFirstSeenAnnotationKey]
 	switch {
-	case !statusOnly && specChanged(prev, p):
+	case specChanged(prev, p):
 		if p.DeletionTimestamp != nil {
 			return p, DELETE
 		}
@@ -204,6 +222,7 @@ func (c *PodConfig) update(source string, in *corev1.Pod, deleted, statusOnly bo
 			return
 		}
 		delete(old, in.UID)
+		delete(c.reconciled, in.UID)
 		c.record(source, nil, nil, nil, []*corev1.Pod{prev}, nil)
 		c.updates.Send(PodUpdate{Pods: []*corev1.Pod{prev}, Op: REMOVE, Source: source}, nil)
 		return
@@ -222,15 +241,28 @@ func (c *PodConfig) update(source string, in *corev1.Pod, deleted, statusOnly bo
 	case DELETE:
 		c.record(source, nil, nil, one, nil, nil)
 	case RECONCILE:
-		c.record(source, nil, nil, nil, nil, one)
+		c.clk.Record(&trace.Event{Kind: KindMerge, Name: source, Attrs: c.reconcileAttrs(p)})
 	}
 	c.updates.Send(PodUpdate{Pods: one, Op: op, Source: source}, nil)
 }
 
 func (c *PodConfig) record(source string, adds, updates, deletes, removes, reconciles []*corev1.Pod) {
-	c.clk.Record(&trace.Event{Kind: KindMerge, Name: source, Attrs: []trace.Attr{
-		{Key: "add", Value: names(adds)}, {Key: "update", Value: names(updates)}, {Key: "delete", Value: names(deletes)},
-		{Key: "remove", Value: names(removes)}, {Key: "reconcile", Value: names(reconciles)}}})
+	c.clk.Record(&trace.Event{Kind: KindMerge, Name: source, Attrs: mergeAttrs(names(adds), names(updates), names(deletes), names(removes), names(reconciles))})
+}
+
+func mergeAttrs(adds, updates, deletes, removes, reconciles string) []trace.Attr {
+	return []trace.Attr{{Key: "add", Value: adds}, {Key: "update", Value: updates}, {Key: "delete", Value: deletes},
+		{Key: "remove", Value: removes}, {Key: "reconcile", Value: reconciles}}
+}
+
+// reconcileAttrs is record's attributes for a RECONCILE of p alone (see reconciled).
+func (c *PodConfig) reconcileAttrs(p *corev1.Pod) []trace.Attr {
+	attrs, ok := c.reconciled[p.UID]
+	if !ok || !isKey(attrs[len(attrs)-1].Value, p.Namespace, p.Name) { // the reconcile attribute
+		attrs = mergeAttrs("", "", "", "", names([]*corev1.Pod{p}))
+		c.reconciled[p.UID] = attrs
+	}
+	return attrs
 }
 
 // specChanged compares what the kubelet acts on: spec, labels, annotations other than the
@@ -275,6 +307,12 @@ func userAnnotationsEqual(a, b map[string]string) bool {
 		}
 	}
 	return n == 0
+}
+
+// isKey reports whether key is namespace/name.
+func isKey(key, namespace, name string) bool {
+	return len(key) == len(namespace)+1+len(name) && key[len(namespace)] == '/' &&
+		key[:len(namespace)] == namespace && key[len(namespace)+1:] == name
 }
 
 func sortPods(pods []*corev1.Pod) {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"nodesim/sim"
+	"nodesim/trace"
 )
 
 func pod(uid, name string) *corev1.Pod {
@@ -203,5 +204,51 @@ func TestSpecChanged(t *testing.T) {
 	b.DeletionTimestamp, b.DeletionGracePeriodSeconds = &later, &grace2
 	if specChanged(a, b) {
 		t.Error("equal deletion fields behind distinct pointers were taken for a change")
+	}
+}
+
+// The kubelet's copy of a pod has annotations of its own (the source's pod keeps none of
+// the kubelet's), and a status patch's copy keeps the first-seen time, takes the new
+// status and resource version, and records the same configMerge attributes as before.
+func TestCopiesKeepTheSourcesPodAsItWas(t *testing.T) {
+	log := &trace.Log{}
+	s := sim.New(1, log)
+	c := New(s, ApiserverSource)
+	c.Merge(ApiserverSource, nil)
+	drain(c)
+	a := pod("1", "a")
+	a.Annotations = map[string]string{"user": "v"}
+	a.ResourceVersion = "1"
+	c.Update(ApiserverSource, a, false)
+	added, _ := c.Updates().TryRecv()
+	if len(a.Annotations) != 1 || added.Pods[0].Annotations[ConfigSourceAnnotationKey] != ApiserverSource || added.Pods[0].Annotations["user"] != "v" {
+		t.Fatalf("source annotations %v, copy's %v", a.Annotations, added.Pods[0].Annotations)
+	}
+	patched := a.DeepCopy()
+	patched.ResourceVersion = "2"
+	patched.Status.Phase = corev1.PodRunning
+	c.UpdateStatus(ApiserverSource, patched)
+	u, _ := c.Updates().TryRecv()
+	p := u.Pods[0]
+	if u.Op != RECONCILE || p.ResourceVersion != "2" || p.Status.Phase != corev1.PodRunning || p == added.Pods[0] ||
+		p.Annotations[ConfigFirstSeenAnnotationKey] != added.Pods[0].Annotations[ConfigFirstSeenAnnotationKey] {
+		t.Fatalf("status patch gave %v %+v", u.Op, p)
+	}
+	if added.Pods[0].ResourceVersion != "1" || added.Pods[0].Status.Phase != "" {
+		t.Fatal("the status patch changed the earlier copy")
+	}
+	patched2 := patched.DeepCopy()
+	patched2.ResourceVersion = "3"
+	patched2.Status.Phase = corev1.PodSucceeded
+	c.UpdateStatus(ApiserverSource, patched2)
+	var merges [][]trace.Attr
+	for _, e := range log.Events {
+		if e.Kind == KindMerge {
+			merges = append(merges, e.Attrs)
+		}
+	}
+	want := []trace.Attr{{Key: "add", Value: ""}, {Key: "update", Value: ""}, {Key: "delete", Value: ""}, {Key: "remove", Value: ""}, {Key: "reconcile", Value: "ns/a"}}
+	if n := len(merges); n < 2 || !reflect.DeepEqual(merges[n-1], want) || !reflect.DeepEqual(merges[n-2], want) {
+		t.Fatalf("configMerge attributes of the reconciles: %v", merges)
 	}
 }

@@ -198,7 +198,14 @@ func generateContainersReadyCondition(pod *corev1.Pod, oldStatus *corev1.PodStat
 		cond.Reason = terminalReason(podPhase)
 		return cond
 	}
-	if msg := listMessage("unready", unknown, unready); msg != "" {
+	// The message is usually the previous status's, whose string is then reused.
+	var prev string
+	if oldStatus != nil {
+		if c := findCondition(oldStatus.Conditions, corev1.ContainersReady); c != nil {
+			prev = c.Message
+		}
+	}
+	if msg := reuseListMessage("unready", unknown, unready, prev); msg != "" {
 		cond.Reason, cond.Message = ContainersNotReady, msg
 		return cond
 	}
@@ -353,30 +360,43 @@ func terminalReason(p corev1.PodPhase) string {
 // listMessage is "containers with unknown status: [a b], containers with <what> status:
 // [c]", leaving out empty lists.
 func listMessage(what string, unknown, other []string) string {
+	return reuseListMessage(what, unknown, other, "")
+}
+
+// reuseListMessage is listMessage returning prev when the message is the same, so that
+// the usual message, unchanged since the previous status, is not allocated again. The
+// message is built in a buffer on the stack.
+func reuseListMessage(what string, unknown, other []string, prev string) string {
+	var buf [128]byte
+	b := buf[:0]
 	// Written as fmt's %v writes a []string: "[a b]".
-	var b strings.Builder
 	list := func(names []string) {
-		b.WriteByte('[')
+		b = append(b, '[')
 		for i, n := range names {
 			if i > 0 {
-				b.WriteByte(' ')
+				b = append(b, ' ')
 			}
-			b.WriteString(n)
+			b = append(b, n...)
 		}
-		b.WriteByte(']')
+		b = append(b, ']')
 	}
 	if len(unknown) > 0 {
-		b.WriteString("containers with unknown status: ")
+		b = append(b, "containers with unknown status: "...)
 		list(unknown)
 	}
 	if len(other) > 0 {
-		if b.Len() > 0 {
-			b.WriteString(", ")
+		if len(b) > 0 {
+			b = append(b, ", "...)
 		}
-		b.WriteString("containers with " + what + " status: ")
+		b = append(b, "containers with "...)
+		b = append(b, what...)
+		b = append(b, " status: "...)
 		list(other)
 	}
-	return b.String()
+	if string(b) == prev {
+		return prev
+	}
+	return string(b)
 }
 
 // shouldAllContainersRestart is kuberuntime.ShouldAllContainersRestart for a non-nil old
@@ -460,12 +480,15 @@ func runtimeID(id string) string {
 // ID changed), and a running container whose previous status was terminated with a count
 // no lower than the runtime's counts one more restart.
 func convertInstance(cs *container.Status, old *corev1.ContainerStatus, specImage string, restartAll, podRestarting bool) corev1.ContainerStatus {
+	// The same instance as in the previous status (its state, or its last termination):
+	// reuse its ID string rather than build an equal one on every sync.
 	var cid string
-	if old != nil && isAPIContainerID(old.ContainerID, cs.ID) {
-		// The same instance as in the previous status: reuse its ID string rather than
-		// build an equal one on every sync.
+	switch {
+	case old != nil && isAPIContainerID(old.ContainerID, cs.ID):
 		cid = old.ContainerID
-	} else {
+	case old != nil && old.LastTerminationState.Terminated != nil && isAPIContainerID(old.LastTerminationState.Terminated.ContainerID, cs.ID):
+		cid = old.LastTerminationState.Terminated.ContainerID
+	default:
 		cid = apiContainerID(cs.ID)
 	}
 	out := corev1.ContainerStatus{
@@ -482,29 +505,34 @@ func convertInstance(cs *container.Status, old *corev1.ContainerStatus, specImag
 			out.RestartCount = old.RestartCount
 		}
 		if old.ContainerID != out.ContainerID && old.State.Terminated != nil {
-			out.LastTerminationState.Terminated = old.State.Terminated.DeepCopy()
+			out.LastTerminationState.Terminated = old.State.Terminated
 		} else if old.LastTerminationState.Terminated != nil {
-			out.LastTerminationState.Terminated = old.LastTerminationState.Terminated.DeepCopy()
+			out.LastTerminationState.Terminated = old.LastTerminationState.Terminated
 		}
+	}
+	// The states of the previous status, which an equal new state shares (see sharedState).
+	var prev, prevLast corev1.ContainerState
+	if old != nil {
+		prev, prevLast = old.State, old.LastTerminationState
 	}
 	switch {
 	case cs.State == container.StateRunning:
-		out.State.Running = &corev1.ContainerStateRunning{StartedAt: apiTime(cs.StartedAt)}
+		out.State.Running = sharedState(corev1.ContainerStateRunning{StartedAt: apiTime(cs.StartedAt)}, prev.Running, prevLast.Running)
 		if restartAll && old != nil && old.State.Terminated != nil && old.RestartCount >= int32(cs.RestartCount) {
 			out.RestartCount = old.RestartCount + 1
 		}
 	case cs.State == container.StateCreated:
 		// Created but never started: waiting, with no reason.
-		out.State.Waiting = &corev1.ContainerStateWaiting{}
+		out.State.Waiting = sharedState(corev1.ContainerStateWaiting{}, prev.Waiting, nil)
 	case cs.State == container.StateExited:
-		out.State.Terminated = &corev1.ContainerStateTerminated{
+		out.State.Terminated = sharedState(corev1.ContainerStateTerminated{
 			ExitCode:    int32(cs.ExitCode),
 			Reason:      cs.Reason,
 			Message:     cs.Message,
 			StartedAt:   apiTime(cs.StartedAt),
 			FinishedAt:  apiTime(cs.FinishedAt),
 			ContainerID: cid,
-		}
+		}, prev.Terminated, prevLast.Terminated)
 	case cs.State == container.StateUnknown && old != nil && old.State.Running != nil:
 		// It was running and the runtime lost track of it: it must have died. Do not let
 		// it look like a container that never ran.
@@ -512,16 +540,38 @@ func convertInstance(cs *container.Status, old *corev1.ContainerStatus, specImag
 		if restartAll && podRestarting {
 			reason = kuberuntime.RestartingAllContainers
 		}
-		out.State.Terminated = &corev1.ContainerStateTerminated{
+		out.State.Terminated = sharedState(corev1.ContainerStateTerminated{
 			Reason:   reason,
 			Message:  msgUnknownState,
 			ExitCode: 137,
-		}
+		}, prev.Terminated, prevLast.Terminated)
 		out.RestartCount = old.RestartCount + 1
 	default:
-		out.State.Waiting = &corev1.ContainerStateWaiting{}
+		out.State.Waiting = sharedState(corev1.ContainerStateWaiting{}, prev.Waiting, nil)
 	}
 	return out
+}
+
+// sharedState returns a pointer to v: a or b when one of them points to a value equal to
+// v (==, so the same bytes), else a new one. A generated status may share what it points
+// to with the previous status, because no status is ever changed in place once built: the
+// status manager stores a new status for every change and copies a cached one before
+// changing it (SetContainerReadiness, TerminatePod), the API server replaces a stored
+// status, and whoever adjusts a freshly generated status (the status manager's transition
+// times, the eviction manager's status function, normalizeContainerTimes) assigns its
+// own fields and condition list only. Most syncs find most container states as they were,
+// so this spares them an allocation per state.
+func sharedState[T comparable](v T, a, b *T) *T {
+	switch {
+	case a != nil && *a == v:
+		return a
+	case b != nil && *b == v:
+		return b
+	}
+	// A new value only here: returning &v would move v to the heap on every call.
+	p := new(T)
+	*p = v
+	return p
 }
 
 // ConvertToAPIContainerStatuses builds the API statuses of either the init containers
@@ -575,16 +625,26 @@ func ConvertToAPIContainerStatuses(pod *corev1.Pod, podStatus *container.PodStat
 	statuses := make([]corev1.ContainerStatus, len(containers))
 	for i := range containers {
 		c := &containers[i]
-		st := &statuses[i]
-		if o := oldStatus(c.Name); o != nil && o.State.Terminated != nil {
-			o.DeepCopyInto(st)
+		if podStatus.FindContainerStatusByName(c.Name) != nil {
+			// The newest runtime instance replaces all of it below.
 			continue
-		} else if o != nil {
+		}
+		st := &statuses[i]
+		o := oldStatus(c.Name)
+		if o != nil && o.State.Terminated != nil {
+			// Kept as it was: a copy of the value, sharing what it points to (see
+			// sharedState).
+			*st = *o
+			continue
+		}
+		var prevWaiting *corev1.ContainerStateWaiting
+		if o != nil {
 			st.RestartCount = o.RestartCount
-			o.LastTerminationState.DeepCopyInto(&st.LastTerminationState)
+			st.LastTerminationState = o.LastTerminationState
+			prevWaiting = o.State.Waiting
 		}
 		st.Name, st.Image = c.Name, c.Image
-		st.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: defaultReason}}
+		st.State = corev1.ContainerState{Waiting: sharedState(corev1.ContainerStateWaiting{Reason: defaultReason}, prevWaiting, nil)}
 	}
 
 	// Containers that were running but the runtime no longer knows at all.
@@ -626,28 +686,31 @@ func ConvertToAPIContainerStatuses(pod *corev1.Pod, podStatus *container.PodStat
 	var buf [8]*container.Status
 	instances := append(buf[:0], podStatus.ContainerStatuses...)
 	slices.SortStableFunc(instances, func(a, b *container.Status) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	// second[i] is containers[i]'s instance before the newest. Its state becomes the last
+	// termination, unless the reason step below replaces that with the newest instance's
+	// termination; nothing before then reads it, so it is converted only at the end, when
+	// it is kept.
 	var seenBuf [8]uint8
-	seen := seenBuf[:0]
+	var secondBuf [8]*container.Status
+	seen, second := seenBuf[:0], secondBuf[:0]
 	if len(containers) <= len(seenBuf) {
-		seen = seenBuf[:len(containers)]
+		seen, second = seenBuf[:len(containers)], secondBuf[:len(containers)]
 	} else {
-		seen = make([]uint8, len(containers))
+		seen, second = make([]uint8, len(containers)), make([]*container.Status, len(containers))
 	}
 	for _, cs := range instances {
 		i := index(cs.Name)
 		if i < 0 || seen[i] >= 2 {
 			continue
 		}
-		oldPtr := oldStatus(cs.Name)
-		st := convertInstance(cs, oldPtr, containers[i].Image, restartAll, podRestarting)
-		if cs.State == container.StateRunning && oldPtr != nil && oldPtr.Started != nil {
-			v := *oldPtr.Started
-			st.Started = &v
-		}
 		if seen[i] == 0 {
-			statuses[i] = st
+			oldPtr := oldStatus(cs.Name)
+			statuses[i] = convertInstance(cs, oldPtr, containers[i].Image, restartAll, podRestarting)
+			if cs.State == container.StateRunning && oldPtr != nil && oldPtr.Started != nil {
+				statuses[i].Started = oldPtr.Started // shared, as in sharedState
+			}
 		} else {
-			statuses[i].LastTerminationState = st.State
+			second[i] = cs
 		}
 		seen[i]++
 	}
@@ -681,8 +744,19 @@ func ConvertToAPIContainerStatuses(pod *corev1.Pod, podStatus *container.PodStat
 		}
 		if st.State.Terminated != nil {
 			st.LastTerminationState = st.State
+			second[i] = nil
 		}
-		st.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: r.Err, Message: r.Message}}
+		var prevWaiting *corev1.ContainerStateWaiting
+		if o := oldStatus(c.Name); o != nil {
+			prevWaiting = o.State.Waiting
+		}
+		st.State = corev1.ContainerState{Waiting: sharedState(corev1.ContainerStateWaiting{Reason: r.Err, Message: r.Message}, prevWaiting, nil)}
+	}
+
+	for i, cs := range second {
+		if cs != nil {
+			statuses[i].LastTerminationState = convertInstance(cs, oldStatus(cs.Name), containers[i].Image, restartAll, podRestarting).State
+		}
 	}
 
 	if !isInitContainer {
@@ -738,6 +812,10 @@ func kubeletOwnedCondition(t corev1.PodConditionType) bool {
 // runtime reports none; HostIP stays empty. QOSClass is not computed: it is carried over
 // from oldStatus or the API status (the API server sets it at creation). Timestamps are at
 // whole seconds.
+//
+// The status shares what did not change (container states, started flags, the start time,
+// the pod IPs) with oldStatus or the API status, as sharedState explains: nobody changes a
+// built status in place. Its container status and condition lists are its own.
 func GenerateAPIPodStatus(pod *corev1.Pod, podStatus *container.PodStatus, oldStatus *corev1.PodStatus, podIsTerminal bool, reasons ReasonLookup, probes ProbeState, now time.Time) corev1.PodStatus {
 	s, _ := GenerateAPIPodStatusUsingNow(pod, podStatus, oldStatus, podIsTerminal, reasons, probes, now)
 	return s
@@ -759,11 +837,16 @@ func GenerateAPIPodStatusUsingNow(pod *corev1.Pod, podStatus *container.PodStatu
 	}
 	var s corev1.PodStatus
 
-	for _, ip := range podStatus.IPs {
-		s.PodIPs = append(s.PodIPs, corev1.PodIP{IP: ip})
-	}
-	if len(s.PodIPs) == 0 && len(old.PodIPs) > 0 {
-		s.PodIPs = append([]corev1.PodIP(nil), old.PodIPs...)
+	// The runtime's IPs, else the old status's; the old status's list is shared when it
+	// holds the same IPs (see sharedState).
+	switch {
+	case len(podStatus.IPs) > 0 && !samePodIPs(old.PodIPs, podStatus.IPs):
+		s.PodIPs = make([]corev1.PodIP, len(podStatus.IPs))
+		for i, ip := range podStatus.IPs {
+			s.PodIPs[i] = corev1.PodIP{IP: ip}
+		}
+	case len(old.PodIPs) > 0:
+		s.PodIPs = old.PodIPs
 	}
 	if len(s.PodIPs) > 0 {
 		s.PodIP = s.PodIPs[0].IP
@@ -885,8 +968,7 @@ func GenerateAPIPodStatusUsingNow(pod *corev1.Pod, podStatus *container.PodStatu
 	}
 
 	if old.StartTime != nil && !old.StartTime.IsZero() {
-		t := *old.StartTime
-		s.StartTime = &t
+		s.StartTime = old.StartTime // shared, as in sharedState
 	} else {
 		t := apiTime(now)
 		s.StartTime = &t
@@ -896,6 +978,19 @@ func GenerateAPIPodStatusUsingNow(pod *corev1.Pod, podStatus *container.PodStatu
 	normalizeContainerTimes(s.ContainerStatuses)
 	normalizeContainerTimes(s.EphemeralContainerStatuses)
 	return s, usedNow
+}
+
+// samePodIPs reports whether list holds exactly the IPs ips, in order.
+func samePodIPs(list []corev1.PodIP, ips []string) bool {
+	if len(list) != len(ips) {
+		return false
+	}
+	for i := range list {
+		if list[i].IP != ips[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // GenerateAllContainersRestartingCondition computes AllContainersRestarting for a pod with a
@@ -924,7 +1019,7 @@ func applyProbes(pod *corev1.Pod, s *corev1.PodStatus, probes ProbeState) {
 		cs := &s.ContainerStatuses[i]
 		spec := specByName(pod.Spec.Containers, cs.Name)
 		started := containerStarted(pod.UID, cs, spec, probes)
-		cs.Started = &started
+		cs.Started = startedFlag(cs.Started, started)
 		if !started {
 			continue
 		}
@@ -934,7 +1029,7 @@ func applyProbes(pod *corev1.Pod, s *corev1.PodStatus, probes ProbeState) {
 		cs := &s.InitContainerStatuses[i]
 		spec := specByName(pod.Spec.InitContainers, cs.Name)
 		started := containerStarted(pod.UID, cs, spec, probes)
-		cs.Started = &started
+		cs.Started = startedFlag(cs.Started, started)
 		if spec == nil {
 			continue
 		}
@@ -949,6 +1044,17 @@ func applyProbes(pod *corev1.Pod, s *corev1.PodStatus, probes ProbeState) {
 			cs.Ready = containerReady(pod.UID, cs, spec, probes)
 		}
 	}
+}
+
+// startedFlag returns a pointer to started: prev, the flag the status holds so far (shared
+// with the previous status, see sharedState), when it says the same.
+func startedFlag(prev *bool, started bool) *bool {
+	if prev != nil && *prev == started {
+		return prev
+	}
+	p := new(bool) // not &started, which would move started to the heap on every call
+	*p = started
+	return p
 }
 
 func specByName(list []corev1.Container, name string) *corev1.Container {
@@ -990,15 +1096,26 @@ func containerReady(uid types.UID, cs *corev1.ContainerStatus, spec *corev1.Cont
 	return probes.Ready(uid, runtimeID(cs.ContainerID), spec)
 }
 
-// normalizeContainerTimes truncates the container state timestamps to whole seconds.
+// normalizeContainerTimes truncates the container state timestamps to whole seconds. A
+// state may be shared with the previous status (see sharedState), so one whose times need
+// truncating is replaced by a truncated copy rather than changed in place; nearly every
+// state's times are whole seconds already.
 func normalizeContainerTimes(list []corev1.ContainerStatus) {
 	fix := func(st *corev1.ContainerState) {
-		if st.Running != nil {
-			st.Running.StartedAt = apiTime(st.Running.StartedAt.Time)
+		if r := st.Running; r != nil {
+			if t := apiTime(r.StartedAt.Time); t != r.StartedAt {
+				c := *r
+				c.StartedAt = t
+				st.Running = &c
+			}
 		}
-		if st.Terminated != nil {
-			st.Terminated.StartedAt = apiTime(st.Terminated.StartedAt.Time)
-			st.Terminated.FinishedAt = apiTime(st.Terminated.FinishedAt.Time)
+		if x := st.Terminated; x != nil {
+			started, finished := apiTime(x.StartedAt.Time), apiTime(x.FinishedAt.Time)
+			if started != x.StartedAt || finished != x.FinishedAt {
+				c := *x
+				c.StartedAt, c.FinishedAt = started, finished
+				st.Terminated = &c
+			}
 		}
 	}
 	for i := range list {

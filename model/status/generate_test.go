@@ -1046,3 +1046,54 @@ func TestIsAPIContainerID(t *testing.T) {
 		}
 	}
 }
+
+// A generated status shares the container states, started flags, start time and pod IPs
+// that did not change with the status it was generated from (sharedState), and never
+// writes into that status: a state whose times need truncating is replaced by a copy.
+func TestGeneratedStatusSharesButNeverChangesThePrevious(t *testing.T) {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "u", Name: "p", Namespace: "ns"},
+		Spec: specWith(corev1.RestartPolicyAlways, nil, "a", "b", "c")}
+	start := metav1.NewTime(tBase)
+	yes := true
+	ragged := metav1.NewTime(at(1)) // not whole seconds
+	old := &corev1.PodStatus{
+		Phase: corev1.PodRunning, StartTime: &start, PodIP: "10.0.0.7", PodIPs: []corev1.PodIP{{IP: "10.0.0.7"}},
+		ContainerStatuses: []corev1.ContainerStatus{
+			{Name: "a", ContainerID: ContainerIDScheme + "ca", Started: &yes,
+				State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: api(2)}}},
+			{Name: "b", ContainerID: ContainerIDScheme + "cb2", RestartCount: 1,
+				State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: api(4)}},
+				LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+					ExitCode: 1, Reason: "Error", StartedAt: api(1), FinishedAt: api(2), ContainerID: ContainerIDScheme + "cb1"}}},
+			{Name: "c", ContainerID: ContainerIDScheme + "cc",
+				State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, StartedAt: ragged, FinishedAt: ragged}}},
+		},
+	}
+	before := old.DeepCopy()
+	runtime := &container.PodStatus{
+		SandboxStatuses: readySandbox("10.0.0.7"),
+		IPs:             []string{"10.0.0.7"},
+		ContainerStatuses: []*container.Status{
+			{ID: "ca", Name: "a", State: container.StateRunning, CreatedAt: at(1), StartedAt: at(2)},
+			{ID: "cb2", Name: "b", State: container.StateExited, ExitCode: 2, Reason: "Error", RestartCount: 1, CreatedAt: at(3), StartedAt: at(4), FinishedAt: at(5)},
+			{ID: "cb1", Name: "b", State: container.StateExited, ExitCode: 1, Reason: "Error", CreatedAt: at(0), StartedAt: at(1), FinishedAt: at(2)},
+		},
+	}
+	got := GenerateAPIPodStatus(pod, runtime, old, false, nil, nil, tBase.Add(10*time.Second))
+	if !apiequality.Semantic.DeepEqual(old, before) {
+		t.Fatalf("generation changed the previous status:\n%s\nwas\n%s", dump(old), dump(before))
+	}
+	a, b, c := &got.ContainerStatuses[0], &got.ContainerStatuses[1], &got.ContainerStatuses[2]
+	if a.State.Running != old.ContainerStatuses[0].State.Running || a.Started != old.ContainerStatuses[0].Started {
+		t.Error("an unchanged running state and started flag were not shared")
+	}
+	if b.State.Terminated == nil || b.State.Terminated.ExitCode != 2 || b.LastTerminationState.Terminated != old.ContainerStatuses[1].LastTerminationState.Terminated {
+		t.Errorf("b: want a new terminated state (exit 2) and the previous last termination shared, got %s", dump(b))
+	}
+	if c.State.Terminated == old.ContainerStatuses[2].State.Terminated || c.State.Terminated.StartedAt != api(1) || c.State.Terminated.FinishedAt != api(1) {
+		t.Errorf("c: a state with ragged times must be replaced by a truncated copy, got %s", dump(c))
+	}
+	if got.StartTime != old.StartTime || &got.PodIPs[0] != &old.PodIPs[0] {
+		t.Error("the unchanged start time and pod IPs were not shared")
+	}
+}

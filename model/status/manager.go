@@ -48,7 +48,11 @@ type versionedPodStatus struct {
 	podNamespace string
 	// podKey is namespace/name, as the trace names the pod, handed from each status to
 	// the next while they stay the same (they do for a UID), so that it is built once.
-	podKey        string
+	podKey string
+	// attrKeys are statusAttrs' container attribute keys ("container/NAME") for this
+	// status's init and regular containers, in order, handed from each status to the next
+	// while the names stay the same.
+	attrKeys      []string
 	at            time.Time
 	podIsFinished bool
 }
@@ -390,22 +394,18 @@ func initializedContainers(list []corev1.ContainerStatus) []corev1.ContainerStat
 func isTerminal(p corev1.PodPhase) bool { return p == corev1.PodSucceeded || p == corev1.PodFailed }
 
 func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus, force, finished bool) {
-	var oldStatus corev1.PodStatus
+	// The previous status, read in place (a cached status is never changed).
+	oldStatus := &pod.Status
 	cached, isCached := m.podStatuses[pod.UID]
 	if isCached {
-		oldStatus = cached.status
-	} else {
-		oldStatus = pod.Status
+		oldStatus = &cached.status
 	}
 	// A pod never leaves a terminal phase.
 	if isTerminal(oldStatus.Phase) && !isTerminal(status.Phase) {
 		status.Phase, status.Reason, status.Message = oldStatus.Phase, oldStatus.Reason, oldStatus.Message
 	}
 	now := m.s.Now()
-	for _, t := range []corev1.PodConditionType{corev1.ContainersReady, corev1.PodReady, corev1.PodInitialized,
-		corev1.PodReadyToStartContainers, corev1.PodScheduled, corev1.DisruptionTarget} {
-		keepTransitionTime(&status, &oldStatus, t, now)
-	}
+	keepTransitionTimes(&status, oldStatus, now)
 	if oldStatus.StartTime != nil && !oldStatus.StartTime.IsZero() {
 		status.StartTime = oldStatus.StartTime
 	} else if status.StartTime == nil || status.StartTime.IsZero() {
@@ -434,6 +434,11 @@ func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus,
 	} else {
 		ns.podKey = pod.Namespace + "/" + pod.Name
 	}
+	var prevKeys []string
+	if isCached {
+		prevKeys = cached.attrKeys
+	}
+	ns.attrKeys = containerAttrKeys(&ns.status, prevKeys)
 	ns.entry.Status = &ns.status
 	if ns.at.IsZero() {
 		ns.at = now
@@ -453,7 +458,7 @@ func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus,
 	} else {
 		delete(m.finished, pod.UID)
 	}
-	m.clk.Record(&trace.Event{Kind: KindSetPodStatus, Pod: ns.podKey, Attrs: statusAttrs(pod, &status, ns.version)})
+	m.clk.Record(&trace.Event{Kind: KindSetPodStatus, Pod: ns.podKey, Attrs: statusAttrs(pod, &status, ns.version, ns.attrKeys)})
 	if !m.signalled {
 		m.signalled = true
 		if m.syncChangedFn == nil {
@@ -471,26 +476,52 @@ func (m *Manager) syncChanged() {
 	m.syncBatch(false)
 }
 
-func keepTransitionTime(status, old *corev1.PodStatus, t corev1.PodConditionType, now time.Time) {
-	var nc, oc *corev1.PodCondition
-	for i := range status.Conditions {
-		if status.Conditions[i].Type == t {
-			nc = &status.Conditions[i]
+// keepTransitionTimes sets the LastTransitionTime of each condition of a type the manager
+// tracks (transitionBit): the time of old's condition of that type when its status is the
+// same, else now. Of several conditions of one type, the last one of each list counts, and
+// only the last one in status is set. One pass from the end of status finds those.
+func keepTransitionTimes(status, old *corev1.PodStatus, now time.Time) {
+	var done uint8
+	for i := len(status.Conditions) - 1; i >= 0; i-- {
+		nc := &status.Conditions[i]
+		bit := transitionBit(nc.Type)
+		if bit == 0 || done&bit != 0 {
+			continue
+		}
+		done |= bit
+		var oc *corev1.PodCondition
+		for j := len(old.Conditions) - 1; j >= 0; j-- {
+			if old.Conditions[j].Type == nc.Type {
+				oc = &old.Conditions[j]
+				break
+			}
+		}
+		if oc != nil && oc.Status == nc.Status {
+			nc.LastTransitionTime = oc.LastTransitionTime
+		} else {
+			nc.LastTransitionTime = metav1.NewTime(now.Truncate(time.Second))
 		}
 	}
-	if nc == nil {
-		return
+}
+
+// transitionBit is a distinct bit for each condition type whose transition time the
+// manager keeps, 0 for the others.
+func transitionBit(t corev1.PodConditionType) uint8 {
+	switch t {
+	case corev1.ContainersReady:
+		return 1 << 0
+	case corev1.PodReady:
+		return 1 << 1
+	case corev1.PodInitialized:
+		return 1 << 2
+	case corev1.PodReadyToStartContainers:
+		return 1 << 3
+	case corev1.PodScheduled:
+		return 1 << 4
+	case corev1.DisruptionTarget:
+		return 1 << 5
 	}
-	for i := range old.Conditions {
-		if old.Conditions[i].Type == t {
-			oc = &old.Conditions[i]
-		}
-	}
-	if oc != nil && oc.Status == nc.Status {
-		nc.LastTransitionTime = oc.LastTransitionTime
-	} else {
-		nc.LastTransitionTime = metav1.NewTime(now.Truncate(time.Second))
-	}
+	return 0
 }
 
 // normalize orders the conditions by type. The sort is stable (an insertion sort: a status
@@ -669,8 +700,9 @@ func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus, synced *syncedS
 	}
 	merged := mergePodStatus(&p.Status, &st.status, m.safety == nil || m.safety.CouldHaveRunningContainers(uid))
 	if !apiserver.StatusSemanticEqual(&p.Status, &merged) {
-		// merged is a deep copy made for this write, shared with nothing: the API server
-		// may keep it as it is.
+		// merged shares its values with the cached status, which nothing changes in
+		// place, and the API server changes no stored status in place either: it may
+		// keep merged as it is.
 		m.api.PatchOwnedStatus(p.UID, merged)
 	}
 	synced.resourceVersion = m.api.ResourceVersion(p.UID)
@@ -708,30 +740,49 @@ func statusManagerOwned(t corev1.PodConditionType) bool {
 }
 
 // mergePodStatus keeps conditions the kubelet does not own and withholds a terminal phase
-// while the pod could still have running containers. Its result shares nothing with either
-// status, so that syncPod may give it to the API server (PatchOwnedStatus).
+// while the pod could still have running containers.
+//
+// Its result shares everything but its conditions with newStatus, the pod's cached status,
+// and shares those too when the merge leaves them as they are (the usual case: every
+// condition of newStatus is the kubelet's, the API status has none of another writer, the
+// phase is not terminal). syncPod gives the result to the API server (PatchOwnedStatus),
+// which is safe because nothing changes either status in place: the manager stores a new
+// status for every change (the cached one is only read) and the API server replaces a
+// stored status rather than writing into it. Only the conditions this function changes are
+// a list of its own.
 func mergePodStatus(oldStatus, newStatus *corev1.PodStatus, couldHaveRunningContainers bool) corev1.PodStatus {
-	// A deep copy of newStatus but for its conditions, which are merged into a list of
-	// their own (a PodCondition holds no pointers: a copy of one is a deep copy). One
-	// allocation for the merged conditions, of the size kept (counted first: a condition
-	// is large, and most of the old status's are owned, so dropped); none kept is nil, as
-	// it always was.
-	src := *newStatus
-	src.Conditions = nil
-	var out corev1.PodStatus
-	src.DeepCopyInto(&out)
-	n := 0
+	out := *newStatus
+	// The merged conditions: newStatus's owned ones, then oldStatus's others. None kept
+	// is nil, as it always was.
+	n, allOwned := 0, true
 	for i := range newStatus.Conditions {
 		if statusManagerOwned(newStatus.Conditions[i].Type) {
 			n++
+		} else {
+			allOwned = false
 		}
 	}
+	othersKept := false
 	for i := range oldStatus.Conditions {
 		if !statusManagerOwned(oldStatus.Conditions[i].Type) {
 			n++
+			othersKept = true
 		}
 	}
-	if n > 0 {
+	withheld := isTerminal(out.Phase) && !isTerminal(oldStatus.Phase) && couldHaveRunningContainers
+	if withheld {
+		out.Phase, out.Reason, out.Message = oldStatus.Phase, oldStatus.Reason, oldStatus.Message
+	}
+	terminal := isTerminal(out.Phase)
+	switch {
+	case n == 0:
+		out.Conditions = nil
+	case allOwned && !othersKept && !withheld && !terminal && conditionsInOrder(newStatus.Conditions):
+		// The merge is newStatus's list as it is, and nothing below writes to it: share it.
+	default:
+		// One allocation for the merged conditions, of the size kept (counted above: a
+		// condition is large, and most of the old status's are owned, so dropped). A
+		// PodCondition holds no pointers: a copy of one is a deep copy.
 		conds := make([]corev1.PodCondition, 0, n)
 		for i := range newStatus.Conditions {
 			if statusManagerOwned(newStatus.Conditions[i].Type) {
@@ -744,32 +795,71 @@ func mergePodStatus(oldStatus, newStatus *corev1.PodStatus, couldHaveRunningCont
 			}
 		}
 		out.Conditions = conds
-	}
-	if isTerminal(out.Phase) && !isTerminal(oldStatus.Phase) && couldHaveRunningContainers {
-		out.Phase, out.Reason, out.Message = oldStatus.Phase, oldStatus.Reason, oldStatus.Message
-		var kept []corev1.PodCondition
-		for _, c := range out.Conditions {
-			if c.Type != corev1.DisruptionTarget {
-				kept = append(kept, c)
+		if withheld {
+			var kept []corev1.PodCondition
+			for _, c := range out.Conditions {
+				if c.Type != corev1.DisruptionTarget {
+					kept = append(kept, c)
+				}
+			}
+			out.Conditions = kept
+		}
+		if terminal {
+			for i := range out.Conditions {
+				if out.Conditions[i].Type == corev1.PodReady || out.Conditions[i].Type == corev1.ContainersReady {
+					out.Conditions[i].Status = corev1.ConditionFalse
+				}
 			}
 		}
-		out.Conditions = kept
+		normalize(&out)
 	}
-	if isTerminal(out.Phase) {
-		for i := range out.Conditions {
-			if out.Conditions[i].Type == corev1.PodReady || out.Conditions[i].Type == corev1.ContainersReady {
-				out.Conditions[i].Status = corev1.ConditionFalse
-			}
-		}
-	}
-	normalize(&out)
 	return out
+}
+
+// conditionsInOrder reports whether normalize would leave the list as it is (every cached
+// status is normalized, so this holds for the statuses syncPod merges).
+func conditionsInOrder(c []corev1.PodCondition) bool {
+	for i := 1; i < len(c); i++ {
+		if c[i].Type < c[i-1].Type {
+			return false
+		}
+	}
+	return true
+}
+
+// containerAttrKeys returns the attribute keys "container/NAME" of st's init and regular
+// containers, in order: prev when it holds exactly those (a pod's containers rarely
+// change), else a new list.
+func containerAttrKeys(st *corev1.PodStatus, prev []string) []string {
+	const prefix = "container/"
+	lists := [2][]corev1.ContainerStatus{st.InitContainerStatuses, st.ContainerStatuses}
+	same := len(prev) == len(lists[0])+len(lists[1])
+	for i, j := 0, 0; same && j < 2; j++ {
+		for k := range lists[j] {
+			name := lists[j][k].Name
+			same = len(prev[i]) == len(prefix)+len(name) && prev[i][:len(prefix)] == prefix && prev[i][len(prefix):] == name
+			if !same {
+				break
+			}
+			i++
+		}
+	}
+	if same {
+		return prev
+	}
+	keys := make([]string, 0, len(lists[0])+len(lists[1]))
+	for _, list := range lists {
+		for i := range list {
+			keys = append(keys, prefix+list[i].Name)
+		}
+	}
+	return keys
 }
 
 // statusAttrs summarizes a status for the trace: phase, reason, whether every regular
 // container runs, and each container's state ("state=running restarts=2 last=Error:1
-// ready=true").
-func statusAttrs(pod *corev1.Pod, st *corev1.PodStatus, version uint64) []trace.Attr {
+// ready=true"), under the keys containerAttrKeys gives.
+func statusAttrs(pod *corev1.Pod, st *corev1.PodStatus, version uint64, keys []string) []trace.Attr {
 	// Sized for everything below, so that the list is allocated once.
 	attrs := make([]trace.Attr, 0, 6+len(st.InitContainerStatuses)+len(st.ContainerStatuses))
 	attrs = append(attrs, trace.Attr{Key: "phase", Value: string(st.Phase)}, trace.Attr{Key: "reason", Value: st.Reason},
@@ -784,9 +874,11 @@ func statusAttrs(pod *corev1.Pod, st *corev1.PodStatus, version uint64) []trace.
 	if st.PodIP != "" {
 		attrs = append(attrs, trace.Attr{Key: "podIP", Value: st.PodIP})
 	}
+	k := 0
 	for _, list := range [][]corev1.ContainerStatus{st.InitContainerStatuses, st.ContainerStatuses} {
 		for i := range list {
-			attrs = append(attrs, trace.Attr{Key: "container/" + list[i].Name, Value: ContainerSummary(&list[i])})
+			attrs = append(attrs, trace.Attr{Key: keys[k], Value: ContainerSummary(&list[i])})
+			k++
 		}
 	}
 	// A pod with a RestartAllContainers rule carries the condition in every status.
@@ -796,20 +888,34 @@ func statusAttrs(pod *corev1.Pod, st *corev1.PodStatus, version uint64) []trace.
 	return attrs
 }
 
-// ContainerSummary renders a container status compactly for the trace.
+// ContainerSummary renders a container status compactly for the trace. It is built in a
+// buffer on the stack, so that the summary is the only allocation.
 func ContainerSummary(cs *corev1.ContainerStatus) string {
-	state := "waiting"
+	var buf [128]byte
+	b := append(buf[:0], "state="...)
 	switch {
 	case cs.State.Running != nil:
-		state = "running"
+		b = append(b, "running"...)
 	case cs.State.Terminated != nil:
-		state = "terminated:" + cs.State.Terminated.Reason + ":" + strconv.Itoa(int(cs.State.Terminated.ExitCode))
+		b = append(b, "terminated:"...)
+		b = append(b, cs.State.Terminated.Reason...)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(cs.State.Terminated.ExitCode), 10)
 	case cs.State.Waiting != nil:
-		state = "waiting:" + cs.State.Waiting.Reason
+		b = append(b, "waiting:"...)
+		b = append(b, cs.State.Waiting.Reason...)
+	default:
+		b = append(b, "waiting"...)
 	}
-	out := "state=" + state + " restarts=" + strconv.Itoa(int(cs.RestartCount)) + " ready=" + strconv.FormatBool(cs.Ready)
+	b = append(b, " restarts="...)
+	b = strconv.AppendInt(b, int64(cs.RestartCount), 10)
+	b = append(b, " ready="...)
+	b = strconv.AppendBool(b, cs.Ready)
 	if t := cs.LastTerminationState.Terminated; t != nil {
-		out += " last=" + t.Reason + ":" + strconv.Itoa(int(t.ExitCode))
+		b = append(b, " last="...)
+		b = append(b, t.Reason...)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(t.ExitCode), 10)
 	}
-	return out
+	return string(b)
 }
