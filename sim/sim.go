@@ -403,6 +403,19 @@ func order(prio Priority, seq uint64) uint64 {
 	return uint64(uint8(prio)^0x80)<<56 | seq
 }
 
+// keepLive drops the stale slots of q, keeping the others' order, and returns what is left.
+func keepLive(q []qslot) []qslot {
+	n := 0
+	for _, sl := range q {
+		if sl.live() {
+			q[n] = sl
+			n++
+		}
+	}
+	clear(q[n:])
+	return q[:n]
+}
+
 // live reports whether the slot's event is still queued under it (not left stale).
 func (sl *qslot) live() bool { return sl.ev.queued && sl.ev.seq == sl.ord&(1<<56-1) }
 
@@ -439,22 +452,14 @@ func (s *Sim) unqueue(ev *event) {
 	}
 }
 
-// compact drops the stale slots of the wheel and the heap, and rebuilds the heap from the rest by sorting them (a
-// sorted slice is a heap), so that a run whose timers are stopped or reset long before they
-// are due keeps a queue the size of its pending events. The (at, prio, seq) keys are unique, so the rebuilt heap pops the same
-// events in the same order.
+// compact drops the stale slots of the wheel and the heap, and rebuilds the heap from the
+// rest by sorting them (a sorted slice is a heap), so that a run whose timers are stopped or
+// reset long before they are due keeps a queue the size of its pending events. The
+// (at, prio, seq) keys are unique, so the rebuilt heap pops the same events in the same
+// order.
 func (s *Sim) compact() {
 	s.near.compact()
-	q := s.queue
-	n := 0
-	for _, sl := range q {
-		if sl.live() {
-			q[n] = sl
-			n++
-		}
-	}
-	clear(q[n:])
-	s.queue = q[:n]
+	s.queue = keepLive(s.queue)
 	s.stale = 0
 	slices.SortFunc(s.queue, func(a, b qslot) int {
 		switch {

@@ -110,14 +110,7 @@ func (w *wheel) compact() {
 			i := wi<<6 | bits.TrailingZeros64(m)
 			m &= m - 1
 			bk := w.buckets[i][:w.lens[i]]
-			n := 0
-			for _, sl := range bk {
-				if sl.live() {
-					bk[n] = sl
-					n++
-				}
-			}
-			clear(bk[n:])
+			n := len(keepLive(bk))
 			w.n -= len(bk) - n
 			w.lens[i] = uint8(n)
 			if n == 0 {
