@@ -378,8 +378,8 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.P
 	} else {
 		ps = &podSync{}
 	}
-	ps.reset(podSync{m: m, pod: pod, podStatus: podStatus, backOff: backOff, done: done})
-	ps.actions = m.podActions(pod, podStatus, restartAllContainers, ps.startBuf[:0])
+	ps.reset(m, pod, podStatus, backOff, done)
+	m.podActions(&ps.actions, pod, podStatus, restartAllContainers, ps.startBuf[:0])
 	if cap(ps.actions.ContainersToStart) > cap(ps.startBuf) {
 		ps.startBuf = ps.actions.ContainersToStart[:0]
 	}
@@ -471,27 +471,30 @@ type podSync struct {
 	startBuf []int
 }
 
-// reset makes ps the sync to, keeping what a finished sync leaves for the next one to
-// reuse: the bound regularDoneFn, the room of its result (the result list's array and the
-// results' slots) and startBuf. A podSync is reset only before its first sync or once its
-// sync has finished (SyncPod): done has returned, and neither it nor anything it called
-// keeps the result, its SyncResults or the actions' lists, so the next sync may write
-// over them.
-func (ps *podSync) reset(to podSync) {
-	results, slots, fn, startBuf := ps.result.SyncResults, ps.result.slots, ps.regularDoneFn, ps.startBuf
+// reset makes ps a new sync of pod, keeping what a finished sync leaves for the next one
+// to reuse: the bound regularDoneFn, the room of its result (the result list's array and
+// the results' slots) and startBuf. A podSync is reset only before its first sync or once
+// its sync has finished (SyncPod): done has returned, and neither it nor anything it
+// called keeps the result, its SyncResults or the actions' lists, so the next sync may
+// write over them. It sets every other field but actions (which SyncPod's podActions
+// writes in full) one by one, rather than copying a whole new struct over ps: a field
+// added to podSync must be reset here.
+func (ps *podSync) reset(m *Manager, pod *corev1.Pod, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, done func(*PodSyncResult)) {
+	results, slots := ps.result.SyncResults, ps.result.slots
 	clear(results)
 	clear(slots)
-	*ps = to
-	ps.startBuf = startBuf
-	if fn == nil {
-		fn = ps.regularDone
+	if ps.regularDoneFn == nil {
+		ps.regularDoneFn = ps.regularDone
 	}
 	if slots == nil && results != nil {
 		// The first reuse of a sync that acted: room for the results of a sync that
 		// starts a container or two, as a crash-looping pod's do at every sync.
 		slots = make([]SyncResult, 0, 2)
 	}
-	ps.result.SyncResults, ps.result.slots, ps.regularDoneFn = results[:0], slots[:0], fn
+	ps.m, ps.pod, ps.podStatus, ps.backOff, ps.done = m, pod, podStatus, backOff, done
+	ps.kills, ps.sandboxID, ps.removeInit = nil, "", nil
+	ps.result.SyncResults, ps.result.SyncError, ps.result.slots = results[:0], nil, slots[:0]
+	ps.finished, ps.regular = false, 0
 }
 
 func (ps *podSync) finish() {
