@@ -17,10 +17,12 @@ import (
 // Runtime is what PLEG needs of the container runtime.
 type Runtime interface {
 	// GetPods lists the runtime's pods, best in UID order (a listing in any other order is
-	// sorted). A runtime may hand out the same slice and the same pods again while nothing
-	// changed, and never writes a listing it handed out: PLEG tells unchanged pods, and an
-	// unchanged listing, by pointer.
+	// sorted). The runtime may rewrite the slice at a later GetPods (PLEG keeps a copy),
+	// but never changes a pod object it listed: PLEG tells unchanged pods by pointer.
 	GetPods() ([]*container.Pod, error)
+	// ListingVersion changes whenever GetPods' answer may have changed: PLEG tells an
+	// unchanged listing by it.
+	ListingVersion() uint64
 	// GetPod is one pod's listing, the object GetPods would list for it (nil when the
 	// runtime has nothing of the pod), failing as GetPods would: a single-pod relist reads
 	// it instead of the whole listing.
@@ -114,7 +116,12 @@ type GenericPLEG struct {
 	// with nothing touched and nothing to reinspect has nothing to compare: every record
 	// is as that relist left it.
 	lastListing []*container.Pod
-	touched     bool
+	// lastListingVersion is the runtime's ListingVersion when lastListing (a copy of the
+	// runtime's slice, which the runtime may rewrite) was listed; lastListingOK says
+	// lastListing is set.
+	lastListingVersion uint64
+	lastListingOK      bool
+	touched            bool
 	// aligned: lastListing lists exactly the pods of records, in their order (the last
 	// merge found the same pods as the one before, and no single-pod relist has added or
 	// dropped a record since; see changedSinceLastListing).
@@ -252,6 +259,7 @@ func (g *GenericPLEG) relist() {
 // listed is a global relist once the listing has returned.
 func (g *GenericPLEG) listed() {
 	pods, err := g.runtime.GetPods()
+	version := g.runtime.ListingVersion()
 	if err != nil {
 		g.clk.Record(&trace.Event{Kind: KindRelistFailed, Dur: g.clk.Elapsed() - g.inflight.start, Attrs: []trace.Attr{{Key: "error", Value: err.Error()}},
 			Reason: trace.Because("relistFailed", "the relist time stays put: after 3m without a good relist PLEG is unhealthy and syncLoop stops syncing pods")})
@@ -260,19 +268,19 @@ func (g *GenericPLEG) listed() {
 	}
 	g.relistTime, g.relistElapsed = g.inflight.timestamp, g.inflight.start
 	if len(g.reinspect) == 0 {
-		if !g.touched && g.sameListing(pods) {
+		if !g.touched && g.sameListing(pods, version) {
 			g.reconcile(nil)
 			return
 		}
 		if changed, ok := g.changedSinceLastListing(pods); ok {
-			g.lastListing, g.touched = pods, false
+			g.keepListing(pods, version)
 			g.reconcile(changed)
 			clear(changed) // reconcile keeps what it needs in its work list
 			return
 		}
 	}
 	g.merge(pods)
-	g.lastListing, g.touched = pods, false
+	g.keepListing(pods, version)
 	g.reconcile(g.records)
 }
 
@@ -309,12 +317,21 @@ func (g *GenericPLEG) changedSinceLastListing(pods []*container.Pod) (changed []
 	return changed, true
 }
 
-// sameListing reports whether pods is the very listing the last global relist got.
-func (g *GenericPLEG) sameListing(pods []*container.Pod) bool {
-	if len(pods) != len(g.lastListing) {
-		return false
+// sameListing reports whether pods, listed at version, is the listing the last global
+// relist got.
+func (g *GenericPLEG) sameListing(pods []*container.Pod, version uint64) bool {
+	return len(pods) == len(g.lastListing) && (len(pods) == 0 || g.lastListingOK && version == g.lastListingVersion)
+}
+
+// keepListing makes pods, listed at version, the last listing (a copy: the runtime may
+// rewrite its slice), with nothing touched since.
+func (g *GenericPLEG) keepListing(pods []*container.Pod, version uint64) {
+	n := len(g.lastListing)
+	g.lastListing = append(g.lastListing[:0], pods...)
+	if len(pods) < n {
+		clear(g.lastListing[len(pods):n]) // drop pods no longer listed
 	}
-	return len(pods) == 0 || &pods[0] == &g.lastListing[0]
+	g.lastListingVersion, g.lastListingOK, g.touched = version, true, false
 }
 
 // merge sets every record's current listing: the listed pod, or nil for a pod no longer
