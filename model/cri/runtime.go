@@ -251,8 +251,8 @@ type Runtime struct {
 	listingOf      uint64
 	listingStale   []*podObjects
 	listingVersion uint64
-	images     map[string]*Image
-	pulls      *pullScheduler
+	images         map[string]*Image
+	pulls          *pullScheduler
 
 	downUntil time.Duration
 	downSince time.Duration
