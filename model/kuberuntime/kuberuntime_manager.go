@@ -290,6 +290,11 @@ type Manager struct {
 	// that name (see describeAttrs). Both are bounded as backOffMemo is.
 	stableKeys map[stableKeyID]stableKeyEntry
 	startAttrs map[string][]trace.Attr
+
+	// reasons is asked only whether recorded events keep their Reason (sim.Clock.Reasons):
+	// a clock of no process of its own, which never schedules or records anything. When
+	// they do not, SyncPod and decideBackOff skip building the reasons they record.
+	reasons *sim.Clock
 }
 
 // stableKeyID names a container of a pod, by the pod's UID.
@@ -364,7 +369,8 @@ var errSyncCancelled = errors.New("pod sync cancelled: pod termination requested
 // NewManager returns a runtime manager over the fake runtime; memoryCapacity is the
 // machine's memory, for oom_score_adj.
 func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageManager, liveness, startup ProbeResults, memoryCapacity int64, podState PodStateProvider) *Manager {
-	return &Manager{s: s, runtime: runtime, images: imageManager, livenessManager: liveness, startupManager: startup, memoryCapacity: memoryCapacity, podState: podState, PodLevelResources: true, Restart: DefaultRestartGates()}
+	return &Manager{s: s, runtime: runtime, images: imageManager, livenessManager: liveness, startupManager: startup, memoryCapacity: memoryCapacity, podState: podState, PodLevelResources: true, Restart: DefaultRestartGates(),
+		reasons: s.Clock("kuberuntime", sim.PriorityDefault)}
 }
 
 // SyncPod drives the runtime towards the pod's spec (upstream kubeGenericRuntimeManager.SyncPod).
@@ -384,9 +390,12 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.P
 		ps.startBuf = ps.actions.ContainersToStart[:0]
 	}
 	ps.kills = ps.actions.KillList()
-	why := podActionsReason(ps.actions.KillPod, podStatus)
-	if why == nil {
-		why = restartRulesReason(pod, podStatus, &ps.actions, m.Restart)
+	var why *trace.Reason
+	if m.keepReasons() {
+		why = podActionsReason(ps.actions.KillPod, podStatus)
+		if why == nil {
+			why = restartRulesReason(pod, podStatus, &ps.actions, m.Restart)
+		}
 	}
 	ev := trace.Event{Kind: KindPodActions, Pod: podKey, Attrs: m.describeAttrs(pod, &ps.actions, ps.kills), Reason: why}
 	m.s.Record(&ev)
@@ -700,6 +709,9 @@ func (m *Manager) decideBackOff(pod *corev1.Pod, c *corev1.Container, podStatus 
 			}
 			m.buildBackOffHold(hold, key, pod, c, last.FinishedAt, current)
 		}
+		if hold.reason == nil && m.keepReasons() {
+			hold.reason = backOffReason(hold, key, c.Name)
+		}
 		m.s.Record(&trace.Event{Kind: KindBackOff, Pod: hold.podKey, Container: c.Name, Attrs: hold.attrs, Reason: hold.reason})
 		return true, hold.msg, nil, hold.err
 	}
@@ -721,10 +733,22 @@ func (m *Manager) buildBackOffHold(hold *backOffHold, key string, pod *corev1.Po
 	hold.podKey = container.Key(pod)
 	hold.msg = msg
 	hold.attrs = []trace.Attr{{Key: "backoff", Value: backoffText}, {Key: "until", Value: untilText}}
-	hold.reason = trace.BecauseEach("doBackOff", c.Name+"'s last run ended inside its back-off window (key "+key+", "+backoffText+" from its exit): SyncPod skips the start until "+strconv.FormatFloat(expiry.Sub(sim.Epoch).Seconds(), 'f', 3, 64)+"s",
-		trace.Attr{Key: "key", Value: key}, trace.Attr{Key: "backoff", Value: backoffText}, trace.Attr{Key: "until", Value: untilText})
+	hold.reason = nil // made when first recorded (backOffReason), if reasons are kept
 	hold.err = &BackoffError{Msg: msg, Expiry: expiry, hold: hold}
 	hold.step, hold.alone = nil, nil
+}
+
+// keepReasons reports whether recorded events keep their Reason (always, for a Manager
+// made without NewManager).
+func (m *Manager) keepReasons() bool { return m.reasons == nil || m.reasons.Reasons() }
+
+// backOffReason is the reason of the KindBackOff event of hold, the hold of the container
+// name of key (its attributes hold the texts of the back-off and its expiry).
+func backOffReason(hold *backOffHold, key, name string) *trace.Reason {
+	backoffText, untilText := hold.attrs[0].Value, hold.attrs[1].Value
+	expiry := hold.finishedAt.Add(hold.current)
+	return trace.BecauseEach("doBackOff", name+"'s last run ended inside its back-off window (key "+key+", "+backoffText+" from its exit): SyncPod skips the start until "+strconv.FormatFloat(expiry.Sub(sim.Epoch).Seconds(), 'f', 3, 64)+"s",
+		trace.Attr{Key: "key", Value: key}, trace.Attr{Key: "backoff", Value: backoffText}, trace.Attr{Key: "until", Value: untilText})
 }
 
 // podMemoryLimit is the pod cgroup's memory limit when the pod declares a pod-level memory
