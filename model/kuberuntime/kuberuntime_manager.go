@@ -291,6 +291,9 @@ type Manager struct {
 	stableKeys map[stableKeyID]stableKeyEntry
 	startAttrs map[string][]trace.Attr
 
+	// noExited are noExitedAttrs' attributes, one entry per kind of start.
+	noExited []kindAttrs
+
 	// reasons is asked only whether recorded events keep their Reason (sim.Clock.Reasons):
 	// a clock of no process of its own, which never schedules or records anything. When
 	// they do not, SyncPod and decideBackOff skip building the reasons they record.
@@ -384,7 +387,7 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.P
 	} else {
 		ps = &podSync{}
 	}
-	ps.reset(m, pod, podStatus, backOff, done)
+	ps.reset(m, pod, podKey, podStatus, backOff, done)
 	m.podActions(&ps.actions, pod, podStatus, restartAllContainers, ps.startBuf[:0])
 	if cap(ps.actions.ContainersToStart) > cap(ps.startBuf) {
 		ps.startBuf = ps.actions.ContainersToStart[:0]
@@ -460,6 +463,7 @@ func (m *Manager) actionsAttrs(text string) []trace.Attr {
 type podSync struct {
 	m         *Manager
 	pod       *corev1.Pod
+	podKey    string // container.Key(pod), SyncPod's podKey
 	podStatus *container.PodStatus
 	backOff   *flowcontrol.Backoff
 	actions   PodActions
@@ -488,7 +492,7 @@ type podSync struct {
 // write over them. It sets every other field but actions (which SyncPod's podActions
 // writes in full) one by one, rather than copying a whole new struct over ps: a field
 // added to podSync must be reset here.
-func (ps *podSync) reset(m *Manager, pod *corev1.Pod, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, done func(*PodSyncResult)) {
+func (ps *podSync) reset(m *Manager, pod *corev1.Pod, podKey string, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, done func(*PodSyncResult)) {
 	results, slots := ps.result.SyncResults, ps.result.slots
 	clear(results)
 	clear(slots)
@@ -500,7 +504,7 @@ func (ps *podSync) reset(m *Manager, pod *corev1.Pod, podStatus *container.PodSt
 		// starts a container or two, as a crash-looping pod's do at every sync.
 		slots = make([]SyncResult, 0, 2)
 	}
-	ps.m, ps.pod, ps.podStatus, ps.backOff, ps.done = m, pod, podStatus, backOff, done
+	ps.m, ps.pod, ps.podKey, ps.podStatus, ps.backOff, ps.done = m, pod, podKey, podStatus, backOff, done
 	ps.kills, ps.sandboxID, ps.removeInit = nil, "", nil
 	ps.result.SyncResults, ps.result.SyncError, ps.result.slots = results[:0], nil, slots[:0]
 	ps.finished, ps.regular = false, 0
@@ -626,7 +630,7 @@ func (ps *podSync) startInitContainer(i int) {
 		return
 	}
 	c := &ps.pod.Spec.InitContainers[idx[i]]
-	ps.m.start(ps.pod, ps.podStatus, ps.backOff, ps.sandboxID, c, "init container", &ps.result, func(err error) {
+	ps.m.start(ps.pod, ps.podKey, ps.podStatus, ps.backOff, ps.sandboxID, c, "init container", &ps.result, func(err error) {
 		if err != nil && !IsRestartableInitContainer(c) {
 			ps.finish()
 			return
@@ -644,7 +648,7 @@ func (ps *podSync) startRegularContainer(i int) {
 	c := &ps.pod.Spec.Containers[idx[i]]
 	// One start at a time: ps.regular holds until regularDone, which moves to the next.
 	ps.regular = i
-	ps.m.start(ps.pod, ps.podStatus, ps.backOff, ps.sandboxID, c, "container", &ps.result, ps.regularDoneFn)
+	ps.m.start(ps.pod, ps.podKey, ps.podStatus, ps.backOff, ps.sandboxID, c, "container", &ps.result, ps.regularDoneFn)
 }
 
 // regularDone is the answer of the start of regular container ps.regular (any error is in
@@ -652,8 +656,8 @@ func (ps *podSync) startRegularContainer(i int) {
 func (ps *podSync) regularDone(error) { ps.startRegularContainer(ps.regular + 1) }
 
 // start is one container start: the back-off check, then startContainer.
-func (m *Manager) start(pod *corev1.Pod, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, sandboxID string, c *corev1.Container, kind string, result *PodSyncResult, done func(error)) {
-	inBackOff, msg, why, err := m.decideBackOff(pod, c, podStatus, backOff)
+func (m *Manager) start(pod *corev1.Pod, podKey string, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, sandboxID string, c *corev1.Container, kind string, result *PodSyncResult, done func(error)) {
+	inBackOff, msg, startAttrs, err := m.decideBackOff(pod, c, podStatus, backOff, kind)
 	if inBackOff {
 		result.add(StartContainer, c.Name, err, msg)
 		done(err)
@@ -662,13 +666,13 @@ func (m *Manager) start(pod *corev1.Pod, podStatus *container.PodStatus, backOff
 	m.startContainer(pod, podStatus, sandboxID, c, func(msg string, err error) {
 		if err != nil {
 			result.add(StartContainer, c.Name, err, msg)
-			m.s.Record(&trace.Event{Kind: KindStartFailed, Pod: container.Key(pod), Container: c.Name,
+			m.s.Record(&trace.Event{Kind: KindStartFailed, Pod: podKey, Container: c.Name,
 				Attrs: []trace.Attr{{Key: "reason", Value: err.Error()}, {Key: "message", Value: msg}}})
 			done(err)
 			return
 		}
 		result.add(StartContainer, c.Name, nil, "")
-		m.s.Record(&trace.Event{Kind: KindStarted, Pod: container.Key(pod), Container: c.Name, Attrs: append([]trace.Attr{{Key: "type", Value: kind}}, why...)})
+		m.s.Record(&trace.Event{Kind: KindStarted, Pod: podKey, Container: c.Name, Attrs: startAttrs})
 		done(nil)
 	})
 }
@@ -676,14 +680,16 @@ func (m *Manager) start(pod *corev1.Pod, podStatus *container.PodStatus, backOff
 // doBackOff holds back a container whose last instance exited within the current
 // crash-loop back-off window (upstream doBackOff).
 func (m *Manager) doBackOff(pod *corev1.Pod, c *corev1.Container, podStatus *container.PodStatus, backOff *flowcontrol.Backoff) (bool, string, error) {
-	in, msg, _, err := m.decideBackOff(pod, c, podStatus, backOff)
+	in, msg, _, err := m.decideBackOff(pod, c, podStatus, backOff, "")
 	return in, msg, err
 }
 
-// decideBackOff is doBackOff with the reason it decided by, for the trace: no exited
-// instance to back off from (a first start, or a restart after the kubelet killed the
-// container in this same sync), or a back-off started or extended from the last exit.
-func (m *Manager) decideBackOff(pod *corev1.Pod, c *corev1.Container, podStatus *container.PodStatus, backOff *flowcontrol.Backoff) (bool, string, []trace.Attr, error) {
+// decideBackOff is doBackOff with the attributes of the KindStarted event of a container
+// it lets start, of the kind given ("" for none): the kind, then the reason it decided
+// by: no exited instance to back off from (a first start, or a restart after the kubelet
+// killed the container in this same sync), or a back-off started or extended from the
+// last exit.
+func (m *Manager) decideBackOff(pod *corev1.Pod, c *corev1.Container, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, kind string) (bool, string, []trace.Attr, error) {
 	var last *container.Status
 	for _, s := range podStatus.ContainerStatuses {
 		if s.Name == c.Name && s.State == container.StateExited {
@@ -692,7 +698,7 @@ func (m *Manager) decideBackOff(pod *corev1.Pod, c *corev1.Container, podStatus 
 		}
 	}
 	if last == nil {
-		return false, "", []trace.Attr{{Key: "reason", Value: "noExitedInstance"}}, nil
+		return false, "", m.noExitedAttrs(kind), nil
 	}
 	key := m.stableKey(pod, c)
 	now := m.s.Now()
@@ -716,9 +722,35 @@ func (m *Manager) decideBackOff(pod *corev1.Pod, c *corev1.Container, podStatus 
 		return true, hold.msg, nil, hold.err
 	}
 	backOff.Next(key, last.FinishedAt, now)
+	if kind == "" {
+		return false, "", nil, nil
+	}
 	next := backOff.Get(key)
-	return false, "", []trace.Attr{{Key: "reason", Value: "backOffStarted"}, {Key: "backoff", Value: next.String()},
+	return false, "", []trace.Attr{{Key: "type", Value: kind}, {Key: "reason", Value: "backOffStarted"}, {Key: "backoff", Value: next.String()},
 		{Key: "backoffFrom", Value: last.FinishedAt.Sub(sim.Epoch).String()}}, nil
+}
+
+// noExitedAttrs is decideBackOff's attributes of a start of the kind given with no exited
+// instance, made once per kind and shared by every such event (nothing writes a recorded
+// event's attributes).
+func (m *Manager) noExitedAttrs(kind string) []trace.Attr {
+	if kind == "" {
+		return nil
+	}
+	for _, k := range m.noExited {
+		if k.kind == kind {
+			return k.attrs
+		}
+	}
+	attrs := []trace.Attr{{Key: "type", Value: kind}, {Key: "reason", Value: "noExitedInstance"}}
+	m.noExited = append(m.noExited, kindAttrs{kind, attrs})
+	return attrs
+}
+
+// kindAttrs are the attributes of one kind of container start.
+type kindAttrs struct {
+	kind  string
+	attrs []trace.Attr
 }
 
 // buildBackOffHold fills hold with what decideBackOff records and returns for the container
