@@ -276,8 +276,8 @@ type Manager struct {
 	// gates (v1.37 defaults: both on).
 	Restart RestartGates
 
-	// spareSync is a finished sync's struct for the next SyncPod to reuse (see SyncPod),
-	// nil if none. noActionsAttrs is the computePodActions attributes of "none".
+	// spareSync is a finished sync's struct for the next SyncPod to reuse (see
+	// podSync.finish), nil if none. noActionsAttrs is the computePodActions attributes of "none".
 	spareSync      *podSync
 	noActionsAttrs []trace.Attr
 
@@ -408,14 +408,6 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.P
 	} else {
 		ps.killContainer(0)
 	}
-	if ps.finished {
-		// The sync ran to its end without waiting for the runtime (a periodic sync with
-		// nothing to do): every step it handed out has run, and done has returned, so
-		// nothing refers to ps any more; the next SyncPod reuses it (and resets it: until
-		// then it still names this sync's pod and answer). A sync still waiting is never
-		// put here: its steps hold it until they run or are dropped.
-		m.spareSync = ps
-	}
 }
 
 // describeAttrs is actionsAttrs(a.describe(pod, kills)). A sync whose one action is to
@@ -458,8 +450,7 @@ func (m *Manager) actionsAttrs(text string) []trace.Attr {
 // a step with nothing to do goes straight on, so a sync that decides "nothing to do" runs
 // through every step without allocating. The struct lives as long as the sync: nothing
 // outside it holds a step, and done is called exactly once, with &result (which done
-// does not keep). A sync that finishes before SyncPod returns leaves its struct to the
-// next (Manager.spareSync).
+// does not keep). A sync that finishes leaves its struct to the next (podSync.finish).
 type podSync struct {
 	m         *Manager
 	pod       *corev1.Pod
@@ -510,9 +501,19 @@ func (ps *podSync) reset(m *Manager, pod *corev1.Pod, podKey string, podStatus *
 	ps.finished, ps.regular = false, 0
 }
 
+// finish ends the sync: done gets its result. Once done has returned nothing refers to ps
+// any more, whether the sync ran to its end within SyncPod (a periodic sync with nothing
+// to do) or later, from a runtime callback (a container start): finish is the last step
+// of every chain of steps, so each step the sync handed out has run, and done keeps
+// neither the result nor its lists. So the next SyncPod may reuse ps (Manager.spareSync;
+// reset keeps this sync's room for results and actions). A sync whose steps are dropped
+// with its context never finishes, and is never reused.
 func (ps *podSync) finish() {
 	ps.finished = true
 	ps.done(&ps.result)
+	if ps.m.spareSync == nil {
+		ps.m.spareSync = ps
+	}
 }
 
 // podKilled follows the whole-pod kill: a pod that gets a new sandbox starts over, its
