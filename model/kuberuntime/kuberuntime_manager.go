@@ -470,6 +470,8 @@ type podSync struct {
 	// actions.ContainersToStart), and regularDoneFn, bound once, its start's answer.
 	regular       int
 	regularDoneFn func(error)
+	// starting is the container start in flight (see containerStart); kept by reset.
+	starting containerStart
 	// startBuf is the room computePodActions fills ContainersToStart in: the array of a
 	// finished sync's actions.ContainersToStart, which nothing reads any more.
 	startBuf []int
@@ -477,10 +479,10 @@ type podSync struct {
 
 // reset makes ps a new sync of pod, keeping what a finished sync leaves for the next one
 // to reuse: the bound regularDoneFn, the room of its result (the result list's array and
-// the results' slots) and startBuf. A podSync is reset only before its first sync or once
-// its sync has finished (SyncPod): done has returned, and neither it nor anything it
-// called keeps the result, its SyncResults or the actions' lists, so the next sync may
-// write over them. It sets every other field but actions (which SyncPod's podActions
+// the results' slots), startBuf and starting (its bound steps; start sets the rest). A
+// podSync is reset only before its first sync or once its sync has finished
+// (podSync.finish): done has returned, and neither it nor anything it called keeps the
+// result, its SyncResults or the actions' lists, so the next sync may write over them. It sets every other field but actions (which SyncPod's podActions
 // writes in full) one by one, rather than copying a whole new struct over ps: a field
 // added to podSync must be reset here.
 func (ps *podSync) reset(m *Manager, pod *corev1.Pod, podKey string, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, done func(*PodSyncResult)) {
@@ -631,7 +633,7 @@ func (ps *podSync) startInitContainer(i int) {
 		return
 	}
 	c := &ps.pod.Spec.InitContainers[idx[i]]
-	ps.m.start(ps.pod, ps.podKey, ps.podStatus, ps.backOff, ps.sandboxID, c, "init container", &ps.result, func(err error) {
+	ps.m.start(&ps.starting, ps.pod, ps.podKey, ps.podStatus, ps.backOff, ps.sandboxID, c, "init container", &ps.result, func(err error) {
 		if err != nil && !IsRestartableInitContainer(c) {
 			ps.finish()
 			return
@@ -649,33 +651,66 @@ func (ps *podSync) startRegularContainer(i int) {
 	c := &ps.pod.Spec.Containers[idx[i]]
 	// One start at a time: ps.regular holds until regularDone, which moves to the next.
 	ps.regular = i
-	ps.m.start(ps.pod, ps.podKey, ps.podStatus, ps.backOff, ps.sandboxID, c, "container", &ps.result, ps.regularDoneFn)
+	ps.m.start(&ps.starting, ps.pod, ps.podKey, ps.podStatus, ps.backOff, ps.sandboxID, c, "container", &ps.result, ps.regularDoneFn)
 }
 
 // regularDone is the answer of the start of regular container ps.regular (any error is in
 // the result): start the next.
 func (ps *podSync) regularDone(error) { ps.startRegularContainer(ps.regular + 1) }
 
-// start is one container start: the back-off check, then startContainer.
-func (m *Manager) start(pod *corev1.Pod, podKey string, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, sandboxID string, c *corev1.Container, kind string, result *PodSyncResult, done func(error)) {
+// start is one container start: the back-off check, then startContainer (cs's steps).
+// cs is the podSync's containerStart, free: a sync starts one container at a time.
+func (m *Manager) start(cs *containerStart, pod *corev1.Pod, podKey string, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, sandboxID string, c *corev1.Container, kind string, result *PodSyncResult, done func(error)) {
 	inBackOff, msg, startAttrs, err := m.decideBackOff(pod, c, podStatus, backOff, kind)
 	if inBackOff {
 		result.add(StartContainer, c.Name, err, msg)
 		done(err)
 		return
 	}
-	m.startContainer(pod, podStatus, sandboxID, c, func(msg string, err error) {
-		if err != nil {
-			result.add(StartContainer, c.Name, err, msg)
-			m.s.Record(&trace.Event{Kind: KindStartFailed, Pod: podKey, Container: c.Name,
-				Attrs: []trace.Attr{{Key: "reason", Value: err.Error()}, {Key: "message", Value: msg}}})
-			done(err)
-			return
-		}
-		result.add(StartContainer, c.Name, nil, "")
-		m.s.Record(&trace.Event{Kind: KindStarted, Pod: podKey, Container: c.Name, Attrs: startAttrs})
-		done(nil)
-	})
+	if cs.imageReadyFn == nil {
+		cs.imageReadyFn, cs.createdFn, cs.startedFn, cs.startDoneFn = cs.imageReady, cs.created, cs.started, cs.startDone
+	}
+	cs.m, cs.pod, cs.podKey, cs.podStatus, cs.sandboxID, cs.c = m, pod, podKey, podStatus, sandboxID, c
+	cs.startAttrs, cs.result, cs.done, cs.id = startAttrs, result, done, ""
+	m.startContainer(cs)
+}
+
+// containerStart is a podSync's container start in flight (upstream startContainer and
+// the answer the sync waits for), its steps bound once per podSync. A sync starts one
+// container at a time (each start's answer moves it on to the next), so its one
+// containerStart serves each in turn: a step reads what it needs of cs before it calls
+// the next, which may already be the next start's.
+type containerStart struct {
+	m          *Manager
+	pod        *corev1.Pod
+	podKey     string
+	podStatus  *container.PodStatus
+	sandboxID  string
+	c          *corev1.Container
+	startAttrs []trace.Attr // the KindStarted event's attributes
+	result     *PodSyncResult
+	done       func(error)
+	id         string // the container created
+
+	imageReadyFn func(msg string, err error)
+	createdFn    func(id string, err error)
+	startedFn    func(err error)
+	startDoneFn  func(msg string, err error)
+}
+
+// startDone is the start's answer: its result and its event, then done.
+func (cs *containerStart) startDone(msg string, err error) {
+	m, c, done := cs.m, cs.c, cs.done
+	if err != nil {
+		cs.result.add(StartContainer, c.Name, err, msg)
+		m.s.Record(&trace.Event{Kind: KindStartFailed, Pod: cs.podKey, Container: c.Name,
+			Attrs: []trace.Attr{{Key: "reason", Value: err.Error()}, {Key: "message", Value: msg}}})
+		done(err)
+		return
+	}
+	cs.result.add(StartContainer, c.Name, nil, "")
+	m.s.Record(&trace.Event{Kind: KindStarted, Pod: cs.podKey, Container: c.Name, Attrs: cs.startAttrs})
+	done(nil)
 }
 
 // doBackOff holds back a container whose last instance exited within the current
@@ -801,45 +836,53 @@ func podMemoryLimit(pod *corev1.Pod, podLevelResources bool) int64 {
 
 // startContainer pulls the image if needed, then creates and starts the container
 // (upstream startContainer).
-func (m *Manager) startContainer(pod *corev1.Pod, podStatus *container.PodStatus, sandboxID string, c *corev1.Container, done func(msg string, err error)) {
-	m.images.EnsureImageExists(pod, c, func(msg string, err error) {
-		if err != nil {
-			done(msg, err)
-			return
-		}
-		if m.podState.IsPodTerminationRequested(pod.UID) {
-			done(errSyncCancelled.Error(), ErrCreateContainer)
-			return
-		}
-		// The runtime's newest instance gives the restart count; without one, the log files
-		// a RestartAllContainers reset kept do.
-		restartCount := m.runtime.LogRestartCount(pod.UID, c.Name)
-		if s := podStatus.FindContainerStatusByName(c.Name); s != nil {
-			restartCount = s.RestartCount + 1
-		}
-		cfg := cri.ContainerConfig{OOMScoreAdj: oom.GetContainerOOMScoreAdjust(pod, c, m.memoryCapacity, m.PodLevelResources)}
-		if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
-			cfg.MemoryLimit = q.Value()
-		}
-		cfg.PodMemoryLimit = podMemoryLimit(pod, m.PodLevelResources)
-		m.runtime.CreateContainer(sandboxID, c, restartCount, cfg, func(id string, err error) {
-			if err != nil {
-				done(err.Error(), ErrCreateContainer)
-				return
-			}
-			if m.podState.IsPodTerminationRequested(pod.UID) {
-				done(errSyncCancelled.Error(), ErrRunContainer)
-				return
-			}
-			m.runtime.StartContainer(id, func(err error) {
-				if err != nil {
-					done(err.Error(), ErrRunContainer)
-					return
-				}
-				m.runPostStart(pod, c, id, done)
-			})
-		})
-	})
+func (m *Manager) startContainer(cs *containerStart) {
+	m.images.EnsureImageExists(cs.pod, cs.c, cs.imageReadyFn)
+}
+
+func (cs *containerStart) imageReady(msg string, err error) {
+	if err != nil {
+		cs.startDone(msg, err)
+		return
+	}
+	m, pod, c := cs.m, cs.pod, cs.c
+	if m.podState.IsPodTerminationRequested(pod.UID) {
+		cs.startDone(errSyncCancelled.Error(), ErrCreateContainer)
+		return
+	}
+	// The runtime's newest instance gives the restart count; without one, the log files
+	// a RestartAllContainers reset kept do.
+	restartCount := m.runtime.LogRestartCount(pod.UID, c.Name)
+	if s := cs.podStatus.FindContainerStatusByName(c.Name); s != nil {
+		restartCount = s.RestartCount + 1
+	}
+	cfg := cri.ContainerConfig{OOMScoreAdj: oom.GetContainerOOMScoreAdjust(pod, c, m.memoryCapacity, m.PodLevelResources)}
+	if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
+		cfg.MemoryLimit = q.Value()
+	}
+	cfg.PodMemoryLimit = podMemoryLimit(pod, m.PodLevelResources)
+	m.runtime.CreateContainer(cs.sandboxID, c, restartCount, cfg, cs.createdFn)
+}
+
+func (cs *containerStart) created(id string, err error) {
+	if err != nil {
+		cs.startDone(err.Error(), ErrCreateContainer)
+		return
+	}
+	if cs.m.podState.IsPodTerminationRequested(cs.pod.UID) {
+		cs.startDone(errSyncCancelled.Error(), ErrRunContainer)
+		return
+	}
+	cs.id = id
+	cs.m.runtime.StartContainer(id, cs.startedFn)
+}
+
+func (cs *containerStart) started(err error) {
+	if err != nil {
+		cs.startDone(err.Error(), ErrRunContainer)
+		return
+	}
+	cs.m.runPostStart(cs.pod, cs.c, cs.id, cs.startDoneFn)
 }
 
 // setTerminationGracePeriod is the grace for a kill without an explicit override.
