@@ -276,9 +276,10 @@ type Manager struct {
 	// gates (v1.37 defaults: both on).
 	Restart RestartGates
 
-	// spareSync is a finished sync's struct for the next SyncPod to reuse (see
-	// podSync.finish), nil if none. noActionsAttrs is the computePodActions attributes of "none".
-	spareSync      *podSync
+	// spareSyncs are finished syncs' structs for the next SyncPods to reuse (see
+	// podSync.finish), at most maxSpareSyncs: as many as syncs wait for the runtime at
+	// once, commonly. noActionsAttrs is the computePodActions attributes of "none".
+	spareSyncs     []*podSync
 	noActionsAttrs []trace.Attr
 
 	// backOffMemo keeps, per back-off key, what decideBackOff built the last time it held
@@ -381,9 +382,11 @@ func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageMana
 // AllContainersRestarting=True. podKey is container.Key(pod), which the caller keeps for
 // the pod rather than have every sync build it again.
 func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, restartAllContainers bool, done func(*PodSyncResult)) {
-	ps := m.spareSync
-	if ps != nil {
-		m.spareSync = nil
+	var ps *podSync
+	if n := len(m.spareSyncs); n > 0 {
+		ps = m.spareSyncs[n-1]
+		m.spareSyncs[n-1] = nil
+		m.spareSyncs = m.spareSyncs[:n-1]
 	} else {
 		ps = &podSync{}
 	}
@@ -503,18 +506,21 @@ func (ps *podSync) reset(m *Manager, pod *corev1.Pod, podKey string, podStatus *
 	ps.finished, ps.regular = false, 0
 }
 
+// maxSpareSyncs bounds Manager.spareSyncs.
+const maxSpareSyncs = 16
+
 // finish ends the sync: done gets its result. Once done has returned nothing refers to ps
 // any more, whether the sync ran to its end within SyncPod (a periodic sync with nothing
 // to do) or later, from a runtime callback (a container start): finish is the last step
 // of every chain of steps, so each step the sync handed out has run, and done keeps
-// neither the result nor its lists. So the next SyncPod may reuse ps (Manager.spareSync;
+// neither the result nor its lists. So the next SyncPod may reuse ps (Manager.spareSyncs;
 // reset keeps this sync's room for results and actions). A sync whose steps are dropped
 // with its context never finishes, and is never reused.
 func (ps *podSync) finish() {
 	ps.finished = true
 	ps.done(&ps.result)
-	if ps.m.spareSync == nil {
-		ps.m.spareSync = ps
+	if m := ps.m; len(m.spareSyncs) < maxSpareSyncs {
+		m.spareSyncs = append(m.spareSyncs, ps)
 	}
 }
 
