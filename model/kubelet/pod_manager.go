@@ -352,26 +352,31 @@ func (h *queueHeap) push(it queueItem) {
 	}
 }
 
+// pop removes the earliest item. The last item sinks from the root through a hole: each
+// step moves the earlier child up once, instead of swapping it with the item.
 func (h *queueHeap) pop() queueItem {
 	a := *h
 	top := a[0]
 	n := len(a) - 1
-	a[0] = a[n]
-	a[n] = queueItem{}
+	last := a[n]
 	a = a[:n]
-	for i := 0; ; {
-		least, l, r := i, 2*i+1, 2*i+2
-		if l < n && a[l].t < a[least].t {
-			least = l
+	if n > 0 {
+		i := 0
+		for {
+			c := 2*i + 1
+			if c >= n {
+				break
+			}
+			if r := c + 1; r < n && a[r].t < a[c].t {
+				c = r
+			}
+			if last.t <= a[c].t {
+				break
+			}
+			a[i] = a[c]
+			i = c
 		}
-		if r < n && a[r].t < a[least].t {
-			least = r
-		}
-		if least == i {
-			break
-		}
-		a[i], a[least] = a[least], a[i]
-		i = least
+		a[i] = last
 	}
 	*h = a
 	return top
