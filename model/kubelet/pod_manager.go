@@ -11,7 +11,6 @@ import (
 
 	"nodesim/model/kuberuntime"
 	"nodesim/model/podconfig"
-	"nodesim/sim"
 	"nodesim/trace"
 )
 
@@ -246,14 +245,16 @@ type queueEntry struct {
 
 func (e *queueEntry) isIdle() bool { return !e.queued && e.items == 0 }
 
-type simClock interface{ Now() time.Time }
+// simClock is the work queue's clock: Elapsed is the time as an offset from sim.Epoch
+// (Now().Sub(sim.Epoch), without making and subtracting a time.Time).
+type simClock interface{ Elapsed() time.Duration }
 
 func newWorkQueue(s simClock) *workQueue {
 	return &workQueue{s: s, ids: map[types.UID]int32{}}
 }
 
 // now is the clock's time as an offset from sim.Epoch.
-func (q *workQueue) now() time.Duration { return q.s.Now().Sub(sim.Epoch) }
+func (q *workQueue) now() time.Duration { return q.s.Elapsed() }
 
 // Enqueue sets the pod's next sync time, replacing any earlier entry.
 func (q *workQueue) Enqueue(uid types.UID, delay time.Duration) {
