@@ -265,7 +265,7 @@ func TestGenerateEvents(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(states[tc.old]+"→"+states[tc.new], func(t *testing.T) {
-			got := generateEvents(nil, "uid-1", "cid-1", tc.old, tc.new)
+			got := generateEvents(nil, nil, "uid-1", "cid-1", tc.old, tc.new)
 			var types []PodLifeCycleEventType
 			for _, e := range got {
 				if e.ID != "uid-1" || e.Data != "cid-1" {
