@@ -16,9 +16,10 @@ import (
 // sees the effects of the last one.
 type Cache struct {
 	s *sim.Sim
-	// pods holds the entries by value: a lookup finds the entry in the map's own slot,
-	// beside the key it has just compared, instead of following a pointer to it.
-	pods map[types.UID]cacheEntry
+	// pods holds a pointer to each pod's entry, so that Set and MarkObserved update an
+	// entry with one lookup, and a pod worker's CacheHandle reaches its pod's entry with
+	// none (see CacheHandle).
+	pods map[types.UID]*cacheEntry
 	// timestamp is the global freshness mark, valid once hasTimestamp says the first relist
 	// completed (a value, not a pointer: UpdateTime runs at every relist).
 	timestamp    time.Time
@@ -33,6 +34,30 @@ type cacheEntry struct {
 	err      error
 	modified time.Time
 	observed time.Time // set by single-pod (on-demand) relists
+	// deleted says Delete dropped the entry from pods: a handle that still points at it
+	// looks the pod up again (a later Set makes a new entry).
+	deleted bool
+}
+
+// CacheHandle is a reader's way to one pod's entry, for GetNewerThanHandle: it remembers
+// the entry it found, so that a pod worker's every sync does not hash the pod's UID to
+// find it again. It is safe to keep because an entry is only ever updated in place while
+// it is in the map, and Delete marks the entry it drops, so a handle never answers from
+// an entry the cache no longer holds: it looks the pod up again instead.
+type CacheHandle struct {
+	uid types.UID
+	e   *cacheEntry // the entry last found; nil when there was none
+}
+
+// NewCacheHandle returns a handle for pod uid's entry (found at its first use).
+func NewCacheHandle(uid types.UID) CacheHandle { return CacheHandle{uid: uid} }
+
+// entry returns the pod's entry, nil if the cache has none.
+func (c *Cache) entry(h *CacheHandle) *cacheEntry {
+	if h.e == nil || h.e.deleted {
+		h.e = c.pods[h.uid]
+	}
+	return h.e
 }
 
 type subscriber struct {
@@ -43,12 +68,12 @@ type subscriber struct {
 
 // NewCache returns an empty cache.
 func NewCache(s *sim.Sim) *Cache {
-	return &Cache{s: s, pods: map[types.UID]cacheEntry{}, subs: map[types.UID][]*subscriber{}}
+	return &Cache{s: s, pods: map[types.UID]*cacheEntry{}, subs: map[types.UID][]*subscriber{}}
 }
 
 // Get returns the pod's status, or an empty status (the runtime has nothing for it).
 func (c *Cache) Get(uid types.UID) (*PodStatus, error) {
-	if e, ok := c.pods[uid]; ok {
+	if e := c.pods[uid]; e != nil {
 		return e.status, e.err
 	}
 	return &PodStatus{ID: uid}, nil
@@ -57,23 +82,29 @@ func (c *Cache) Get(uid types.UID) (*PodStatus, error) {
 // Set stores a status observed at t and wakes the pod's waiters it satisfies.
 func (c *Cache) Set(uid types.UID, status *PodStatus, err error, t time.Time) {
 	e := c.pods[uid]
+	if e == nil {
+		e = &cacheEntry{}
+		c.pods[uid] = e
+	}
 	e.status, e.err, e.modified = status, err, t
-	c.pods[uid] = e
 	c.notify(uid)
 }
 
 // MarkObserved records that a single-pod relist observed the pod at t.
 func (c *Cache) MarkObserved(uid types.UID, t time.Time) {
-	if e, ok := c.pods[uid]; ok && t.After(e.observed) {
+	if e := c.pods[uid]; e != nil && t.After(e.observed) {
 		e.observed = t
-		c.pods[uid] = e
 	}
 	c.notify(uid)
 }
 
 // Delete forgets the pod (it vanished from the runtime).
 func (c *Cache) Delete(uid types.UID) {
-	delete(c.pods, uid)
+	if e := c.pods[uid]; e != nil {
+		// Handles holding it find out (deleted), and stop keeping its status alive.
+		*e = cacheEntry{deleted: true}
+		delete(c.pods, uid)
+	}
 	c.notify(uid)
 }
 
@@ -98,9 +129,13 @@ func (c *Cache) UpdateTime(t time.Time) {
 
 // newerThan returns the entry if an observation after minTime exists.
 func (c *Cache) newerThan(uid types.UID, minTime time.Time) (*PodStatus, error, bool) {
+	return c.entryNewerThan(c.pods[uid], uid, minTime)
+}
+
+// entryNewerThan is newerThan for the pod's entry e (nil if the cache has none).
+func (c *Cache) entryNewerThan(e *cacheEntry, uid types.UID, minTime time.Time) (*PodStatus, error, bool) {
 	global := c.hasTimestamp && c.timestamp.After(minTime)
-	e, ok := c.pods[uid]
-	if !ok {
+	if e == nil {
 		if global {
 			return &PodStatus{ID: uid}, nil, true
 		}
@@ -120,6 +155,19 @@ func (c *Cache) GetNewerThan(uid types.UID, minTime time.Time, cb func(*PodStatu
 		cb(st, err)
 		return
 	}
+	c.subscribe(uid, minTime, cb)
+}
+
+// GetNewerThanHandle is GetNewerThan for the pod of handle h.
+func (c *Cache) GetNewerThanHandle(h *CacheHandle, minTime time.Time, cb func(*PodStatus, error)) {
+	if st, err, ok := c.entryNewerThan(c.entry(h), h.uid, minTime); ok {
+		cb(st, err)
+		return
+	}
+	c.subscribe(h.uid, minTime, cb)
+}
+
+func (c *Cache) subscribe(uid types.UID, minTime time.Time, cb func(*PodStatus, error)) {
 	c.subs[uid] = append(c.subs[uid], &subscriber{minTime: minTime, waiter: c.s.Self(), cb: cb})
 }
 

@@ -170,6 +170,9 @@ type podObjects struct {
 	uid       types.UID
 	sandboxes []*sandbox
 	listing   *container.Pod
+	// sortedAt is the pod's place in podsSorted (set when podUIDs makes it), and so in the
+	// listing GetPods makes from it.
+	sortedAt int
 	// statusLists are the lists of the last GetPodStatus, kept while the pod's listing is
 	// the one they were made for (every change to a field they copy makes a new listing).
 	statusLists podStatusLists
@@ -195,15 +198,28 @@ func (r *Runtime) objects(uid types.UID) *podObjects {
 	return o
 }
 
-// touch marks a pod's listing stale.
+// touch marks a pod's listing stale, and the full listing with it.
 func (r *Runtime) touch(uid types.UID) {
-	if o := r.byPod[uid]; o != nil {
+	o := r.byPod[uid]
+	if o != nil {
 		o.listing = nil
 		o.totals.ok = false
 	}
-	r.listing = nil
+	r.listingVersion++
+	if r.listingOK || r.listingOf != 0 {
+		r.listingOK = false
+		if o != nil && len(r.listingStale) < maxListingStale {
+			r.listingStale = append(r.listingStale, o)
+		} else {
+			r.listingOf = 0 // remake all of it
+		}
+	}
 	r.memProcs = nil
 }
+
+// maxListingStale is how many changed pods GetPods remakes the entries of, in place; past
+// that it remakes the whole listing.
+const maxListingStale = 32
 
 // Runtime is the fake container runtime.
 type Runtime struct {
@@ -222,9 +238,21 @@ type Runtime struct {
 	// podsSorted is byPod's objects in the order of uids, made with it (see podUIDs):
 	// walks over every pod read it instead of looking each UID up again.
 	podsSorted []*podObjects
-	listing    []*container.Pod // the last full listing, nil when stale
-	images     map[string]*Image
-	pulls      *pullScheduler
+	// sortedGen counts the times podUIDs made podsSorted (from 1): a listing made from
+	// podsSorted of the same generation lists the same pods at the same places.
+	sortedGen uint64
+	// listing is GetPods' answer, made in place: when listingOK says it is stale, the
+	// entries of the pods touch marked (listingStale) are made again, at their places,
+	// while the pods are those of podsSorted's generation listingOf; otherwise (pods came
+	// or went, too many changed, listingOf 0) all of it. listingVersion counts the
+	// touches, each of which may change what GetPods lists (see ListingVersion).
+	listing        []*container.Pod
+	listingOK      bool
+	listingOf      uint64
+	listingStale   []*podObjects
+	listingVersion uint64
+	images         map[string]*Image
+	pulls          *pullScheduler
 
 	downUntil time.Duration
 	downSince time.Duration
@@ -629,9 +657,12 @@ func (r *Runtime) podUIDs() []types.UID {
 		r.uids = slices.Sorted(maps.Keys(r.byPod))
 		// A fresh slice, as uids is: a walk over the old one may be under way.
 		r.podsSorted = make([]*podObjects, 0, len(r.uids))
-		for _, uid := range r.uids {
-			r.podsSorted = append(r.podsSorted, r.byPod[uid])
+		for i, uid := range r.uids {
+			o := r.byPod[uid]
+			o.sortedAt = i
+			r.podsSorted = append(r.podsSorted, o)
 		}
+		r.sortedGen++
 	}
 	return r.uids
 }
@@ -659,23 +690,41 @@ func (r *Runtime) StatusCost(n int) time.Duration {
 
 // GetPods lists every pod the runtime has (sandboxes and containers, exited ones
 // included), by UID order. It is instantaneous: the caller accounts for ListCost. The
-// listing and its pods are shared and immutable; an unchanged pod is the same object as in
-// the previous listing.
+// pods are shared and immutable, and an unchanged pod is the same object as in the
+// previous listing. The slice is the runtime's own, rewritten in place by a later GetPods
+// once the runtime changed (ListingVersion moved): a caller reads it before it calls the
+// runtime's GetPods again, and copies what it keeps longer. While ListingVersion stays,
+// GetPods returns the same slice with the same pods.
 func (r *Runtime) GetPods() ([]*container.Pod, error) {
 	if err := r.failure("listPodSandbox", ""); err != nil {
 		return nil, err
 	}
-	if r.listing != nil {
+	if r.listingOK {
 		return r.listing, nil
 	}
 	pods := r.sortedPods()
-	out := make([]*container.Pod, 0, len(pods))
-	for _, o := range pods {
-		out = append(out, o.list())
+	if r.listingOf == r.sortedGen {
+		// The same pods at the same places: only the changed pods' entries are new.
+		for _, o := range r.listingStale {
+			r.listing[o.sortedAt] = o.list()
+		}
+	} else {
+		out := r.listing[:0]
+		for _, o := range pods {
+			out = append(out, o.list())
+		}
+		clear(out[len(out):cap(out)]) // drop pods no longer listed
+		r.listing, r.listingOf = out, r.sortedGen
 	}
-	r.listing = out
-	return out, nil
+	clear(r.listingStale)
+	r.listingStale = r.listingStale[:0]
+	r.listingOK = true
+	return r.listing, nil
 }
+
+// ListingVersion changes whenever what GetPods lists may have changed: a caller that kept
+// a copy of a listing made at the same version holds what GetPods would answer now.
+func (r *Runtime) ListingVersion() uint64 { return r.listingVersion }
 
 // GetPod is one pod's entry of the listing GetPods hands out (the same object), nil if the
 // runtime has nothing of the pod, without making the rest of the listing.

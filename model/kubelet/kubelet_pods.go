@@ -32,6 +32,7 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 
 	var cost time.Duration
 	runtimePods, err := kl.runtime.GetPods()
+	listingVersion := kl.runtime.ListingVersion()
 	cost += kl.runtime.ListCost()
 	kl.statusManager.RemoveOrphanedStatuses(kl.podManager.HasUID, podsVersion)
 	if kl.probeManager != nil {
@@ -59,7 +60,7 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 			killed++
 		}
 	}
-	if err == nil && !memo.noOrphans(runtimePods, podsVersion, workersVersion) {
+	if err == nil && !memo.noOrphans(runtimePods, listingVersion, podsVersion, workersVersion) {
 		clean := memo.cleanListing(podsVersion, workersVersion)
 		for _, rp := range runtimePods {
 			// A pod of a listing that had no orphan, as the same object, is none now. Most
@@ -83,7 +84,7 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 			orphans++
 		}
 		if orphans == 0 {
-			memo.orphansChecked(runtimePods, podsVersion, workersVersion)
+			memo.orphansChecked(runtimePods, listingVersion, podsVersion, workersVersion)
 		}
 	}
 	kl.crashLoop.GC(kl.clk.Now())
@@ -146,7 +147,8 @@ type cleanupMemo struct {
 	noWorkerPods, noWorkerWorkers uint64
 	noWorker                      []int
 	orphansValid                  bool
-	orphansListing                []*container.Pod
+	orphansListing                []*container.Pod // a copy: the runtime rewrites its own
+	orphansListingVersion         uint64           // the runtime's ListingVersion of it
 	orphansPods, orphansWorkers   uint64
 
 	// working and desiredFn: see probeDesired.
@@ -186,21 +188,28 @@ func (m *cleanupMemo) cleanListing(podsVersion, workersVersion uint64) []*contai
 	return m.orphansListing
 }
 
-// noOrphans reports whether a pass over this listing is known to find no orphan.
-func (m *cleanupMemo) noOrphans(listing []*container.Pod, podsVersion, workersVersion uint64) bool {
-	return m.orphansValid && m.orphansPods == podsVersion && m.orphansWorkers == workersVersion && sameListing(m.orphansListing, listing)
+// noOrphans reports whether a pass over this listing, made at the runtime's
+// ListingVersion version, is known to find no orphan.
+func (m *cleanupMemo) noOrphans(listing []*container.Pod, version, podsVersion, workersVersion uint64) bool {
+	return m.orphansValid && m.orphansPods == podsVersion && m.orphansWorkers == workersVersion && sameListing(m.orphansListing, m.orphansListingVersion, listing, version)
 }
 
-// orphansChecked notes that a pass over this listing found no orphan.
-func (m *cleanupMemo) orphansChecked(listing []*container.Pod, podsVersion, workersVersion uint64) {
-	m.orphansValid, m.orphansListing, m.orphansPods, m.orphansWorkers = true, listing, podsVersion, workersVersion
+// orphansChecked notes that a pass over this listing, made at version, found no orphan.
+// The memo keeps a copy of the listing: the runtime rewrites its slice in place once it
+// changes.
+func (m *cleanupMemo) orphansChecked(listing []*container.Pod, version, podsVersion, workersVersion uint64) {
+	n := len(m.orphansListing)
+	m.orphansListing = append(m.orphansListing[:0], listing...)
+	if len(listing) < n {
+		clear(m.orphansListing[len(listing):n]) // drop pods no longer listed
+	}
+	m.orphansValid, m.orphansListingVersion, m.orphansPods, m.orphansWorkers = true, version, podsVersion, workersVersion
 }
 
-// sameListing reports whether a and b are the same runtime listing. The runtime hands out
-// one slice until something changes and never writes to it; the memo holds the old one, so
-// its array cannot be reused for a new listing.
-func sameListing(a, b []*container.Pod) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+// sameListing reports whether listings a and b, made at the runtime's ListingVersion va
+// and vb, are the same runtime listing.
+func sameListing(a []*container.Pod, va uint64, b []*container.Pod, vb uint64) bool {
+	return len(a) == len(b) && (len(a) == 0 || va == vb)
 }
 
 func hasRunning(p *container.Pod) bool {

@@ -34,7 +34,7 @@ func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *cor
 		done(true, nil)
 		return
 	}
-	if podconfig.IsStaticPod(pod) {
+	if ps.isStaticPod(pod) {
 		kl.tryReconcileMirrorPods(pod, mirrorPod)
 	}
 	if kl.probeManager != nil {
@@ -57,6 +57,9 @@ type podSyncer struct {
 	// changes for a podSyncer), made at the first and shared by every later one: nothing
 	// writes a recorded event's attributes.
 	uidAttrs []trace.Attr
+	// staticOf is the pod object static was read from (see isStaticPod).
+	staticOf *corev1.Pod
+	static   bool
 
 	// The runtime sync in flight: SyncPod's arguments its answer needs.
 	pod, mirrorPod  *corev1.Pod
@@ -70,6 +73,17 @@ func newPodSyncer(kl *Kubelet, pod *corev1.Pod) *podSyncer {
 	ps.memo.init(kl)
 	ps.runtimeSyncedFn = ps.runtimeSynced
 	return ps
+}
+
+// isStaticPod is podconfig.IsStaticPod(pod), read again only for a new object of the pod:
+// a pod object is never changed in place (every change, such as a status update, makes a
+// new one), and a steady pod's every resync gets the same object, whose annotations need
+// not be looked up again.
+func (ps *podSyncer) isStaticPod(pod *corev1.Pod) bool {
+	if pod != ps.staticOf {
+		ps.staticOf, ps.static = pod, podconfig.IsStaticPod(pod)
+	}
+	return ps.static
 }
 
 // runtimeSynced is the runtime manager's answer to SyncPod: upstream's postSync, then the

@@ -11,7 +11,6 @@ import (
 
 	"nodesim/model/kuberuntime"
 	"nodesim/model/podconfig"
-	"nodesim/sim"
 	"nodesim/trace"
 )
 
@@ -246,14 +245,16 @@ type queueEntry struct {
 
 func (e *queueEntry) isIdle() bool { return !e.queued && e.items == 0 }
 
-type simClock interface{ Now() time.Time }
+// simClock is the work queue's clock: Elapsed is the time as an offset from sim.Epoch
+// (Now().Sub(sim.Epoch), without making and subtracting a time.Time).
+type simClock interface{ Elapsed() time.Duration }
 
 func newWorkQueue(s simClock) *workQueue {
 	return &workQueue{s: s, ids: map[types.UID]int32{}}
 }
 
 // now is the clock's time as an offset from sim.Epoch.
-func (q *workQueue) now() time.Duration { return q.s.Now().Sub(sim.Epoch) }
+func (q *workQueue) now() time.Duration { return q.s.Elapsed() }
 
 // Enqueue sets the pod's next sync time, replacing any earlier entry.
 func (q *workQueue) Enqueue(uid types.UID, delay time.Duration) {
@@ -352,26 +353,31 @@ func (h *queueHeap) push(it queueItem) {
 	}
 }
 
+// pop removes the earliest item. The last item sinks from the root through a hole: each
+// step moves the earlier child up once, instead of swapping it with the item.
 func (h *queueHeap) pop() queueItem {
 	a := *h
 	top := a[0]
 	n := len(a) - 1
-	a[0] = a[n]
-	a[n] = queueItem{}
+	last := a[n]
 	a = a[:n]
-	for i := 0; ; {
-		least, l, r := i, 2*i+1, 2*i+2
-		if l < n && a[l].t < a[least].t {
-			least = l
+	if n > 0 {
+		i := 0
+		for {
+			c := 2*i + 1
+			if c >= n {
+				break
+			}
+			if r := c + 1; r < n && a[r].t < a[c].t {
+				c = r
+			}
+			if last.t <= a[c].t {
+				break
+			}
+			a[i] = a[c]
+			i = c
 		}
-		if r < n && a[r].t < a[least].t {
-			least = r
-		}
-		if least == i {
-			break
-		}
-		a[i], a[least] = a[least], a[i]
-		i = least
+		a[i] = last
 	}
 	*h = a
 	return top

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"nodesim/model/podconfig"
+	"nodesim/sim"
 	"nodesim/trace"
 )
 
@@ -90,6 +91,8 @@ func TestPodManagerKeepsPodsSortedAndHandedOutSlicesStable(t *testing.T) {
 type fakeNow struct{ t time.Time }
 
 func (c *fakeNow) Now() time.Time { return c.t }
+
+func (c *fakeNow) Elapsed() time.Duration { return c.t.Sub(sim.Epoch) }
 
 // getPodsToSync looks only at the due pods (the work queue's heap) and the pods with an
 // active deadline (the pod manager's index); over random histories of pods coming, changing

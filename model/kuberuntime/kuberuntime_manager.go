@@ -276,9 +276,10 @@ type Manager struct {
 	// gates (v1.37 defaults: both on).
 	Restart RestartGates
 
-	// spareSync is a finished sync's struct for the next SyncPod to reuse (see SyncPod),
-	// nil if none. noActionsAttrs is the computePodActions attributes of "none".
-	spareSync      *podSync
+	// spareSyncs are finished syncs' structs for the next SyncPods to reuse (see
+	// podSync.finish), at most maxSpareSyncs: as many as syncs wait for the runtime at
+	// once, commonly. noActionsAttrs is the computePodActions attributes of "none".
+	spareSyncs     []*podSync
 	noActionsAttrs []trace.Attr
 
 	// backOffMemo keeps, per back-off key, what decideBackOff built the last time it held
@@ -290,6 +291,14 @@ type Manager struct {
 	// that name (see describeAttrs). Both are bounded as backOffMemo is.
 	stableKeys map[stableKeyID]stableKeyEntry
 	startAttrs map[string][]trace.Attr
+
+	// noExited are noExitedAttrs' attributes, one entry per kind of start.
+	noExited []kindAttrs
+
+	// reasons is asked only whether recorded events keep their Reason (sim.Clock.Reasons):
+	// a clock of no process of its own, which never schedules or records anything. When
+	// they do not, SyncPod and decideBackOff skip building the reasons they record.
+	reasons *sim.Clock
 }
 
 // stableKeyID names a container of a pod, by the pod's UID.
@@ -364,7 +373,8 @@ var errSyncCancelled = errors.New("pod sync cancelled: pod termination requested
 // NewManager returns a runtime manager over the fake runtime; memoryCapacity is the
 // machine's memory, for oom_score_adj.
 func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageManager, liveness, startup ProbeResults, memoryCapacity int64, podState PodStateProvider) *Manager {
-	return &Manager{s: s, runtime: runtime, images: imageManager, livenessManager: liveness, startupManager: startup, memoryCapacity: memoryCapacity, podState: podState, PodLevelResources: true, Restart: DefaultRestartGates()}
+	return &Manager{s: s, runtime: runtime, images: imageManager, livenessManager: liveness, startupManager: startup, memoryCapacity: memoryCapacity, podState: podState, PodLevelResources: true, Restart: DefaultRestartGates(),
+		reasons: s.Clock("kuberuntime", sim.PriorityDefault)}
 }
 
 // SyncPod drives the runtime towards the pod's spec (upstream kubeGenericRuntimeManager.SyncPod).
@@ -372,21 +382,26 @@ func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageMana
 // AllContainersRestarting=True. podKey is container.Key(pod), which the caller keeps for
 // the pod rather than have every sync build it again.
 func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, restartAllContainers bool, done func(*PodSyncResult)) {
-	ps := m.spareSync
-	if ps != nil {
-		m.spareSync = nil
+	var ps *podSync
+	if n := len(m.spareSyncs); n > 0 {
+		ps = m.spareSyncs[n-1]
+		m.spareSyncs[n-1] = nil
+		m.spareSyncs = m.spareSyncs[:n-1]
 	} else {
 		ps = &podSync{}
 	}
-	ps.reset(podSync{m: m, pod: pod, podStatus: podStatus, backOff: backOff, done: done})
-	ps.actions = m.podActions(pod, podStatus, restartAllContainers, ps.startBuf[:0])
+	ps.reset(m, pod, podKey, podStatus, backOff, done)
+	m.podActions(&ps.actions, pod, podStatus, restartAllContainers, ps.startBuf[:0])
 	if cap(ps.actions.ContainersToStart) > cap(ps.startBuf) {
 		ps.startBuf = ps.actions.ContainersToStart[:0]
 	}
 	ps.kills = ps.actions.KillList()
-	why := podActionsReason(ps.actions.KillPod, podStatus)
-	if why == nil {
-		why = restartRulesReason(pod, podStatus, &ps.actions, m.Restart)
+	var why *trace.Reason
+	if m.keepReasons() {
+		why = podActionsReason(ps.actions.KillPod, podStatus)
+		if why == nil {
+			why = restartRulesReason(pod, podStatus, &ps.actions, m.Restart)
+		}
 	}
 	ev := trace.Event{Kind: KindPodActions, Pod: podKey, Attrs: m.describeAttrs(pod, &ps.actions, ps.kills), Reason: why}
 	m.s.Record(&ev)
@@ -395,14 +410,6 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.P
 		m.killPodWithSyncResult(pod, container.ConvertPodStatusToRunningPod(podStatus), nil, ps.podKilled)
 	} else {
 		ps.killContainer(0)
-	}
-	if ps.finished {
-		// The sync ran to its end without waiting for the runtime (a periodic sync with
-		// nothing to do): every step it handed out has run, and done has returned, so
-		// nothing refers to ps any more; the next SyncPod reuses it (and resets it: until
-		// then it still names this sync's pod and answer). A sync still waiting is never
-		// put here: its steps hold it until they run or are dropped.
-		m.spareSync = ps
 	}
 }
 
@@ -446,11 +453,11 @@ func (m *Manager) actionsAttrs(text string) []trace.Attr {
 // a step with nothing to do goes straight on, so a sync that decides "nothing to do" runs
 // through every step without allocating. The struct lives as long as the sync: nothing
 // outside it holds a step, and done is called exactly once, with &result (which done
-// does not keep). A sync that finishes before SyncPod returns leaves its struct to the
-// next (Manager.spareSync).
+// does not keep). A sync that finishes leaves its struct to the next (podSync.finish).
 type podSync struct {
 	m         *Manager
 	pod       *corev1.Pod
+	podKey    string // container.Key(pod), SyncPod's podKey
 	podStatus *container.PodStatus
 	backOff   *flowcontrol.Backoff
 	actions   PodActions
@@ -466,37 +473,55 @@ type podSync struct {
 	// actions.ContainersToStart), and regularDoneFn, bound once, its start's answer.
 	regular       int
 	regularDoneFn func(error)
+	// starting is the container start in flight (see containerStart); kept by reset.
+	starting containerStart
 	// startBuf is the room computePodActions fills ContainersToStart in: the array of a
 	// finished sync's actions.ContainersToStart, which nothing reads any more.
 	startBuf []int
 }
 
-// reset makes ps the sync to, keeping what a finished sync leaves for the next one to
-// reuse: the bound regularDoneFn, the room of its result (the result list's array and the
-// results' slots) and startBuf. A podSync is reset only before its first sync or once its
-// sync has finished (SyncPod): done has returned, and neither it nor anything it called
-// keeps the result, its SyncResults or the actions' lists, so the next sync may write
-// over them.
-func (ps *podSync) reset(to podSync) {
-	results, slots, fn, startBuf := ps.result.SyncResults, ps.result.slots, ps.regularDoneFn, ps.startBuf
+// reset makes ps a new sync of pod, keeping what a finished sync leaves for the next one
+// to reuse: the bound regularDoneFn, the room of its result (the result list's array and
+// the results' slots), startBuf and starting (its bound steps; start sets the rest). A
+// podSync is reset only before its first sync or once its sync has finished
+// (podSync.finish): done has returned, and neither it nor anything it called keeps the
+// result, its SyncResults or the actions' lists, so the next sync may write over them. It sets every other field but actions (which SyncPod's podActions
+// writes in full) one by one, rather than copying a whole new struct over ps: a field
+// added to podSync must be reset here.
+func (ps *podSync) reset(m *Manager, pod *corev1.Pod, podKey string, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, done func(*PodSyncResult)) {
+	results, slots := ps.result.SyncResults, ps.result.slots
 	clear(results)
 	clear(slots)
-	*ps = to
-	ps.startBuf = startBuf
-	if fn == nil {
-		fn = ps.regularDone
+	if ps.regularDoneFn == nil {
+		ps.regularDoneFn = ps.regularDone
 	}
 	if slots == nil && results != nil {
 		// The first reuse of a sync that acted: room for the results of a sync that
 		// starts a container or two, as a crash-looping pod's do at every sync.
 		slots = make([]SyncResult, 0, 2)
 	}
-	ps.result.SyncResults, ps.result.slots, ps.regularDoneFn = results[:0], slots[:0], fn
+	ps.m, ps.pod, ps.podKey, ps.podStatus, ps.backOff, ps.done = m, pod, podKey, podStatus, backOff, done
+	ps.kills, ps.sandboxID, ps.removeInit = nil, "", nil
+	ps.result.SyncResults, ps.result.SyncError, ps.result.slots = results[:0], nil, slots[:0]
+	ps.finished, ps.regular = false, 0
 }
 
+// maxSpareSyncs bounds Manager.spareSyncs.
+const maxSpareSyncs = 16
+
+// finish ends the sync: done gets its result. Once done has returned nothing refers to ps
+// any more, whether the sync ran to its end within SyncPod (a periodic sync with nothing
+// to do) or later, from a runtime callback (a container start): finish is the last step
+// of every chain of steps, so each step the sync handed out has run, and done keeps
+// neither the result nor its lists. So the next SyncPod may reuse ps (Manager.spareSyncs;
+// reset keeps this sync's room for results and actions). A sync whose steps are dropped
+// with its context never finishes, and is never reused.
 func (ps *podSync) finish() {
 	ps.finished = true
 	ps.done(&ps.result)
+	if m := ps.m; len(m.spareSyncs) < maxSpareSyncs {
+		m.spareSyncs = append(m.spareSyncs, ps)
+	}
 }
 
 // podKilled follows the whole-pod kill: a pod that gets a new sandbox starts over, its
@@ -614,7 +639,7 @@ func (ps *podSync) startInitContainer(i int) {
 		return
 	}
 	c := &ps.pod.Spec.InitContainers[idx[i]]
-	ps.m.start(ps.pod, ps.podStatus, ps.backOff, ps.sandboxID, c, "init container", &ps.result, func(err error) {
+	ps.m.start(&ps.starting, ps.pod, ps.podKey, ps.podStatus, ps.backOff, ps.sandboxID, c, "init container", &ps.result, func(err error) {
 		if err != nil && !IsRestartableInitContainer(c) {
 			ps.finish()
 			return
@@ -632,46 +657,81 @@ func (ps *podSync) startRegularContainer(i int) {
 	c := &ps.pod.Spec.Containers[idx[i]]
 	// One start at a time: ps.regular holds until regularDone, which moves to the next.
 	ps.regular = i
-	ps.m.start(ps.pod, ps.podStatus, ps.backOff, ps.sandboxID, c, "container", &ps.result, ps.regularDoneFn)
+	ps.m.start(&ps.starting, ps.pod, ps.podKey, ps.podStatus, ps.backOff, ps.sandboxID, c, "container", &ps.result, ps.regularDoneFn)
 }
 
 // regularDone is the answer of the start of regular container ps.regular (any error is in
 // the result): start the next.
 func (ps *podSync) regularDone(error) { ps.startRegularContainer(ps.regular + 1) }
 
-// start is one container start: the back-off check, then startContainer.
-func (m *Manager) start(pod *corev1.Pod, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, sandboxID string, c *corev1.Container, kind string, result *PodSyncResult, done func(error)) {
-	inBackOff, msg, why, err := m.decideBackOff(pod, c, podStatus, backOff)
+// start is one container start: the back-off check, then startContainer (cs's steps).
+// cs is the podSync's containerStart, free: a sync starts one container at a time.
+func (m *Manager) start(cs *containerStart, pod *corev1.Pod, podKey string, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, sandboxID string, c *corev1.Container, kind string, result *PodSyncResult, done func(error)) {
+	inBackOff, msg, startAttrs, err := m.decideBackOff(pod, c, podStatus, backOff, kind)
 	if inBackOff {
 		result.add(StartContainer, c.Name, err, msg)
 		done(err)
 		return
 	}
-	m.startContainer(pod, podStatus, sandboxID, c, func(msg string, err error) {
-		if err != nil {
-			result.add(StartContainer, c.Name, err, msg)
-			m.s.Record(&trace.Event{Kind: KindStartFailed, Pod: container.Key(pod), Container: c.Name,
-				Attrs: []trace.Attr{{Key: "reason", Value: err.Error()}, {Key: "message", Value: msg}}})
-			done(err)
-			return
-		}
-		result.add(StartContainer, c.Name, nil, "")
-		m.s.Record(&trace.Event{Kind: KindStarted, Pod: container.Key(pod), Container: c.Name, Attrs: append([]trace.Attr{{Key: "type", Value: kind}}, why...)})
-		done(nil)
-	})
+	if cs.imageReadyFn == nil {
+		cs.imageReadyFn, cs.createdFn, cs.startedFn, cs.startDoneFn = cs.imageReady, cs.created, cs.started, cs.startDone
+	}
+	cs.m, cs.pod, cs.podKey, cs.podStatus, cs.sandboxID, cs.c = m, pod, podKey, podStatus, sandboxID, c
+	cs.startAttrs, cs.result, cs.done, cs.id = startAttrs, result, done, ""
+	m.startContainer(cs)
+}
+
+// containerStart is a podSync's container start in flight (upstream startContainer and
+// the answer the sync waits for), its steps bound once per podSync. A sync starts one
+// container at a time (each start's answer moves it on to the next), so its one
+// containerStart serves each in turn: a step reads what it needs of cs before it calls
+// the next, which may already be the next start's.
+type containerStart struct {
+	m          *Manager
+	pod        *corev1.Pod
+	podKey     string
+	podStatus  *container.PodStatus
+	sandboxID  string
+	c          *corev1.Container
+	startAttrs []trace.Attr // the KindStarted event's attributes
+	result     *PodSyncResult
+	done       func(error)
+	id         string // the container created
+
+	imageReadyFn func(msg string, err error)
+	createdFn    func(id string, err error)
+	startedFn    func(err error)
+	startDoneFn  func(msg string, err error)
+}
+
+// startDone is the start's answer: its result and its event, then done.
+func (cs *containerStart) startDone(msg string, err error) {
+	m, c, done := cs.m, cs.c, cs.done
+	if err != nil {
+		cs.result.add(StartContainer, c.Name, err, msg)
+		m.s.Record(&trace.Event{Kind: KindStartFailed, Pod: cs.podKey, Container: c.Name,
+			Attrs: []trace.Attr{{Key: "reason", Value: err.Error()}, {Key: "message", Value: msg}}})
+		done(err)
+		return
+	}
+	cs.result.add(StartContainer, c.Name, nil, "")
+	m.s.Record(&trace.Event{Kind: KindStarted, Pod: cs.podKey, Container: c.Name, Attrs: cs.startAttrs})
+	done(nil)
 }
 
 // doBackOff holds back a container whose last instance exited within the current
 // crash-loop back-off window (upstream doBackOff).
 func (m *Manager) doBackOff(pod *corev1.Pod, c *corev1.Container, podStatus *container.PodStatus, backOff *flowcontrol.Backoff) (bool, string, error) {
-	in, msg, _, err := m.decideBackOff(pod, c, podStatus, backOff)
+	in, msg, _, err := m.decideBackOff(pod, c, podStatus, backOff, "")
 	return in, msg, err
 }
 
-// decideBackOff is doBackOff with the reason it decided by, for the trace: no exited
-// instance to back off from (a first start, or a restart after the kubelet killed the
-// container in this same sync), or a back-off started or extended from the last exit.
-func (m *Manager) decideBackOff(pod *corev1.Pod, c *corev1.Container, podStatus *container.PodStatus, backOff *flowcontrol.Backoff) (bool, string, []trace.Attr, error) {
+// decideBackOff is doBackOff with the attributes of the KindStarted event of a container
+// it lets start, of the kind given ("" for none): the kind, then the reason it decided
+// by: no exited instance to back off from (a first start, or a restart after the kubelet
+// killed the container in this same sync), or a back-off started or extended from the
+// last exit.
+func (m *Manager) decideBackOff(pod *corev1.Pod, c *corev1.Container, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, kind string) (bool, string, []trace.Attr, error) {
 	var last *container.Status
 	for _, s := range podStatus.ContainerStatuses {
 		if s.Name == c.Name && s.State == container.StateExited {
@@ -680,7 +740,7 @@ func (m *Manager) decideBackOff(pod *corev1.Pod, c *corev1.Container, podStatus 
 		}
 	}
 	if last == nil {
-		return false, "", []trace.Attr{{Key: "reason", Value: "noExitedInstance"}}, nil
+		return false, "", m.noExitedAttrs(kind), nil
 	}
 	key := m.stableKey(pod, c)
 	now := m.s.Now()
@@ -697,13 +757,42 @@ func (m *Manager) decideBackOff(pod *corev1.Pod, c *corev1.Container, podStatus 
 			}
 			m.buildBackOffHold(hold, key, pod, c, last.FinishedAt, current)
 		}
+		if hold.reason == nil && m.keepReasons() {
+			hold.reason = backOffReason(hold, key, c.Name)
+		}
 		m.s.Record(&trace.Event{Kind: KindBackOff, Pod: hold.podKey, Container: c.Name, Attrs: hold.attrs, Reason: hold.reason})
 		return true, hold.msg, nil, hold.err
 	}
 	backOff.Next(key, last.FinishedAt, now)
+	if kind == "" {
+		return false, "", nil, nil
+	}
 	next := backOff.Get(key)
-	return false, "", []trace.Attr{{Key: "reason", Value: "backOffStarted"}, {Key: "backoff", Value: next.String()},
+	return false, "", []trace.Attr{{Key: "type", Value: kind}, {Key: "reason", Value: "backOffStarted"}, {Key: "backoff", Value: next.String()},
 		{Key: "backoffFrom", Value: last.FinishedAt.Sub(sim.Epoch).String()}}, nil
+}
+
+// noExitedAttrs is decideBackOff's attributes of a start of the kind given with no exited
+// instance, made once per kind and shared by every such event (nothing writes a recorded
+// event's attributes).
+func (m *Manager) noExitedAttrs(kind string) []trace.Attr {
+	if kind == "" {
+		return nil
+	}
+	for _, k := range m.noExited {
+		if k.kind == kind {
+			return k.attrs
+		}
+	}
+	attrs := []trace.Attr{{Key: "type", Value: kind}, {Key: "reason", Value: "noExitedInstance"}}
+	m.noExited = append(m.noExited, kindAttrs{kind, attrs})
+	return attrs
+}
+
+// kindAttrs are the attributes of one kind of container start.
+type kindAttrs struct {
+	kind  string
+	attrs []trace.Attr
 }
 
 // buildBackOffHold fills hold with what decideBackOff records and returns for the container
@@ -718,10 +807,22 @@ func (m *Manager) buildBackOffHold(hold *backOffHold, key string, pod *corev1.Po
 	hold.podKey = container.Key(pod)
 	hold.msg = msg
 	hold.attrs = []trace.Attr{{Key: "backoff", Value: backoffText}, {Key: "until", Value: untilText}}
-	hold.reason = trace.BecauseEach("doBackOff", c.Name+"'s last run ended inside its back-off window (key "+key+", "+backoffText+" from its exit): SyncPod skips the start until "+strconv.FormatFloat(expiry.Sub(sim.Epoch).Seconds(), 'f', 3, 64)+"s",
-		trace.Attr{Key: "key", Value: key}, trace.Attr{Key: "backoff", Value: backoffText}, trace.Attr{Key: "until", Value: untilText})
+	hold.reason = nil // made when first recorded (backOffReason), if reasons are kept
 	hold.err = &BackoffError{Msg: msg, Expiry: expiry, hold: hold}
 	hold.step, hold.alone = nil, nil
+}
+
+// keepReasons reports whether recorded events keep their Reason (always, for a Manager
+// made without NewManager).
+func (m *Manager) keepReasons() bool { return m.reasons == nil || m.reasons.Reasons() }
+
+// backOffReason is the reason of the KindBackOff event of hold, the hold of the container
+// name of key (its attributes hold the texts of the back-off and its expiry).
+func backOffReason(hold *backOffHold, key, name string) *trace.Reason {
+	backoffText, untilText := hold.attrs[0].Value, hold.attrs[1].Value
+	expiry := hold.finishedAt.Add(hold.current)
+	return trace.BecauseEach("doBackOff", name+"'s last run ended inside its back-off window (key "+key+", "+backoffText+" from its exit): SyncPod skips the start until "+strconv.FormatFloat(expiry.Sub(sim.Epoch).Seconds(), 'f', 3, 64)+"s",
+		trace.Attr{Key: "key", Value: key}, trace.Attr{Key: "backoff", Value: backoffText}, trace.Attr{Key: "until", Value: untilText})
 }
 
 // podMemoryLimit is the pod cgroup's memory limit when the pod declares a pod-level memory
@@ -741,45 +842,53 @@ func podMemoryLimit(pod *corev1.Pod, podLevelResources bool) int64 {
 
 // startContainer pulls the image if needed, then creates and starts the container
 // (upstream startContainer).
-func (m *Manager) startContainer(pod *corev1.Pod, podStatus *container.PodStatus, sandboxID string, c *corev1.Container, done func(msg string, err error)) {
-	m.images.EnsureImageExists(pod, c, func(msg string, err error) {
-		if err != nil {
-			done(msg, err)
-			return
-		}
-		if m.podState.IsPodTerminationRequested(pod.UID) {
-			done(errSyncCancelled.Error(), ErrCreateContainer)
-			return
-		}
-		// The runtime's newest instance gives the restart count; without one, the log files
-		// a RestartAllContainers reset kept do.
-		restartCount := m.runtime.LogRestartCount(pod.UID, c.Name)
-		if s := podStatus.FindContainerStatusByName(c.Name); s != nil {
-			restartCount = s.RestartCount + 1
-		}
-		cfg := cri.ContainerConfig{OOMScoreAdj: oom.GetContainerOOMScoreAdjust(pod, c, m.memoryCapacity, m.PodLevelResources)}
-		if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
-			cfg.MemoryLimit = q.Value()
-		}
-		cfg.PodMemoryLimit = podMemoryLimit(pod, m.PodLevelResources)
-		m.runtime.CreateContainer(sandboxID, c, restartCount, cfg, func(id string, err error) {
-			if err != nil {
-				done(err.Error(), ErrCreateContainer)
-				return
-			}
-			if m.podState.IsPodTerminationRequested(pod.UID) {
-				done(errSyncCancelled.Error(), ErrRunContainer)
-				return
-			}
-			m.runtime.StartContainer(id, func(err error) {
-				if err != nil {
-					done(err.Error(), ErrRunContainer)
-					return
-				}
-				m.runPostStart(pod, c, id, done)
-			})
-		})
-	})
+func (m *Manager) startContainer(cs *containerStart) {
+	m.images.EnsureImageExists(cs.pod, cs.c, cs.imageReadyFn)
+}
+
+func (cs *containerStart) imageReady(msg string, err error) {
+	if err != nil {
+		cs.startDone(msg, err)
+		return
+	}
+	m, pod, c := cs.m, cs.pod, cs.c
+	if m.podState.IsPodTerminationRequested(pod.UID) {
+		cs.startDone(errSyncCancelled.Error(), ErrCreateContainer)
+		return
+	}
+	// The runtime's newest instance gives the restart count; without one, the log files
+	// a RestartAllContainers reset kept do.
+	restartCount := m.runtime.LogRestartCount(pod.UID, c.Name)
+	if s := cs.podStatus.FindContainerStatusByName(c.Name); s != nil {
+		restartCount = s.RestartCount + 1
+	}
+	cfg := cri.ContainerConfig{OOMScoreAdj: oom.GetContainerOOMScoreAdjust(pod, c, m.memoryCapacity, m.PodLevelResources)}
+	if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
+		cfg.MemoryLimit = q.Value()
+	}
+	cfg.PodMemoryLimit = podMemoryLimit(pod, m.PodLevelResources)
+	m.runtime.CreateContainer(cs.sandboxID, c, restartCount, cfg, cs.createdFn)
+}
+
+func (cs *containerStart) created(id string, err error) {
+	if err != nil {
+		cs.startDone(err.Error(), ErrCreateContainer)
+		return
+	}
+	if cs.m.podState.IsPodTerminationRequested(cs.pod.UID) {
+		cs.startDone(errSyncCancelled.Error(), ErrRunContainer)
+		return
+	}
+	cs.id = id
+	cs.m.runtime.StartContainer(id, cs.startedFn)
+}
+
+func (cs *containerStart) started(err error) {
+	if err != nil {
+		cs.startDone(err.Error(), ErrRunContainer)
+		return
+	}
+	cs.m.runPostStart(cs.pod, cs.c, cs.id, cs.startDoneFn)
 }
 
 // setTerminationGracePeriod is the grace for a kill without an explicit override.

@@ -118,21 +118,27 @@ type ProbeResults interface {
 // (kill what runs, remove every instance), and the sync after that starts the pod's
 // containers again from its first init container, in the same sandbox.
 func (m *Manager) computePodActions(pod *corev1.Pod, podStatus *container.PodStatus, restartAllContainers bool) PodActions {
-	return m.podActions(pod, podStatus, restartAllContainers, nil)
+	var changes PodActions
+	m.podActions(&changes, pod, podStatus, restartAllContainers, nil)
+	return changes
 }
 
-// podActions is computePodActions, appending the regular containers to start, when the
-// sandbox stays, to startBuf (which must have length 0; nil for none): SyncPod passes the
-// room a finished sync left, since a crash-looping pod's every sync starts a container.
-// ContainersToStart is nil, as computePodActions' is, when there is none.
-func (m *Manager) podActions(pod *corev1.Pod, podStatus *container.PodStatus, restartAllContainers bool, startBuf []int) PodActions {
+// podActions is computePodActions, writing the actions to changes (every field of it),
+// and appending the regular containers to start, when the sandbox stays, to startBuf
+// (which must have length 0; nil for none): SyncPod passes the room a finished sync
+// left, since a crash-looping pod's every sync starts a container. ContainersToStart is
+// nil, as computePodActions' is, when there is none. It writes SyncPod's podSync in
+// place, field by field, rather than returning the struct to be copied into it.
+func (m *Manager) podActions(changes *PodActions, pod *corev1.Pod, podStatus *container.PodStatus, restartAllContainers bool, startBuf []int) {
 	createSandbox, attempt, sandboxID := PodSandboxChanged(pod, podStatus)
-	changes := PodActions{
-		KillPod:       createSandbox,
-		CreateSandbox: createSandbox,
-		SandboxID:     sandboxID,
-		Attempt:       attempt,
-	}
+	changes.KillPod = createSandbox
+	changes.CreateSandbox = createSandbox
+	changes.SandboxID = sandboxID
+	changes.Attempt = attempt
+	changes.InitContainersToStart = nil
+	changes.ContainersToStart = nil
+	changes.ContainersToKill = nil
+	changes.ContainersToReset = nil
 
 	if m.Restart.RestartAll() && restartAllContainers {
 		sourceInit, targetInit := getContainersToReset(pod.Spec.InitContainers, podStatus)
@@ -141,14 +147,14 @@ func (m *Manager) podActions(pod *corev1.Pod, podStatus *container.PodStatus, re
 		changes.ContainersToReset = append(changes.ContainersToReset, targetInit...)
 		changes.ContainersToReset = append(changes.ContainersToReset, source...)
 		changes.ContainersToReset = append(changes.ContainersToReset, sourceInit...)
-		return changes
+		return
 	}
 
 	if createSandbox {
 		if !shouldRestartOnFailure(pod) && attempt != 0 && len(podStatus.ContainerStatuses) != 0 {
 			// A pod that must not restart does not get a new sandbox; it is only killed.
 			changes.CreateSandbox = false
-			return changes
+			return
 		}
 		var toStart []int
 		for i := range pod.Spec.Containers {
@@ -175,21 +181,21 @@ func (m *Manager) podActions(pod *corev1.Pod, podStatus *container.PodStatus, re
 			}
 			if initialized {
 				changes.CreateSandbox = false
-				return changes
+				return
 			}
 		}
 		if len(pod.Spec.InitContainers) != 0 {
 			// Everything starts over in the new sandbox, from the first init container.
 			changes.InitContainersToStart = []int{0}
-			return changes
+			return
 		}
 		changes.ContainersToStart = toStart
-		return changes
+		return
 	}
 
-	initialized := m.computeInitContainerActions(pod, podStatus, &changes)
+	initialized := m.computeInitContainerActions(pod, podStatus, changes)
 	if changes.KillPod || !initialized {
-		return changes
+		return
 	}
 
 	keep := 0
@@ -239,7 +245,7 @@ func (m *Manager) podActions(pod *corev1.Pod, podStatus *container.PodStatus, re
 		// Sidecars must not keep a pod with nothing left to run alive.
 		changes.InitContainersToStart = nil
 	}
-	return changes
+	return
 }
 
 func (m *Manager) liveness(id string) (results.Result, bool) {

@@ -50,15 +50,15 @@ func TestSyncPodWithNothingToDoReusesItsStruct(t *testing.T) {
 	var first *podSync
 	worker.Schedule(0, func() {
 		sync()
-		first = m.spareSync
+		first = m.topSpareSync()
 		sync()
 	})
 	s.RunUntil(2 * time.Second)
 	if answers != 2 {
 		t.Fatalf("%d answers, want 2", answers)
 	}
-	if first == nil || m.spareSync != first {
-		t.Errorf("spare sync after the syncs: %p then %p, want the same struct kept", first, m.spareSync)
+	if first == nil || m.topSpareSync() != first || len(m.spareSyncs) != 1 {
+		t.Errorf("spare sync after the syncs: %p then %p (of %d), want the same struct kept", first, m.topSpareSync(), len(m.spareSyncs))
 	}
 	var events int
 	for _, e := range log.Events {
@@ -73,4 +73,12 @@ func TestSyncPodWithNothingToDoReusesItsStruct(t *testing.T) {
 	if events != 2 {
 		t.Errorf("%d computePodActions events, want 2", events)
 	}
+}
+
+// topSpareSync is the struct the next SyncPod reuses, nil if none.
+func (m *Manager) topSpareSync() *podSync {
+	if n := len(m.spareSyncs); n > 0 {
+		return m.spareSyncs[n-1]
+	}
+	return nil
 }

@@ -17,10 +17,12 @@ import (
 // Runtime is what PLEG needs of the container runtime.
 type Runtime interface {
 	// GetPods lists the runtime's pods, best in UID order (a listing in any other order is
-	// sorted). A runtime may hand out the same slice and the same pods again while nothing
-	// changed, and never writes a listing it handed out: PLEG tells unchanged pods, and an
-	// unchanged listing, by pointer.
+	// sorted). The runtime may rewrite the slice at a later GetPods (PLEG keeps a copy),
+	// but never changes a pod object it listed: PLEG tells unchanged pods by pointer.
 	GetPods() ([]*container.Pod, error)
+	// ListingVersion changes whenever GetPods' answer may have changed: PLEG tells an
+	// unchanged listing by it.
+	ListingVersion() uint64
 	// GetPod is one pod's listing, the object GetPods would list for it (nil when the
 	// runtime has nothing of the pod), failing as GetPods would: a single-pod relist reads
 	// it instead of the whole listing.
@@ -114,11 +116,18 @@ type GenericPLEG struct {
 	// with nothing touched and nothing to reinspect has nothing to compare: every record
 	// is as that relist left it.
 	lastListing []*container.Pod
-	touched     bool
+	// lastListingVersion is the runtime's ListingVersion when lastListing (a copy of the
+	// runtime's slice, which the runtime may rewrite) was listed; lastListingOK says
+	// lastListing is set.
+	lastListingVersion uint64
+	lastListingOK      bool
+	touched            bool
 	// aligned: lastListing lists exactly the pods of records, in their order (the last
 	// merge found the same pods as the one before, and no single-pod relist has added or
 	// dropped a record since; see changedSinceLastListing).
 	aligned bool
+	// arena makes the events PLEG sends and records (see eventArena).
+	arena eventArena
 	// changed is changedSinceLastListing's answer, reused from relist to relist.
 	changed []*podRecord
 	// idleAttrs are the attributes of a relist that inspected no pod, shared by every such
@@ -252,6 +261,7 @@ func (g *GenericPLEG) relist() {
 // listed is a global relist once the listing has returned.
 func (g *GenericPLEG) listed() {
 	pods, err := g.runtime.GetPods()
+	version := g.runtime.ListingVersion()
 	if err != nil {
 		g.clk.Record(&trace.Event{Kind: KindRelistFailed, Dur: g.clk.Elapsed() - g.inflight.start, Attrs: []trace.Attr{{Key: "error", Value: err.Error()}},
 			Reason: trace.Because("relistFailed", "the relist time stays put: after 3m without a good relist PLEG is unhealthy and syncLoop stops syncing pods")})
@@ -260,19 +270,19 @@ func (g *GenericPLEG) listed() {
 	}
 	g.relistTime, g.relistElapsed = g.inflight.timestamp, g.inflight.start
 	if len(g.reinspect) == 0 {
-		if !g.touched && g.sameListing(pods) {
+		if !g.touched && g.sameListing(pods, version) {
 			g.reconcile(nil)
 			return
 		}
 		if changed, ok := g.changedSinceLastListing(pods); ok {
-			g.lastListing, g.touched = pods, false
+			g.keepListing(pods, version)
 			g.reconcile(changed)
 			clear(changed) // reconcile keeps what it needs in its work list
 			return
 		}
 	}
 	g.merge(pods)
-	g.lastListing, g.touched = pods, false
+	g.keepListing(pods, version)
 	g.reconcile(g.records)
 }
 
@@ -309,12 +319,21 @@ func (g *GenericPLEG) changedSinceLastListing(pods []*container.Pod) (changed []
 	return changed, true
 }
 
-// sameListing reports whether pods is the very listing the last global relist got.
-func (g *GenericPLEG) sameListing(pods []*container.Pod) bool {
-	if len(pods) != len(g.lastListing) {
-		return false
+// sameListing reports whether pods, listed at version, is the listing the last global
+// relist got.
+func (g *GenericPLEG) sameListing(pods []*container.Pod, version uint64) bool {
+	return len(pods) == len(g.lastListing) && (len(pods) == 0 || g.lastListingOK && version == g.lastListingVersion)
+}
+
+// keepListing makes pods, listed at version, the last listing (a copy: the runtime may
+// rewrite its slice), with nothing touched since.
+func (g *GenericPLEG) keepListing(pods []*container.Pod, version uint64) {
+	n := len(g.lastListing)
+	g.lastListing = append(g.lastListing[:0], pods...)
+	if len(pods) < n {
+		clear(g.lastListing[len(pods):n]) // drop pods no longer listed
 	}
-	return len(pods) == 0 || &pods[0] == &g.lastListing[0]
+	g.lastListingVersion, g.lastListingOK, g.touched = version, true, false
 }
 
 // merge sets every record's current listing: the listed pod, or nil for a pod no longer
@@ -446,7 +465,7 @@ func (g *GenericPLEG) reconcile(records []*podRecord) {
 		// Every pod's events go to one array, reused from relist to relist; each pod's
 		// part is capped at its length, so that appending to it copies.
 		n := len(g.inflight.events)
-		g.inflight.events = appendEvents(g.inflight.events, r.uid, r.old, r.current)
+		g.inflight.events = appendEvents(&g.arena, g.inflight.events, r.uid, r.old, r.current)
 		events := g.inflight.events[n:len(g.inflight.events):len(g.inflight.events)]
 		if len(events) == 0 && !reinspect && global {
 			continue
@@ -509,7 +528,7 @@ func (g *GenericPLEG) reconciled() {
 				continue
 			}
 			ok := g.ch.TrySend(e)
-			attrs := []trace.Attr{{Key: "type", Value: string(e.Type)}, {Key: "id", Value: e.Data}}
+			attrs := g.arena.attrs(trace.Attr{Key: "type", Value: string(e.Type)}, trace.Attr{Key: "id", Value: e.Data})
 			if !ok {
 				dropped++
 				attrs = append(attrs, trace.Attr{Key: "dropped", Value: "true"})
@@ -618,11 +637,12 @@ func stateOf(p *container.Pod, id string) plegState {
 // computeEvents compares every container and sandbox ID in the old and new lists: the
 // old pod's sandboxes and containers, then the new pod's, each ID once, in that order.
 func computeEvents(uid types.UID, old, cur *container.Pod) []*PodLifecycleEvent {
-	return appendEvents(nil, uid, old, cur)
+	return appendEvents(nil, nil, uid, old, cur)
 }
 
-// appendEvents is computeEvents appending to out.
-func appendEvents(out []*PodLifecycleEvent, uid types.UID, old, cur *container.Pod) []*PodLifecycleEvent {
+// appendEvents is computeEvents appending to out, the events made by arena (nil: one
+// allocation each).
+func appendEvents(arena *eventArena, out []*PodLifecycleEvent, uid types.UID, old, cur *container.Pod) []*PodLifecycleEvent {
 	var buf [16]string // a pod's IDs fit here; more spill to the heap
 	ids := buf[:0]
 	for _, p := range [2]*container.Pod{old, cur} {
@@ -638,18 +658,18 @@ func appendEvents(out []*PodLifecycleEvent, uid types.UID, old, cur *container.P
 		}
 	}
 	for _, id := range ids {
-		out = generateEvents(out, uid, id, stateOf(old, id), stateOf(cur, id))
+		out = generateEvents(arena, out, uid, id, stateOf(old, id), stateOf(cur, id))
 	}
 	return out
 }
 
 // generateEvents is upstream's table of state transitions to events, appended to out.
-func generateEvents(out []*PodLifecycleEvent, uid types.UID, id string, oldState, newState plegState) []*PodLifecycleEvent {
+func generateEvents(arena *eventArena, out []*PodLifecycleEvent, uid types.UID, id string, oldState, newState plegState) []*PodLifecycleEvent {
 	if oldState == newState {
 		return out
 	}
 	ev := func(t PodLifeCycleEventType) *PodLifecycleEvent {
-		return &PodLifecycleEvent{ID: uid, Type: t, Data: id}
+		return arena.event(PodLifecycleEvent{ID: uid, Type: t, Data: id})
 	}
 	switch newState {
 	case plegRunning:
@@ -664,5 +684,46 @@ func generateEvents(out []*PodLifecycleEvent, uid types.UID, id string, oldState
 		}
 		return append(out, ev(ContainerDied), ev(ContainerRemoved))
 	}
+	return out
+}
+
+// eventArena hands out the lifecycle events PLEG sends and the attributes of the events
+// it records, many to an allocation: a crash-looping pod's every restart makes a few of
+// each. What it hands out is kept by whoever receives it (the syncLoop, a trace sink), as
+// long as it likes, so no part of a chunk is ever handed out twice; a full chunk is left
+// to the events that refer to it and a new one started.
+type eventArena struct {
+	events []PodLifecycleEvent
+	pairs  []trace.Attr
+}
+
+// eventArenaChunk is how many events, and attribute pairs, a chunk holds.
+const eventArenaChunk = 64
+
+// event returns a new event holding e (allocated alone when a is nil).
+func (a *eventArena) event(e PodLifecycleEvent) *PodLifecycleEvent {
+	var p *PodLifecycleEvent
+	if a == nil {
+		p = new(PodLifecycleEvent) // not &e, which would move every e to the heap
+	} else {
+		if len(a.events) == 0 {
+			a.events = make([]PodLifecycleEvent, eventArenaChunk)
+		}
+		p = &a.events[0]
+		a.events = a.events[1:]
+	}
+	*p = e
+	return p
+}
+
+// attrs returns the attributes x and y in a slice of their own, capacity 2 (an append
+// copies).
+func (a *eventArena) attrs(x, y trace.Attr) []trace.Attr {
+	if len(a.pairs) < 2 {
+		a.pairs = make([]trace.Attr, 2*eventArenaChunk)
+	}
+	out := a.pairs[:2:2]
+	a.pairs = a.pairs[2:]
+	out[0], out[1] = x, y
 	return out
 }

@@ -46,13 +46,17 @@ type fakeRuntime struct {
 	listed []*container.Pod
 	// shared (with stable) hands out the very same slice, as the real runtime does.
 	shared bool
+	// version is ListingVersion: it moves whenever GetPods hands out another listing.
+	version uint64
 }
+
+func (r *fakeRuntime) ListingVersion() uint64 { return r.version }
 
 func newFakeRuntime() *fakeRuntime {
 	return &fakeRuntime{statusErr: map[types.UID]error{}, statusCalls: map[types.UID]int{}}
 }
 
-func (r *fakeRuntime) set(pods ...fakePod) { r.pods, r.listed = pods, nil }
+func (r *fakeRuntime) set(pods ...fakePod) { r.pods, r.listed = pods, nil; r.version++ }
 
 // update replaces one pod's listing with a new object and keeps every other pod's object
 // (with stable), as the real runtime does when one pod changes.
@@ -74,6 +78,7 @@ func (r *fakeRuntime) update(fp fakePod) {
 		}
 	}
 	r.listed = listed
+	r.version++
 }
 
 // GetPods returns fresh objects on every call, as a real listing would, so that PLEG's
@@ -87,8 +92,10 @@ func (r *fakeRuntime) GetPods() ([]*container.Pod, error) {
 		if r.shared {
 			return r.listed, nil
 		}
+		r.version++
 		return slices.Clone(r.listed), nil
 	}
+	r.version++
 	var out []*container.Pod
 	for _, fp := range r.pods {
 		p := &container.Pod{ID: fp.uid, Name: "pod-" + string(fp.uid), Namespace: "ns"}
@@ -258,7 +265,7 @@ func TestGenerateEvents(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(states[tc.old]+"→"+states[tc.new], func(t *testing.T) {
-			got := generateEvents(nil, "uid-1", "cid-1", tc.old, tc.new)
+			got := generateEvents(nil, nil, "uid-1", "cid-1", tc.old, tc.new)
 			var types []PodLifeCycleEventType
 			for _, e := range got {
 				if e.ID != "uid-1" || e.Data != "cid-1" {

@@ -31,6 +31,9 @@ type podSyncStatus struct {
 
 	key      string // namespace/name, for the trace
 	fullname string
+	// cacheEntry is the worker's handle on its pod's pod cache entry, so that a round's
+	// GetNewerThan does not look the pod up by UID (the cache keeps it valid).
+	cacheEntry container.CacheHandle
 
 	working       bool
 	pendingUpdate *UpdatePodOptions
@@ -345,7 +348,7 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 
 	status, ok := p.podSyncStatuses[uid]
 	if !ok {
-		status = &podSyncStatus{syncedAt: now, fullname: name + "_" + ns, key: ns + "/" + name}
+		status = &podSyncStatus{syncedAt: now, fullname: name + "_" + ns, key: ns + "/" + name, cacheEntry: container.NewCacheHandle(uid)}
 		// A terminal pod the runtime has nothing running for goes straight to terminated
 		// (kubelet restart); one the runtime never saw is finished outright.
 		if !isRuntimePod && isTerminalPhase(options.Pod) {
@@ -703,7 +706,7 @@ func (r *round) run() {
 		return
 	}
 	// Wait for a runtime observation made after this worker's previous sync.
-	p.cache.GetNewerThan(r.uid, st.lastSyncTime, r.cacheReadyFn)
+	p.cache.GetNewerThanHandle(&st.cacheEntry, st.lastSyncTime, r.cacheReadyFn)
 	if !r.answered {
 		r.waited = true
 		p.recordBecause(st, KindWaitCache, "GetNewerThan", p.waitCacheReason,
