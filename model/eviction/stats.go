@@ -71,9 +71,8 @@ type StatsProvider struct {
 	vtimer *sim.Timer
 	// round holds housekeeping's records while it sums them (emptied after each round).
 	round []*PodStats
-	// attrChunk is where new stats events' attributes are cut from (attrsOf), so that an
-	// event does not cost an allocation of its own.
-	attrChunk []trace.Attr
+	// attrChunk is where new stats events' attributes are cut from, many to an allocation.
+	attrChunk trace.AttrArena
 	// nodeFigures are the figures of the last node stats event, and nodeAttrs its
 	// attributes: a node event with the same figures records them again, and one with
 	// some new figures keeps the strings of the others.
@@ -86,23 +85,6 @@ type StatsProvider struct {
 	// figures and pending are traceAttrs' scratch space (emptied after each round).
 	figures []byte
 	pending []pendingValue
-}
-
-// attrChunkSize is how many attributes attrChunk holds when it is made: 255 of 32 bytes
-// and the allocator's 8-byte header of an object this size fill an 8 KiB size class
-// exactly (256 would spill into the next class and waste 15%).
-const attrChunkSize = 255
-
-// attrsOf is a new attribute list of length n. Lists share a chunk, each capped at its own
-// length (an append to one makes a copy); recorded attributes are never written, and a
-// chunk region is handed out once, so no two events ever write each other's attributes.
-func (p *StatsProvider) attrsOf(n int) []trace.Attr {
-	if len(p.attrChunk)+n > cap(p.attrChunk) {
-		p.attrChunk = make([]trace.Attr, 0, max(attrChunkSize, n))
-	}
-	i := len(p.attrChunk)
-	p.attrChunk = p.attrChunk[:i+n]
-	return p.attrChunk[i : i+n : i+n]
 }
 
 // nodeStatsKeys are the attribute keys of the node stats event, in order.
@@ -121,7 +103,7 @@ func (p *StatsProvider) nodeTraceAttrs(sum *Summary) []trace.Attr {
 	if p.nodeAttrs != nil && figures == p.nodeFigures {
 		return p.nodeAttrs
 	}
-	attrs := p.attrsOf(len(nodeStatsKeys))
+	attrs := p.attrChunk.Make(len(nodeStatsKeys))
 	for i, key := range nodeStatsKeys {
 		if p.nodeAttrs != nil && figures[i] == p.nodeFigures[i] {
 			attrs[i] = p.nodeAttrs[i]
@@ -259,7 +241,7 @@ func (p *StatsProvider) traceAttrs(round []*PodStats) {
 		if st.attrs != nil && figures == st.traced {
 			continue
 		}
-		attrs := p.attrsOf(len(podStatsKeys))
+		attrs := p.attrChunk.Make(len(podStatsKeys))
 		for i, key := range podStatsKeys {
 			if st.attrs != nil && figures[i] == st.traced[i] {
 				attrs[i] = st.attrs[i]

@@ -314,7 +314,7 @@ func (kl *Kubelet) handlerWith(name, why string, pods []*corev1.Pod, mirrors str
 	}
 	// The attributes are cut from the handler events' chunk (see handlerChunk), with room
 	// for exactly these: pods, cause and mirror.
-	e := &trace.Event{Kind: KindHandler, Name: name, Attrs: kl.handlerChunk.attrs(n)[:0]}
+	e := &trace.Event{Kind: KindHandler, Name: name, Attrs: kl.handlerChunk.attrs.Make(n)[:0]}
 	if len(pods) == 1 {
 		e.Pod = container.Key(pods[0])
 		e.Attrs = append(e.Attrs, trace.Attr{Key: "pods", Value: e.Pod})
@@ -333,34 +333,12 @@ func (kl *Kubelet) handlerWith(name, why string, pods []*corev1.Pod, mirrors str
 
 // handlerChunk is where the handler events of several pods get their attributes and their
 // joined pod keys: the sync ticks hand a handler the pods due, a few at a time, tens of
-// thousands of times a day, and each event would otherwise allocate both. Attributes are
-// cut from a chunk many events share, and the keys are written to a strings.Builder with
-// room to spare and handed out as substrings of its text. A recorded event may keep what
-// it was given for the whole run, so no part of either is ever handed out twice: each
-// slice is cut with its capacity equal to its length (an append copies), and appending to
-// a Builder within its capacity never writes the bytes already there. When a chunk or a
-// Builder runs out, a new one is started and the old one is left to the events that refer
-// to it.
+// thousands of times a day, and each event would otherwise allocate both. Both come from
+// arenas many events share (trace.AttrArena, trace.TextArena).
 type handlerChunk struct {
-	free []trace.Attr
-	text strings.Builder
-}
-
-// handlerChunkAttrs is how many attributes a new chunk holds; handlerChunkText, the room
-// a new Builder starts with.
-const (
-	handlerChunkAttrs = 256
-	handlerChunkText  = 8 << 10
-)
-
-// attrs returns n attributes that nothing else refers to, with capacity n.
-func (c *handlerChunk) attrs(n int) []trace.Attr {
-	if len(c.free) < n {
-		c.free = make([]trace.Attr, max(handlerChunkAttrs, n))
-	}
-	a := c.free[:n:n]
-	c.free = c.free[n:]
-	return a
+	attrs trace.AttrArena
+	keys  trace.TextArena
+	buf   []byte // joinPodKeys' scratch: only the string made from it is kept
 }
 
 // joinPodKeys is joinPodKeys(pods), as a part of the chunk's text.
@@ -368,24 +346,15 @@ func (c *handlerChunk) joinPodKeys(pods []*corev1.Pod) string {
 	if len(pods) == 0 {
 		return ""
 	}
-	n := len(pods) - 1
-	for _, p := range pods {
-		n += len(p.Namespace) + 1 + len(p.Name)
-	}
-	if c.text.Cap()-c.text.Len() < n {
-		c.text = strings.Builder{}
-		c.text.Grow(max(handlerChunkText, n))
-	}
-	start := c.text.Len()
+	b := c.buf[:0]
 	for i, p := range pods {
 		if i > 0 {
-			c.text.WriteByte(',')
+			b = append(b, ',')
 		}
-		c.text.WriteString(p.Namespace)
-		c.text.WriteByte('/')
-		c.text.WriteString(p.Name)
+		b = append(append(append(b, p.Namespace...), '/'), p.Name...)
 	}
-	return c.text.String()[start:]
+	c.buf = b
+	return c.keys.Copy(b)
 }
 
 // handlerMemo keeps, for each pod the handlers were called with alone, its key and the

@@ -694,10 +694,10 @@ func generateEvents(arena *eventArena, out []*PodLifecycleEvent, uid types.UID, 
 // to the events that refer to it and a new one started.
 type eventArena struct {
 	events []PodLifecycleEvent
-	pairs  []trace.Attr
+	pairs  trace.AttrArena
 }
 
-// eventArenaChunk is how many events, and attribute pairs, a chunk holds.
+// eventArenaChunk is how many events a chunk holds.
 const eventArenaChunk = 64
 
 // event returns a new event holding e (allocated alone when a is nil).
@@ -719,11 +719,7 @@ func (a *eventArena) event(e PodLifecycleEvent) *PodLifecycleEvent {
 // attrs returns the attributes x and y in a slice of their own, capacity 2 (an append
 // copies).
 func (a *eventArena) attrs(x, y trace.Attr) []trace.Attr {
-	if len(a.pairs) < 2 {
-		a.pairs = make([]trace.Attr, 2*eventArenaChunk)
-	}
-	out := a.pairs[:2:2]
-	a.pairs = a.pairs[2:]
+	out := a.pairs.Make(2)
 	out[0], out[1] = x, y
 	return out
 }

@@ -179,12 +179,11 @@ type PodWorkers struct {
 	// made from it is kept, so the next requeue writes over it.
 	textBuf []byte
 	// requeueTexts, jitterReasons and attrs are where completeWorkText's resync reasons
-	// and attributes are allocated, many to an allocation rather than two allocations per resync (see
-	// textArena and nextJitterReason). Recorded events keep what they are handed; the
-	// worker only ever hands out fresh parts of either, never reuses one.
-	requeueTexts  textArena
+	// and attributes are allocated, many to an allocation rather than a few per resync
+	// (see trace.TextArena, trace.AttrArena and nextJitterReason).
+	requeueTexts  trace.TextArena
 	jitterReasons []jitterReason
-	attrs         []trace.Attr // see nextAttr
+	attrs         trace.AttrArena
 	// updateTypeAttrs are the syncStart attributes of each update type, made at New.
 	updateTypeAttrs [SyncPodKill + 1][]trace.Attr
 	// zeroSyncEnd is the syncEnd attributes of a successful sync that took no time, shared
@@ -1112,8 +1111,8 @@ func (p *PodWorkers) completeWorkText(uid types.UID, st *podSyncStatus, phaseTra
 		// attribute is made.
 		b := append(p.textBuf[:0], delay.String()...)
 		p.textBuf = b
-		attrs := p.nextAttr()
-		attrs[0] = trace.Attr{Key: "after", Value: p.requeueTexts.copy(b)}
+		attrs := p.attrs.Make(1)
+		attrs[0] = trace.Attr{Key: "after", Value: p.requeueTexts.Copy(b)}
 		p.recordShared(st, KindRequeue, why, nil, attrs)
 	} else if reason == nil && delay > base {
 		// The same text fmt.Sprintf("%s after %s, plus a jitter of up to %.0f%%: %s") gives,
@@ -1133,7 +1132,7 @@ func (p *PodWorkers) completeWorkText(uid types.UID, st *podSyncStatus, phaseTra
 		n := len(b)
 		b = append(b, delay.String()...)
 		p.textBuf = b
-		texts := p.requeueTexts.copy(b)
+		texts := p.requeueTexts.Copy(b)
 		// trace.Because's reason, with its values in the same object.
 		jr := p.nextJitterReason()
 		jr.values = [3]trace.Attr{{Key: "base", Value: baseText}, {Key: "jitterFactor", Value: factorText},
@@ -1171,44 +1170,6 @@ func (p *PodWorkers) nextJitterReason() *jitterReason {
 	jr := &p.jitterReasons[0]
 	p.jitterReasons = p.jitterReasons[1:]
 	return jr
-}
-
-// attrBatch is how many one-attribute slices nextAttr allocates at once.
-const attrBatch = 128
-
-// nextAttr returns a slice of one zero attribute that nothing else refers to, its capacity
-// its length (an append copies it). Like nextJitterReason's, they are allocated a batch at
-// a time and each is handed out once, since a recorded event may keep its attributes.
-func (p *PodWorkers) nextAttr() []trace.Attr {
-	if len(p.attrs) == 0 {
-		p.attrs = make([]trace.Attr, attrBatch)
-	}
-	a := p.attrs[0:1:1]
-	p.attrs = p.attrs[1:]
-	return a
-}
-
-// textArena makes strings many to an allocation: each copy is appended to a
-// strings.Builder with room to spare and is a substring of the Builder's text. Appending
-// within the Builder's capacity never writes the bytes already there, so a string handed
-// out stays as it was; when the room runs out the arena starts a new Builder and leaves
-// the old buffer to the strings that still refer to it.
-type textArena struct {
-	b strings.Builder
-}
-
-// textArenaSize is the room a new arena buffer starts with.
-const textArenaSize = 8 << 10
-
-// copy returns string(text).
-func (a *textArena) copy(text []byte) string {
-	if a.b.Cap()-a.b.Len() < len(text) {
-		a.b = strings.Builder{}
-		a.b.Grow(max(textArenaSize, len(text)))
-	}
-	start := a.b.Len()
-	a.b.Write(text)
-	return a.b.String()[start:]
 }
 
 // durationText is d.String(), without formatting the resync interval every time.
