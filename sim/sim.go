@@ -146,7 +146,7 @@ func New(seed uint64, sink trace.Sink) *Sim {
 	if sink == nil {
 		sink = trace.Discard{}
 	}
-	return &Sim{seed: seed, sink: sink, prio: PriorityDefault}
+	return &Sim{seed: seed, sink: sink, prio: PriorityDefault, watch: DefaultWatchdog}
 }
 
 // SetReasons says whether any sink reads the Reason of an event: a run whose output has no
@@ -311,7 +311,8 @@ func (s *Sim) RunUntil(end time.Duration) {
 		}
 		s.track, s.prio, s.life = ev.track, ev.prio, ev.life
 		s.fired++
-		if s.overBudget(ev) {
+		if s.overBudget(ev.at) {
+			s.stalled(ev)
 			break
 		}
 		if t := ev.timer; t != nil {

@@ -47,30 +47,32 @@ func (s *Sim) SetWatchdog(w Watchdog) {
 // Stall returns why the watchdog stopped the run, or nil.
 func (s *Sim) Stall() *Stalled { return s.stall }
 
-// overBudget counts ev against the watchdog's bounds and stops the run when one is broken.
-func (s *Sim) overBudget(ev *event) bool {
-	w := s.watch
-	if w.PerInstant == 0 {
-		w = DefaultWatchdog
-	}
-	if ev.at != s.instant || s.instantN == 0 {
-		s.instant, s.instantN = ev.at, 0
+// overBudget counts an event at time at against the watchdog's bounds and reports whether
+// one is broken (RunUntil then calls stalled). It runs for every event, so it is kept
+// small enough to be inlined into RunUntil: a few comparisons. The bounds are resolved when
+// the Sim is made (see New and SetWatchdog), so nothing here falls back to DefaultWatchdog.
+func (s *Sim) overBudget(at time.Duration) bool {
+	// The first event finds instant and instantN zero: one at zero keeps that instant and
+	// counts one, any other starts its own, just as starting afresh would.
+	if at != s.instant {
+		s.instant, s.instantN = at, 0
 	}
 	s.instantN++
-	if ev.at-s.window >= time.Second || s.windowN == 0 {
-		s.window, s.windowN = ev.at, 0
+	if at-s.window >= time.Second || s.windowN == 0 {
+		s.window, s.windowN = at, 0
 	}
 	s.windowN++
-	switch {
-	case s.instantN > w.PerInstant:
+	return s.instantN > s.watch.PerInstant || s.windowN > s.watch.PerSecond
+}
+
+// stalled records which bound ev broke (the per-instant one first) and stops the run.
+func (s *Sim) stalled(ev *event) {
+	if w := s.watch; s.instantN > w.PerInstant {
 		s.stall = &Stalled{At: ev.at, Track: ev.track, What: fmt.Sprintf("more than %d events at one instant", w.PerInstant)}
-	case s.windowN > w.PerSecond:
+	} else {
 		s.stall = &Stalled{At: ev.at, Track: ev.track, What: fmt.Sprintf("more than %d events in one simulated second", w.PerSecond)}
-	default:
-		return false
 	}
 	s.stopped = true
-	return true
 }
 
 // after is now+d, saturating: a delay past the end of representable time waits forever
