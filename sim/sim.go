@@ -203,9 +203,8 @@ func (s *Sim) schedule(d time.Duration, prio Priority, track string, life *Lifet
 	} else {
 		ev = &event{}
 	}
-	s.seq++
-	ev.at, ev.prio, ev.seq, ev.fn, ev.track, ev.life = s.after(d), prio, s.seq, fn, track, life
-	s.push(ev)
+	ev.prio, ev.fn, ev.track, ev.life = prio, fn, track, life
+	s.push(ev, d)
 }
 
 // release puts a popped free-list event back on the free list, dropping what it refers to
@@ -217,12 +216,7 @@ func (s *Sim) release(ev *event) {
 
 // scheduleTimer queues t's own event d from now; its process (track, priority, lifetime)
 // was set when the timer was made (see Clock.newTimer).
-func (s *Sim) scheduleTimer(t *Timer, d time.Duration) {
-	s.seq++
-	ev := &t.ev
-	ev.at, ev.seq = s.after(d), s.seq
-	s.push(ev)
-}
+func (s *Sim) scheduleTimer(t *Timer, d time.Duration) { s.push(&t.ev, d) }
 
 // Continue schedules fn d from now as a continuation of the running process: same track,
 // priority and lifetime. This is how a call that takes time (a CRI call, say) returns to
@@ -278,9 +272,13 @@ func (p Process) Track() string { return p.track }
 func (s *Sim) RunUntil(end time.Duration) {
 	for !s.stopped {
 		// The earliest slot is the wheel's or the heap's, whichever comes first.
-		i := s.near.first(s.now)
 		var next *qslot
-		if i >= 0 {
+		i := -1
+		if s.near.n > 0 {
+			// The wheel's first, its common half inlined (see firstNear).
+			if i = s.near.firstNear(s.now); i < 0 {
+				i = s.near.firstBeyond(s.now)
+			}
 			next = &s.near.buckets[i][s.near.lens[i]-1]
 		}
 		if len(s.queue) > 0 && (next == nil || s.queue[0].before(next)) {
@@ -289,12 +287,11 @@ func (s *Sim) RunUntil(end time.Duration) {
 		if next == nil || next.at > end {
 			break
 		}
-		var ev *event
-		var seq uint64
+		ev, seq := next.ev, next.ord&(1<<56-1)
 		if i >= 0 {
-			ev, seq = s.near.take(i)
+			s.near.take(i)
 		} else {
-			ev, seq = s.pop()
+			s.pop()
 		}
 		if !ev.queued || ev.seq != seq {
 			// Left behind by a timer's Stop or Reset: the timer is elsewhere or nowhere.
@@ -427,16 +424,35 @@ func (a *qslot) before(b *qslot) bool {
 	return a.ord < b.ord
 }
 
-func (s *Sim) push(ev *event) {
-	if ev.seq >= 1<<56 {
+// push queues ev d from now under the next sequence number: in its bucket of the wheel
+// when it is due within the wheel's span and the bucket has room (see wheel), else in the
+// heap. It is the one path by which every event is queued (a timer's each Reset and
+// period, every continuation), so the bucket's insertion is written out here rather than
+// behind another call.
+func (s *Sim) push(ev *event, d time.Duration) {
+	s.seq++
+	if s.seq >= 1<<56 {
 		panic("sim: event sequence numbers exhausted")
 	}
-	ev.queued = true
-	sl := qslot{at: ev.at, ord: order(ev.prio, ev.seq), ev: ev}
-	if s.near.add(sl, s.now) {
-		return
+	at, ord := s.after(d), order(ev.prio, s.seq)
+	ev.at, ev.seq, ev.queued = at, s.seq, true
+	w := &s.near
+	if b := bucketOf(at); b-bucketOf(s.now) < wheelSize {
+		i := int(b & (wheelSize - 1))
+		if j := int(w.lens[i]); j < bucketLimit {
+			// Slots run latest first: move those that come before ev up one place.
+			bk := &w.buckets[i]
+			for ; j > 0 && (bk[j-1].at < at || bk[j-1].at == at && bk[j-1].ord < ord); j-- {
+				bk[j] = bk[j-1]
+			}
+			bk[j] = qslot{at: at, ord: ord, ev: ev}
+			w.lens[i]++
+			w.marked[i>>6] |= 1 << (i & 63)
+			w.n++
+			return
+		}
 	}
-	s.queue = append(s.queue, sl)
+	s.queue = append(s.queue, qslot{at: at, ord: ord, ev: ev})
 	s.up(len(s.queue) - 1)
 }
 
@@ -473,23 +489,20 @@ func (s *Sim) compact() {
 	})
 }
 
-// pop takes the first slot off the queue and returns its event and the sequence number
-// the slot was queued under (the caller checks it against the event: see unqueue). It
-// moves the hole left at the root down to a leaf, always promoting the child that comes
+// pop takes the first slot off the heap (the caller has read it). It moves the hole left at the root down to a leaf, always promoting the child that comes
 // first, and only then places the last slot, sifting it up from that leaf: the last slot
 // nearly always belongs near the leaves, so this saves the comparison with it at every
 // level that a plain sift-down would make. Keys are unique, so the heap's shape never
 // affects which event comes next.
-func (s *Sim) pop() (*event, uint64) {
+func (s *Sim) pop() {
 	q := s.queue
-	top, seq := q[0].ev, q[0].ord&(1<<56-1)
 	n := len(q) - 1
 	x := q[n]
 	q[n] = qslot{}
 	q = q[:n]
 	s.queue = q
 	if n == 0 {
-		return top, seq
+		return
 	}
 	i := 0
 	for {
@@ -523,7 +536,6 @@ func (s *Sim) pop() (*event, uint64) {
 	}
 	q[i] = x
 	s.up(i)
-	return top, seq
 }
 
 // up moves the slot at j towards the root until its parent comes before it.

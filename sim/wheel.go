@@ -43,43 +43,31 @@ type wheel struct {
 // a negative time falls in a negative span).
 func bucketOf(at time.Duration) int64 { return int64(at) >> wheelShift }
 
-// add puts sl in its bucket if sl is due within the wheel's span from now and the bucket
-// has room; it reports whether it did.
-func (w *wheel) add(sl qslot, now time.Duration) bool {
-	b := bucketOf(sl.at)
-	if b-bucketOf(now) >= wheelSize {
-		return false
+// first is the bucket that holds the wheel's earliest slot, the wheel holding any: the first
+// marked bucket from now's, in circular order.
+func (w *wheel) first(now time.Duration) int {
+	if i := w.firstNear(now); i >= 0 {
+		return i
 	}
-	i := int(b & (wheelSize - 1))
-	j := int(w.lens[i])
-	if j >= bucketLimit {
-		return false
-	}
-	w.lens[i]++
-	bk := &w.buckets[i]
-	for j > 0 && bk[j-1].before(&sl) {
-		bk[j] = bk[j-1]
-		j--
-	}
-	bk[j] = sl
-	w.marked[i>>6] |= 1 << (i & 63)
-	w.n++
-	return true
+	return w.firstBeyond(now)
 }
 
-// first is the bucket that holds the wheel's earliest slot (-1: the wheel is empty): the
-// first marked bucket from now's, in circular order.
-func (w *wheel) first(now time.Duration) int {
-	if w.n == 0 {
-		return -1
-	}
+// firstNear is first when the bucket is in now's own word of the bit set, else -1.
+// RunUntil asks for every event and the answer is nearly always there, so this half is
+// kept small enough to be inlined.
+func (w *wheel) firstNear(now time.Duration) int {
 	start := int(bucketOf(now) & (wheelSize - 1))
-	wi := start >> 6
-	if m := w.marked[wi] &^ (1<<(start&63) - 1); m != 0 {
-		return wi<<6 | bits.TrailingZeros64(m)
+	if m := w.marked[start>>6] >> (start & 63); m != 0 {
+		return start + bits.TrailingZeros64(m)
 	}
+	return -1
+}
+
+// firstBeyond is first when no bucket from now's to the end of its word is marked.
+func (w *wheel) firstBeyond(now time.Duration) int {
+	wi := int(bucketOf(now)&(wheelSize-1)) >> 6
 	for k := 1; k <= len(w.marked); k++ {
-		// The last round comes back to start's word, for its buckets before start: the
+		// The last round comes back to now's word, for its buckets before now's: the
 		// latest of the wheel's span.
 		wj := (wi + k) & (len(w.marked) - 1)
 		if m := w.marked[wj]; m != 0 {
@@ -89,18 +77,15 @@ func (w *wheel) first(now time.Duration) int {
 	panic("sim: the wheel counts slots it does not hold")
 }
 
-// take takes the earliest slot off bucket i, and returns its event and the sequence number
-// the slot was queued under.
-func (w *wheel) take(i int) (*event, uint64) {
-	n := int(w.lens[i]) - 1
-	sl := w.buckets[i][n]
-	w.buckets[i][n] = qslot{}
-	w.lens[i] = uint8(n)
+// take drops the earliest slot of bucket i (the caller has read it).
+func (w *wheel) take(i int) {
+	n := w.lens[i] - 1
+	w.buckets[i][n].ev = nil
+	w.lens[i] = n
 	if n == 0 {
 		w.marked[i>>6] &^= 1 << (i & 63)
 	}
 	w.n--
-	return sl.ev, sl.ord & (1<<56 - 1)
 }
 
 // compact drops the stale slots of every bucket, keeping the others' order.
@@ -124,7 +109,8 @@ func (w *wheel) compact() {
 // be empty.
 func (s *Sim) nextAt() time.Duration {
 	at := time.Duration(1<<63 - 1)
-	if i := s.near.first(s.now); i >= 0 {
+	if s.near.n > 0 {
+		i := s.near.first(s.now)
 		at = s.near.buckets[i][s.near.lens[i]-1].at
 	}
 	if len(s.queue) > 0 && s.queue[0].at < at {
