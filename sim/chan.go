@@ -183,10 +183,13 @@ type Select struct {
 	attrs     []trace.Attr
 	// tickAttrs are the attributes recorded for a ticker's tick sent at tickAt, shared in
 	// the same way: two tickers of one select often tick at the same instant (syncCh and
-	// housekeepingCh). tickSlab holds unused attribute pairs, handed out two at a time.
+	// housekeepingCh). Each new pair and its time's digits are cut from the select's own
+	// arenas (see sentAtAttrs).
 	tickAttrs []trace.Attr
 	tickAt    time.Duration
-	tickSlab  []trace.Attr
+	tickArena trace.AttrArena
+	tickText  trace.TextArena
+	digits    [20]byte // scratch for formatting a tick's time
 	// Name is recorded with each choice (e.g. "syncLoopIteration").
 	Name string
 }
@@ -218,25 +221,17 @@ func (sel *Select) nameAttrs() []trace.Attr {
 	return sel.attrs
 }
 
-// tickSlabPairs is how many tick attribute pairs one allocation holds.
-const tickSlabPairs = 32
-
 // sentAtAttrs returns the attributes of a choice that takes a ticker's tick sent at at:
-// the select's name and the tick's time in nanoseconds. The pair is taken from a slab
-// (one allocation per tickSlabPairs ticks) with its capacity cut to its length, so an
-// append copies and no event can write into the next pair; a pair is never written once
-// handed out, so events may keep it.
+// the select's name and the tick's time in nanoseconds. The pair and the time's text are
+// cut from arenas, many to an allocation; a pair is never written once handed out (its
+// capacity is its length, so an append copies), so events may keep it.
 func (sel *Select) sentAtAttrs(at time.Duration) []trace.Attr {
 	if sel.tickAttrs != nil && sel.tickAt == at && sel.tickAttrs[0].Value == sel.Name {
 		return sel.tickAttrs
 	}
-	if len(sel.tickSlab) < 2 {
-		sel.tickSlab = make([]trace.Attr, 2*tickSlabPairs)
-	}
-	a := sel.tickSlab[:2:2]
-	sel.tickSlab = sel.tickSlab[2:]
+	a := sel.tickArena.Make(2)
 	a[0] = trace.Attr{Key: "select", Value: sel.Name}
-	a[1] = trace.Attr{Key: "sentAt", Value: strconv.FormatInt(int64(at), 10)}
+	a[1] = trace.Attr{Key: "sentAt", Value: sel.tickText.Copy(strconv.AppendInt(sel.digits[:0], int64(at), 10))}
 	sel.tickAttrs, sel.tickAt = a, at
 	return a
 }

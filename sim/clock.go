@@ -145,11 +145,15 @@ type Timer struct {
 	ch     chan time.Time
 	fn     func()
 	period time.Duration
+	// fnOnly: the timer runs fn and nothing else when it fires (no channel, no period),
+	// as Schedule's and AfterFunc's timers do; RunUntil then calls fn without fire. The
+	// timer's fields never change once it is made, so neither does this.
+	fnOnly bool
 }
 
 // newTimer returns a timer of c's process, not yet queued.
 func (c *Clock) newTimer(fn func(), ch chan time.Time, period time.Duration) *Timer {
-	t := &Timer{s: c.s, ch: ch, fn: fn, period: period}
+	t := &Timer{s: c.s, ch: ch, fn: fn, period: period, fnOnly: fn != nil && ch == nil && period == 0}
 	t.ev.timer, t.ev.prio, t.ev.track, t.ev.life = t, c.prio, c.track, c.life
 	return t
 }

@@ -289,7 +289,7 @@ func (s *Sim) RunUntil(end time.Duration) {
 		}
 		ev, seq := next.ev, next.ord&(1<<56-1)
 		if i >= 0 {
-			s.near.take(i)
+			s.near.take(i, next)
 		} else {
 			s.pop()
 		}
@@ -313,7 +313,11 @@ func (s *Sim) RunUntil(end time.Duration) {
 			break
 		}
 		if t := ev.timer; t != nil {
-			t.fire()
+			if t.fnOnly {
+				t.fn() // what fire would come to, without the call
+			} else {
+				t.fire()
+			}
 			continue
 		}
 		fn := ev.fn

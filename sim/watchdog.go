@@ -78,11 +78,12 @@ func (s *Sim) stalled(ev *event) {
 // after is now+d, saturating: a delay past the end of representable time waits forever
 // instead of wrapping into the past, and a negative one means now.
 func (s *Sim) after(d time.Duration) time.Duration {
-	if d <= 0 {
+	at := s.now + d
+	switch {
+	case d <= 0:
 		return s.now
-	}
-	if s.now > 0 && d > math.MaxInt64-s.now {
+	case at < s.now: // wrapped past the end of time (a positive d only wraps upwards)
 		return math.MaxInt64
 	}
-	return s.now + d
+	return at
 }

@@ -77,10 +77,12 @@ func (w *wheel) firstBeyond(now time.Duration) int {
 	panic("sim: the wheel counts slots it does not hold")
 }
 
-// take drops the earliest slot of bucket i (the caller has read it).
-func (w *wheel) take(i int) {
+// take drops sl, the earliest slot of bucket i, which the caller has read. The slot's
+// event is cleared so that the slot, unused until a later push overwrites it, does not
+// keep a finished timer alive.
+func (w *wheel) take(i int, sl *qslot) {
+	sl.ev = nil
 	n := w.lens[i] - 1
-	w.buckets[i][n].ev = nil
 	w.lens[i] = n
 	if n == 0 {
 		w.marked[i>>6] &^= 1 << (i & 63)
