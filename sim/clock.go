@@ -190,8 +190,8 @@ func (t *Timer) Stop() bool {
 // allocates nothing: a periodic process (a probe worker's tick, say) keeps one Timer and
 // resets it each round.
 func (t *Timer) Reset(d time.Duration) bool {
-	ok := t.Stop()
-	t.s.scheduleTimer(t, d)
+	ok := t.ev.queued
+	t.s.push(&t.ev, d) // a pending timer's slot is left stale first, as by Stop
 	return ok
 }
 

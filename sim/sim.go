@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -137,7 +138,11 @@ type Sim struct {
 	instantN uint64
 	window   time.Duration // start of the simulated second windowN counts events in
 	windowN  uint64
-	stall    *Stalled
+	// windowTest is when an event may be a second or more after window: window + 1s, or
+	// the end of time; before the first event, the start of time, so that the first
+	// event opens a window (see overBudget).
+	windowTest time.Duration
+	stall      *Stalled
 }
 
 // New returns a simulation at time zero whose randomness derives from seed and whose
@@ -146,7 +151,7 @@ func New(seed uint64, sink trace.Sink) *Sim {
 	if sink == nil {
 		sink = trace.Discard{}
 	}
-	return &Sim{seed: seed, sink: sink, prio: PriorityDefault, watch: DefaultWatchdog}
+	return &Sim{seed: seed, sink: sink, prio: PriorityDefault, watch: DefaultWatchdog, windowTest: math.MinInt64}
 }
 
 // SetReasons says whether any sink reads the Reason of an event: a run whose output has no
@@ -350,7 +355,7 @@ func (s *Sim) Record(e *trace.Event) {
 	if e.Track == "" {
 		e.Track = s.track
 	}
-	if s.noReasons {
+	if s.noReasons && e.Reason != nil {
 		e.Reason = nil
 	}
 	if s.recording {
@@ -430,10 +435,15 @@ func (a *qslot) before(b *qslot) bool {
 
 // push queues ev d from now under the next sequence number: in its bucket of the wheel
 // when it is due within the wheel's span and the bucket has room (see wheel), else in the
-// heap. It is the one path by which every event is queued (a timer's each Reset and
+// heap. An event still queued (a pending timer being Reset) is first taken out as Stop
+// takes it. push is the one path by which every event is queued (a timer's each Reset and
 // period, every continuation), so the bucket's insertion is written out here rather than
 // behind another call.
 func (s *Sim) push(ev *event, d time.Duration) {
+	if ev.queued {
+		// A pending timer's Reset: its old slot is left stale, as Stop leaves it.
+		s.unqueue(ev)
+	}
 	s.seq++
 	if s.seq >= 1<<56 {
 		panic("sim: event sequence numbers exhausted")
