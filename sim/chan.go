@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/bits"
 	"strconv"
 	"time"
 
@@ -18,8 +19,12 @@ type Chan[T any] struct {
 	buf      []slot[T] // ring buffer
 	head, n  int
 	parked   []parked[T]
-	notify   func()
-	quiet    bool
+	// sel is the select that waits on the channel, if any, and bit the channel's case
+	// in it: the channel keeps the select's set of non-empty cases up to date (see
+	// Select.nonEmpty) and pokes it on each send.
+	sel   *Select
+	bit   uint64
+	quiet bool
 	// sender, when set, is the track the sends are recorded on (see SentFrom).
 	sender string
 
@@ -46,7 +51,8 @@ type Selectable interface {
 	Name() string
 	// Len is how many values are waiting.
 	Len() int
-	watch(notify func())
+	// watch makes the channel case i of sel.
+	watch(sel *Select, i int)
 	// quietHead is when the oldest value was sent, for a quiet channel (ok false for a
 	// recorded one, whose send is in the trace, or an empty one).
 	quietHead() (at time.Duration, ok bool)
@@ -82,7 +88,12 @@ func (c *Chan[T]) Cap() int { return c.capacity }
 // Stats returns how many values were sent, received and dropped.
 func (c *Chan[T]) Stats() (sent, received, dropped uint64) { return c.sent, c.received, c.dropped }
 
-func (c *Chan[T]) watch(notify func()) { c.notify = notify }
+func (c *Chan[T]) watch(sel *Select, i int) {
+	c.sel, c.bit = sel, 1<<i
+	if c.n > 0 {
+		sel.nonEmpty |= c.bit
+	}
+}
 
 func (c *Chan[T]) quietHead() (time.Duration, bool) {
 	if !c.quiet || c.n == 0 {
@@ -103,8 +114,9 @@ func (c *Chan[T]) put(v T) {
 	if !c.quiet {
 		c.s.Record(&trace.Event{Kind: trace.Send, Track: c.sender, Name: c.name, Flow: flow, Attrs: c.depth()})
 	}
-	if c.notify != nil {
-		c.notify()
+	if c.sel != nil {
+		c.sel.nonEmpty |= c.bit
+		c.sel.poke()
 	}
 }
 
@@ -147,6 +159,9 @@ func (c *Chan[T]) TryRecv() (T, bool) {
 	c.buf[c.head] = slot[T]{}
 	c.head = (c.head + 1) % c.capacity
 	c.n--
+	if c.n == 0 && c.sel != nil {
+		c.sel.nonEmpty &^= c.bit
+	}
 	c.received++
 	if !c.quiet {
 		c.s.Record(&trace.Event{Kind: trace.Recv, Name: c.name, Flow: sl.flow, Attrs: c.depth()})
@@ -175,7 +190,11 @@ type Select struct {
 	wakeFn    func() // sel.wake, made once: a method value allocates each time it is taken
 	waiting   bool
 	scheduled bool
-	ready     []int
+	// nonEmpty is the set of cases whose channel holds a value, bit i for case i, kept by
+	// the channels themselves as values come and go (see Chan.watch): a wake-up reads the
+	// ready cases from it instead of asking every channel its length.
+	nonEmpty uint64
+	ready    []int
 	// readySets holds the Ready list recorded for each set of ready cases seen, and
 	// attrs the "select" attribute: both are shared by every event that records them and
 	// never written once made (see readyNames and nameAttrs).
@@ -244,9 +263,9 @@ func NewSelect(c *Clock, rng *RNG, name string, cases ...Selectable) *Select {
 	}
 	sel := &Select{c: c, rng: rng, cases: cases, Name: name}
 	sel.wakeFn = sel.wake
-	for _, ch := range cases {
+	for i, ch := range cases {
 		sel.names = append(sel.names, ch.Name())
-		ch.watch(sel.poke)
+		ch.watch(sel, i)
 	}
 	return sel
 }
@@ -258,11 +277,8 @@ func NewSelect(c *Clock, rng *RNG, name string, cases ...Selectable) *Select {
 func (sel *Select) Next(handle func(chosen int)) {
 	sel.handle = handle
 	sel.waiting = true
-	for _, ch := range sel.cases {
-		if ch.Len() > 0 {
-			sel.poke()
-			return
-		}
+	if sel.nonEmpty != 0 {
+		sel.poke()
 	}
 }
 
@@ -280,12 +296,9 @@ func (sel *Select) poke() {
 func (sel *Select) wake() {
 	sel.scheduled = false
 	sel.ready = sel.ready[:0]
-	var ready uint64 // the ready cases as a bit set, the key of readyNames
-	for i, ch := range sel.cases {
-		if ch.Len() > 0 {
-			sel.ready = append(sel.ready, i)
-			ready |= 1 << i
-		}
+	ready := sel.nonEmpty // the ready cases as a bit set, the key of readyNames
+	for m := ready; m != 0; m &= m - 1 {
+		sel.ready = append(sel.ready, bits.TrailingZeros64(m))
 	}
 	if len(sel.ready) == 0 {
 		return // taken by someone else meanwhile; keep waiting

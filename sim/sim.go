@@ -110,9 +110,12 @@ func (l *Lifetime) owner() *Lifetime {
 type Sim struct {
 	now time.Duration
 	// near and queue hold the pending events: near those due soon, queue (a heap) the
-	// others (see wheel).
+	// others (see wheel). farAt is when the heap's first is due (the end of time when the
+	// heap is empty), kept by every change to the heap so that RunUntil need not look
+	// into the heap while the wheel's first comes before it.
 	near   wheel
 	queue  []qslot
+	farAt  time.Duration
 	stale  int      // slots in near and queue left behind by a stopped or reset timer (see unqueue)
 	free   []*event // popped free-list events, for schedule to reuse
 	seq    uint64
@@ -151,7 +154,7 @@ func New(seed uint64, sink trace.Sink) *Sim {
 	if sink == nil {
 		sink = trace.Discard{}
 	}
-	return &Sim{seed: seed, sink: sink, prio: PriorityDefault, watch: DefaultWatchdog, windowTest: math.MinInt64}
+	return &Sim{seed: seed, sink: sink, prio: PriorityDefault, watch: DefaultWatchdog, windowTest: math.MinInt64, farAt: math.MaxInt64}
 }
 
 // SetReasons says whether any sink reads the Reason of an event: a run whose output has no
@@ -286,7 +289,7 @@ func (s *Sim) RunUntil(end time.Duration) {
 			}
 			next = &s.near.buckets[i][s.near.lens[i]-1]
 		}
-		if len(s.queue) > 0 && (next == nil || s.queue[0].before(next)) {
+		if (next == nil || s.farAt <= next.at) && len(s.queue) > 0 && (next == nil || s.queue[0].before(next)) {
 			next, i = &s.queue[0], -1
 		}
 		if next == nil || next.at > end {
@@ -468,6 +471,7 @@ func (s *Sim) push(ev *event, d time.Duration) {
 	}
 	s.queue = append(s.queue, qslot{at: at, ord: ord, ev: ev})
 	s.up(len(s.queue) - 1)
+	s.farAt = s.queue[0].at
 }
 
 // unqueue takes a timer's pending event out of the queue in O(1): its slot stays where it
@@ -501,6 +505,7 @@ func (s *Sim) compact() {
 		}
 		return 0
 	})
+	s.setFarAt()
 }
 
 // pop takes the first slot off the heap (the caller has read it). It moves the hole left at the root down to a leaf, always promoting the child that comes
@@ -516,6 +521,7 @@ func (s *Sim) pop() {
 	q = q[:n]
 	s.queue = q
 	if n == 0 {
+		s.farAt = math.MaxInt64
 		return
 	}
 	i := 0
@@ -550,6 +556,15 @@ func (s *Sim) pop() {
 	}
 	q[i] = x
 	s.up(i)
+	s.farAt = q[0].at
+}
+
+// setFarAt sets farAt from the heap's first slot.
+func (s *Sim) setFarAt() {
+	s.farAt = math.MaxInt64
+	if len(s.queue) > 0 {
+		s.farAt = s.queue[0].at
+	}
 }
 
 // up moves the slot at j towards the root until its parent comes before it.

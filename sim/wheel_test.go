@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -92,6 +93,13 @@ func TestQueueRunsEventsInKeyOrder(t *testing.T) {
 				if w.at <= s.now {
 					t.Fatalf("seed %d: a timer due at %v is still pending at %v", seed, w.at, s.now)
 				}
+			}
+			far := time.Duration(math.MaxInt64)
+			if len(s.queue) > 0 {
+				far = s.queue[0].at
+			}
+			if s.farAt != far {
+				t.Fatalf("seed %d: farAt is %v, the heap's first is due at %v", seed, s.farAt, far)
 			}
 			if s.Pending() != len(want) {
 				t.Fatalf("seed %d: Pending() = %d, want %d", seed, s.Pending(), len(want))
