@@ -113,19 +113,22 @@ type Sim struct {
 	// others (see wheel). farAt is when the heap's first is due (the end of time when the
 	// heap is empty), kept by every change to the heap so that RunUntil need not look
 	// into the heap while the wheel's first comes before it.
-	near   wheel
-	queue  []qslot
-	farAt  time.Duration
-	stale  int      // slots in near and queue left behind by a stopped or reset timer (see unqueue)
-	free   []*event // popped free-list events, for schedule to reuse
-	seq    uint64
-	flows  uint64
-	seed   uint64
-	track  string
-	prio   Priority
-	life   *Lifetime
-	sink   trace.Sink
-	traceN uint64
+	near  wheel
+	queue []qslot
+	farAt time.Duration
+	// nowTime is Now at the instant nowFor (see Now); New starts them at Epoch and zero.
+	nowTime time.Time
+	nowFor  time.Duration
+	stale   int      // slots in near and queue left behind by a stopped or reset timer (see unqueue)
+	free    []*event // popped free-list events, for schedule to reuse
+	seq     uint64
+	flows   uint64
+	seed    uint64
+	track   string
+	prio    Priority
+	life    *Lifetime
+	sink    trace.Sink
+	traceN  uint64
 	// rec is the event handed to the sink (see Record); recording is set while it is lent.
 	rec       trace.Event
 	recording bool
@@ -154,7 +157,7 @@ func New(seed uint64, sink trace.Sink) *Sim {
 	if sink == nil {
 		sink = trace.Discard{}
 	}
-	return &Sim{seed: seed, sink: sink, prio: PriorityDefault, watch: DefaultWatchdog, windowTest: math.MinInt64, farAt: math.MaxInt64}
+	return &Sim{seed: seed, sink: sink, prio: PriorityDefault, watch: DefaultWatchdog, windowTest: math.MinInt64, farAt: math.MaxInt64, nowTime: Epoch}
 }
 
 // SetReasons says whether any sink reads the Reason of an event: a run whose output has no
@@ -176,8 +179,15 @@ func (s *Sim) StartAt(t time.Duration) {
 // Elapsed is the simulated time since the run started.
 func (s *Sim) Elapsed() time.Duration { return s.now }
 
-// Now is the simulated wall-clock time.
-func (s *Sim) Now() time.Time { return Epoch.Add(s.now) }
+// Now is the simulated wall-clock time. Components ask for it many times at one instant,
+// so the last one made is kept with the instant it is for: a time.Time is a value, and the
+// same offset from Epoch always gives the same one.
+func (s *Sim) Now() time.Time {
+	if s.now != s.nowFor {
+		s.nowTime, s.nowFor = Epoch.Add(s.now), s.now
+	}
+	return s.nowTime
+}
 
 // Seed is the run's seed.
 func (s *Sim) Seed() uint64 { return s.seed }
