@@ -195,10 +195,12 @@ type Select struct {
 	// ready cases from it instead of asking every channel its length.
 	nonEmpty uint64
 	ready    []int
-	// readySets holds the Ready list recorded for each set of ready cases seen, and
-	// attrs the "select" attribute: both are shared by every event that records them and
-	// never written once made (see readyNames and nameAttrs).
+	// readySets holds the Ready list recorded for each set of ready cases seen (readyList
+	// for a select of at most readyListCases cases, indexed by the set), and attrs the
+	// "select" attribute: all are shared by every event that records them and never
+	// written once made (see readyNames and nameAttrs).
 	readySets map[uint64][]string
+	readyList [][]string
 	attrs     []trace.Attr
 	// tickAttrs are the attributes recorded for a ticker's tick sent at tickAt, shared in
 	// the same way: two tickers of one select often tick at the same instant (syncCh and
@@ -217,12 +219,20 @@ type Select struct {
 // select has few cases and meets few distinct ready sets, so each list is made once and
 // shared by the events that record it; its capacity is its length, so an append copies.
 func (sel *Select) readyNames(ready uint64) []string {
-	if names, ok := sel.readySets[ready]; ok {
+	if sel.readyList != nil {
+		if names := sel.readyList[ready]; names != nil {
+			return names
+		}
+	} else if names, ok := sel.readySets[ready]; ok {
 		return names
 	}
 	names := make([]string, len(sel.ready))
 	for i, r := range sel.ready {
 		names[i] = sel.names[r]
+	}
+	if sel.readyList != nil {
+		sel.readyList[ready] = names
+		return names
 	}
 	if sel.readySets == nil {
 		sel.readySets = map[uint64][]string{}
@@ -230,6 +240,10 @@ func (sel *Select) readyNames(ready uint64) []string {
 	sel.readySets[ready] = names
 	return names
 }
+
+// readyListCases is the most cases a select may have for its ready lists to be kept in a
+// table indexed by the set of ready cases (2^8 entries) rather than in a map.
+const readyListCases = 8
 
 // nameAttrs returns the attributes of a choice that took no tick: the select's name. It is
 // made again only if Name was changed since.
@@ -263,6 +277,9 @@ func NewSelect(c *Clock, rng *RNG, name string, cases ...Selectable) *Select {
 	}
 	sel := &Select{c: c, rng: rng, cases: cases, Name: name}
 	sel.wakeFn = sel.wake
+	if len(cases) <= readyListCases {
+		sel.readyList = make([][]string, 1<<len(cases))
+	}
 	for i, ch := range cases {
 		sel.names = append(sel.names, ch.Name())
 		ch.watch(sel, i)

@@ -50,8 +50,10 @@ type event struct {
 	seq   uint64
 	fn    func() // what a free-list event runs (nil for a timer's event)
 	timer *Timer // the timer this event belongs to, nil for a free-list event
-	track string
-	life  *Lifetime
+	// nextFree links the Sim's free list while the event is on it (see release).
+	nextFree *event
+	track    string
+	life     *Lifetime
 	// queued is set while the event waits in the queue under its current seq: a queue
 	// slot whose sequence number differs, or whose event is no longer queued, is stale
 	// (see Timer.Stop) and is skipped when it comes up.
@@ -119,8 +121,8 @@ type Sim struct {
 	// nowTime is Now at the instant nowFor (see Now); New starts them at Epoch and zero.
 	nowTime time.Time
 	nowFor  time.Duration
-	stale   int      // slots in near and queue left behind by a stopped or reset timer (see unqueue)
-	free    []*event // popped free-list events, for schedule to reuse
+	stale   int    // slots in near and queue left behind by a stopped or reset timer (see unqueue)
+	free    *event // popped free-list events, linked by nextFree, for schedule to reuse
 	seq     uint64
 	flows   uint64
 	seed    uint64
@@ -213,11 +215,9 @@ func (s *Sim) Stopped() bool { return s.stopped }
 // schedule queues fn to run d from now on the given track, priority and lifetime. The
 // event comes from the free list: nobody keeps it, so RunUntil recycles it once popped.
 func (s *Sim) schedule(d time.Duration, prio Priority, track string, life *Lifetime, fn func()) {
-	var ev *event
-	if n := len(s.free); n > 0 {
-		ev = s.free[n-1]
-		s.free[n-1] = nil
-		s.free = s.free[:n-1]
+	ev := s.free
+	if ev != nil {
+		s.free, ev.nextFree = ev.nextFree, nil
 	} else {
 		ev = &event{}
 	}
@@ -229,7 +229,7 @@ func (s *Sim) schedule(d time.Duration, prio Priority, track string, life *Lifet
 // so that the closure and lifetime it ran can be collected.
 func (s *Sim) release(ev *event) {
 	ev.fn, ev.life, ev.track = nil, nil, ""
-	s.free = append(s.free, ev)
+	ev.nextFree, s.free = s.free, ev
 }
 
 // scheduleTimer queues t's own event d from now; its process (track, priority, lifetime)
