@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -568,5 +569,14 @@ func TestTimerResetsCompactTheQueue(t *testing.T) {
 	}
 	if s.Pending() != 0 || s.slots() != 0 || s.stale != 0 {
 		t.Fatalf("after the run: Pending %d, %d slots, %d stale", s.Pending(), s.slots(), s.stale)
+	}
+}
+
+// appendNanos writes the same text as strconv for whole seconds and for any other time.
+func TestAppendNanos(t *testing.T) {
+	for _, at := range []time.Duration{0, 1, 999_999_999, time.Second, time.Second + 1, 10 * time.Second, 4 * time.Hour, 4*time.Hour + 7, -time.Second, -3, math.MaxInt64, math.MinInt64, 1_000_000_000_000_000_000} {
+		if got, want := string(appendNanos(nil, at)), strconv.FormatInt(int64(at), 10); got != want {
+			t.Errorf("appendNanos(%d) = %q, want %q", int64(at), got, want)
+		}
 	}
 }
