@@ -518,11 +518,12 @@ func (s *Sim) compact() {
 	s.setFarAt()
 }
 
-// pop takes the first slot off the heap (the caller has read it). It moves the hole left at the root down to a leaf, always promoting the child that comes
-// first, and only then places the last slot, sifting it up from that leaf: the last slot
-// nearly always belongs near the leaves, so this saves the comparison with it at every
-// level that a plain sift-down would make. Keys are unique, so the heap's shape never
-// affects which event comes next.
+// pop takes the first slot off the heap (the caller has read it) and sets farAt from the
+// new first. It moves the hole left at the root down to a leaf, always promoting the child
+// that comes first, and only then places the last slot, sifting it up from that leaf: the
+// last slot nearly always belongs near the leaves, so this saves the comparison with it at
+// every level that a plain sift-down would make. Keys are unique, so the heap's shape
+// never affects which event comes next.
 func (s *Sim) pop() {
 	q := s.queue
 	n := len(q) - 1
