@@ -25,9 +25,9 @@ import (
 // first marked bucket after now's, in circular order, holds the earliest slot.
 
 const (
-	wheelShift  = 25     // a bucket spans 2^25 ns, about 34 ms
-	wheelSize   = 1 << 9 // buckets: the wheel spans about 17.2 s
-	bucketLimit = 8      // slots a bucket holds before further ones go to the heap
+	wheelShift  = 24      // a bucket spans 2^24 ns, about 17 ms
+	wheelSize   = 1 << 10 // buckets: the wheel spans about 17.2 s
+	bucketLimit = 8       // slots a bucket holds before further ones go to the heap
 )
 
 // wheel is the near queue. Its buckets are arrays of its own, so that queueing never
