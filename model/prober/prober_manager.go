@@ -94,7 +94,7 @@ type Manager struct {
 	// attrs are the attribute lists of probeResult events without a timeout, shared by
 	// every event that records the same list: attrs[r][t][n] is result r (0 success,
 	// 1 failure), then the attribute after "counted" (t: none, held or changed), for
-	// counted n < maxCounted, built on first use. Sharing is safe because nothing changes a
+	// counted n < maxCounted, built on first use of n or of a larger count. Sharing is safe because nothing changes a
 	// recorded event's attributes, and each list's capacity is its length, so an append to
 	// one copies it.
 	attrs [2][3][][]trace.Attr
@@ -292,23 +292,32 @@ const (
 	tailChanged // "changed": the published result changes
 )
 
-// resultAttrs returns the attributes of a probe result event: the result, counted n, the
-// timeout (when the probe took longer than its timeoutSeconds, "" otherwise) and tail.
-// Lists without a timeout come from the shared table.
-func (m *Manager) resultAttrs(result results.Result, n int, timeout string, tail int) []trace.Attr {
-	r := 0
-	if result != results.Success {
-		r = 1
+// resultAttrs returns the attributes of a probe result event without a timeout from the
+// shared table, nil if the table does not hold them yet (then newResultAttrs builds
+// them): result r (0 success, 1 failure), counted n, and tail. It is small enough to be
+// inlined into the probe round. A probe that timed out records buildResultAttrs' list.
+func (m *Manager) resultAttrs(r, n, tail int) []trace.Attr {
+	if table := m.attrs[r][tail]; uint(n) < uint(len(table)) {
+		return table[n]
 	}
-	if timeout != "" || n < 0 || n >= maxCounted {
-		return buildResultAttrs(result, m.counted(n), timeout, tail)
+	return nil
+}
+
+// newResultAttrs returns the list resultAttrs did not find: for n below maxCounted it
+// grows the table up to n, building every list it adds (a run of results counts up one
+// by one, so the lists below n are those the rounds before used), so that the table has
+// no holes and a list in range needs no check.
+func (m *Manager) newResultAttrs(r, n, tail int) []trace.Attr {
+	result := results.Success
+	if r != 0 {
+		result = results.Failure
+	}
+	if n < 0 || n >= maxCounted {
+		return buildResultAttrs(result, m.counted(n), "", tail)
 	}
 	table := &m.attrs[r][tail]
-	if len(*table) <= n {
-		*table = append(*table, make([][]trace.Attr, n+1-len(*table))...)
-	}
-	if (*table)[n] == nil {
-		(*table)[n] = buildResultAttrs(result, m.counted(n), "", tail)
+	for len(*table) <= n {
+		*table = append(*table, buildResultAttrs(result, m.counted(len(*table)), "", tail))
 	}
 	return (*table)[n]
 }
