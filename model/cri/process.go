@@ -233,7 +233,7 @@ func (r *Runtime) RunProbe(id string, probe string) (bool, time.Duration) {
 	if c == nil {
 		return false, 0
 	}
-	t := ProbeTarget{r: r, c: c, probe: probe}
+	t := ProbeTarget{s: r.s, c: c, probe: probe}
 	return t.RunProbe()
 }
 
@@ -243,7 +243,7 @@ func (r *Runtime) RunProbe(id string, probe string) (bool, time.Duration) {
 // at most once, and only a container that no longer runs can be removed, so a target whose
 // container is gone answers as RunProbe answers an unknown ID: the probe fails.
 type ProbeTarget struct {
-	r     *Runtime
+	s     *sim.Sim // the runtime's simulation, whose clock a probe reads
 	c     *ctr
 	probe string
 	// What a probe reads of the running container, taken at its first probe: a container
@@ -265,7 +265,7 @@ func (r *Runtime) ProbeTarget(id string, probe string) *ProbeTarget {
 	if c == nil {
 		return nil
 	}
-	t := &ProbeTarget{r: r, c: c, probe: probe}
+	t := &ProbeTarget{s: r.s, c: c, probe: probe}
 	if c.state == container.StateExited {
 		t.ended = true
 	} else {
@@ -305,8 +305,8 @@ func (t *ProbeTarget) RunProbe() (bool, time.Duration) {
 			}
 		}
 	}
-	since := t.r.s.Elapsed() - t.started // never negative
-	up := since >= t.upAfter             // the process has finished starting up
+	since := t.s.Elapsed() - t.started // never negative
+	up := since >= t.upAfter           // the process has finished starting up
 	for _, st := range t.steps {
 		if st.From != nil && since < st.From.Duration {
 			continue

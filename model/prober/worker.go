@@ -61,10 +61,12 @@ type worker struct {
 	target Target
 	// The probe's settings, read once: the spec of a worker's probe never changes (a pod
 	// update comes as a new object, and AddPod keeps the existing workers).
-	period, timeout                    time.Duration
-	failureThreshold, successThreshold int
-	clk                                *sim.Clock
-	probeType                          ProbeType
+	period, timeout time.Duration
+	// thresholds are the probe's successThreshold and failureThreshold, in that order: a
+	// result is held until it has come that many times in a row.
+	thresholds [2]int
+	clk        *sim.Clock
+	probeType  ProbeType
 	// killsOnFailure is probeType == Liveness || probeType == Startup, compared once: the
 	// probe types whose failure restarts the container and which stop once the pod is
 	// being deleted.
@@ -104,7 +106,7 @@ func newWorker(m *Manager, pod *corev1.Pod, c *corev1.Container, pt ProbeType, s
 		clk: m.s.Clock("prober "+key, sim.PriorityDefault), rng: m.s.RNG("prober/" + key),
 		lastResult: results.Unknown, uid: pod.UID, containerName: c.Name,
 		period: time.Duration(spec.PeriodSeconds) * time.Second, timeout: time.Duration(spec.TimeoutSeconds) * time.Second,
-		failureThreshold: int(spec.FailureThreshold), successThreshold: int(spec.SuccessThreshold),
+		thresholds: [2]int{int(spec.SuccessThreshold), int(spec.FailureThreshold)},
 	}
 	w.killsOnFailure = pt == Liveness || pt == Startup
 	w.event = trace.Event{Track: w.clk.Track(), Kind: trace.ProbeResult, Name: string(pt), Pod: w.podKey, Container: w.containerName}
@@ -274,15 +276,18 @@ func (w *worker) doProbe() bool {
 		w.seenProbes = true
 	}
 
-	if w.target == nil {
-		w.target = w.m.runner.ProbeTarget(w.containerID, w.probeType)
+	t := w.target
+	if t == nil {
+		t = w.m.runner.ProbeTarget(w.containerID, w.probeType)
+		w.target = t
 	}
 	ok, took := false, time.Duration(0) // a container the runtime does not know fails
-	if w.target != nil {
-		ok, took = w.target.RunProbe()
+	if t != nil {
+		ok, took = t.RunProbe()
 	}
 	timedOut := took > w.timeout
-	result, r := results.Success, 0 // r indexes the attribute table (see resultAttrs)
+	// r is the result as an index: 0 success, 1 failure (thresholds, the attribute table).
+	result, r := results.Success, 0
 	if !ok || timedOut {
 		result, r = results.Failure, 1
 	}
@@ -292,10 +297,8 @@ func (w *worker) doProbe() bool {
 		w.lastResult, w.resultRun = result, 1
 	}
 	e := &w.event
-	e.Reason = nil
 	tail := tailNone
-	held := (result == results.Failure && w.resultRun < w.failureThreshold) ||
-		(result == results.Success && w.resultRun < w.successThreshold)
+	held := w.resultRun < w.thresholds[r]
 	// An unchanged result is not published: Set would find it in the cache and return at
 	// once, without a send.
 	changed := false
@@ -303,8 +306,13 @@ func (w *worker) doProbe() bool {
 		// Below the threshold: the previous result stands.
 		tail = tailHeld
 		e.Reason = w.heldReason(result)
-	} else if changed = !w.publishedKnown || w.published != result; changed {
-		tail = tailChanged
+	} else {
+		if e.Reason != nil {
+			e.Reason = nil
+		}
+		if changed = !w.publishedKnown || w.published != result; changed {
+			tail = tailChanged
+		}
 	}
 	if timedOut {
 		e.Attrs = buildResultAttrs(result, w.m.counted(w.resultRun), took.String(), tail)
