@@ -256,6 +256,10 @@ type ProbeTarget struct {
 	started time.Duration // the container's start, as run time elapsed
 	upAfter time.Duration // the behaviour's startup time (0 without one)
 	steps   []api.ProbeStep
+	// steady is set once the answer can no longer change before the container ends: it
+	// has no probe steps, and its process has finished starting up (time only moves on),
+	// so every probe until then succeeds at once.
+	steady bool
 }
 
 // ProbeTarget returns the target of the given probe ("liveness", "readiness" or
@@ -282,6 +286,9 @@ func (t *ProbeTarget) RunProbe() (bool, time.Duration) {
 	if t.ended {
 		return false, 0
 	}
+	if t.steady {
+		return true, 0
+	}
 	if !t.running {
 		// A container leaves the running state only by exiting, which sets ended: once
 		// running is set, the container is still running as long as ended is not.
@@ -307,6 +314,10 @@ func (t *ProbeTarget) RunProbe() (bool, time.Duration) {
 	}
 	since := t.s.Elapsed() - t.started // never negative
 	up := since >= t.upAfter           // the process has finished starting up
+	if up && len(t.steps) == 0 {
+		t.steady = true
+		return true, 0
+	}
 	for _, st := range t.steps {
 		if st.From != nil && since < st.From.Duration {
 			continue
