@@ -108,9 +108,9 @@ type Manager struct {
 	// attrs are the attribute lists of probeResult events without a timeout, shared by
 	// every event that records the same list: attrs[r][t][n] is result r (0 success,
 	// 1 failure), then the attribute after "counted" (t: none, held or changed), for
-	// counted n < maxCounted, built on first use of n or of a larger count. Sharing is safe because nothing changes a
-	// recorded event's attributes, and each list's capacity is its length, so an append to
-	// one copies it.
+	// counted n < maxCounted, built on first use of n or of a larger count. Sharing is
+	// safe because nothing changes a recorded event's attributes, and each list's
+	// capacity is its length, so an append to one copies it.
 	attrs [2][3][][]trace.Attr
 
 	// ChangeContainerStatusOnKubeletRestart is the feature gate of that name (deprecated and
