@@ -369,6 +369,13 @@ func (m *Manager) newResultAttrs(r, n, tail int) []trace.Attr {
 	return (*table)[n]
 }
 
+// timedOutAttrs makes the attributes of a probe result event whose probe took longer than
+// its timeoutSeconds: such a list records how long it took, so it is not shared. (Out of
+// the probe round, whose frame need not hold the formatting of a duration.)
+func (m *Manager) timedOutAttrs(result results.Result, n int, took time.Duration, tail int) []trace.Attr {
+	return buildResultAttrs(result, m.counted(n), took.String(), tail)
+}
+
 // buildResultAttrs makes a probe result event's attribute list, its capacity its length.
 func buildResultAttrs(result results.Result, counted, timeout string, tail int) []trace.Attr {
 	size := 2

@@ -315,7 +315,7 @@ func (w *worker) doProbe() bool {
 		}
 	}
 	if timedOut {
-		e.Attrs = buildResultAttrs(result, w.m.counted(w.resultRun), took.String(), tail)
+		e.Attrs = w.m.timedOutAttrs(result, w.resultRun, took, tail)
 	} else {
 		if e.Attrs = w.m.resultAttrs(r, w.resultRun, tail); e.Attrs == nil {
 			e.Attrs = w.m.newResultAttrs(r, w.resultRun, tail)
