@@ -215,20 +215,29 @@ func (b *Builder) oomKill(e *trace.Event) {
 // probeResult follows runs of liveness and startup probe failures, the probes whose failure
 // kills the container.
 func (b *Builder) probeResult(e *trace.Event) {
+	// The result first: a success while no run of failures is open (most probe results)
+	// changes nothing, whatever else the event says, so it is done with one look at the
+	// event's first attribute, where the prober records the result.
+	var result string
+	if a := e.Attrs; len(a) > 0 && a[0].Key == "result" {
+		result = a[0].Value
+	} else {
+		result = e.Attr("result")
+	}
+	if result != "failure" && (len(b.pr.failingSince) == 0 || result != "success") {
+		return
+	}
 	if e.Attr("reason") == "initial" {
 		return // a new container's starting value, not a probe run
 	}
 	key := probeKey{e.Name, containerKey{e.Pod, e.Container}}
-	switch e.Attr("result") {
-	case "failure":
+	if result == "failure" {
 		if _, ok := b.pr.failingSince[key]; !ok {
 			b.pr.failingSince[key] = e.At
 		}
-	case "success":
-		if len(b.pr.failingSince) > 0 { // most successes end no run of failures
-			delete(b.pr.failingSince, key)
-		}
+		return
 	}
+	delete(b.pr.failingSince, key)
 }
 
 // killing notes a container killed because its liveness or startup probe failed, dating the

@@ -233,7 +233,7 @@ func (r *Runtime) RunProbe(id string, probe string) (bool, time.Duration) {
 	if c == nil {
 		return false, 0
 	}
-	t := ProbeTarget{r: r, c: c, probe: probe}
+	t := ProbeTarget{s: r.s, c: c, probe: probe}
 	return t.RunProbe()
 }
 
@@ -243,7 +243,7 @@ func (r *Runtime) RunProbe(id string, probe string) (bool, time.Duration) {
 // at most once, and only a container that no longer runs can be removed, so a target whose
 // container is gone answers as RunProbe answers an unknown ID: the probe fails.
 type ProbeTarget struct {
-	r     *Runtime
+	s     *sim.Sim // the runtime's simulation, whose clock a probe reads
 	c     *ctr
 	probe string
 	// What a probe reads of the running container, taken at its first probe: a container
@@ -256,6 +256,10 @@ type ProbeTarget struct {
 	started time.Duration // the container's start, as run time elapsed
 	upAfter time.Duration // the behaviour's startup time (0 without one)
 	steps   []api.ProbeStep
+	// steady is set once the answer can no longer change before the container ends: it
+	// has no probe steps, and its process has finished starting up (time only moves on),
+	// so every probe until then succeeds at once.
+	steady bool
 }
 
 // ProbeTarget returns the target of the given probe ("liveness", "readiness" or
@@ -265,7 +269,7 @@ func (r *Runtime) ProbeTarget(id string, probe string) *ProbeTarget {
 	if c == nil {
 		return nil
 	}
-	t := &ProbeTarget{r: r, c: c, probe: probe}
+	t := &ProbeTarget{s: r.s, c: c, probe: probe}
 	if c.state == container.StateExited {
 		t.ended = true
 	} else {
@@ -281,6 +285,9 @@ func (r *Runtime) ProbeTarget(id string, probe string) *ProbeTarget {
 func (t *ProbeTarget) RunProbe() (bool, time.Duration) {
 	if t.ended {
 		return false, 0
+	}
+	if t.steady {
+		return true, 0
 	}
 	if !t.running {
 		// A container leaves the running state only by exiting, which sets ended: once
@@ -305,8 +312,12 @@ func (t *ProbeTarget) RunProbe() (bool, time.Duration) {
 			}
 		}
 	}
-	since := t.r.s.Elapsed() - t.started // never negative
-	up := since >= t.upAfter             // the process has finished starting up
+	since := t.s.Elapsed() - t.started // never negative
+	up := since >= t.upAfter           // the process has finished starting up
+	if up && len(t.steps) == 0 {
+		t.steady = true
+		return true, 0
+	}
 	for _, st := range t.steps {
 		if st.From != nil && since < st.From.Duration {
 			continue

@@ -36,7 +36,7 @@ func TestCleanupPodsMatchesTheFullPass(t *testing.T) {
 	keys := func(m *Manager) string {
 		var ks []probeKey
 		for _, uid := range slices.Sorted(maps.Keys(m.byPod)) {
-			for _, w := range m.byPod[uid] {
+			for _, w := range m.workersOf(uid) {
 				ks = append(ks, w.key())
 			}
 		}

@@ -31,7 +31,7 @@ func TestManagerIndexesWorkersByPod(t *testing.T) {
 	p1, p2 := newPod("u1"), newPod("u2")
 	keys := func(uid string) string {
 		var ks []probeKey
-		for _, w := range m.byPod[types.UID(uid)] {
+		for _, w := range m.workersOf(types.UID(uid)) {
 			ks = append(ks, w.key())
 		}
 		return fmt.Sprint(ks)
@@ -55,7 +55,15 @@ func TestManagerIndexesWorkersByPod(t *testing.T) {
 		t.Fatalf("after AddPod again: %s, want %s", got, all)
 	}
 	m.RemovePod(p1)
-	if _, ok := m.byPod["u1"]; ok || len(m.byPod["u2"]) != 4 || keys("u1") != "[]" {
+	if _, ok := m.byPod["u1"]; ok || len(m.workersOf("u2")) != 4 || keys("u1") != "[]" {
 		t.Fatalf("after RemovePod: index %v", m.byPod)
 	}
+}
+
+// workersOf returns the pod's workers, none if byPod has no entry for it.
+func (m *Manager) workersOf(uid types.UID) []*worker {
+	if pw := m.byPod[uid]; pw != nil {
+		return pw.workers
+	}
+	return nil
 }

@@ -56,6 +56,17 @@ type Target interface {
 	RunProbe() (success bool, took time.Duration)
 }
 
+// podWorkers is one pod's entry in Manager.byPod.
+type podWorkers struct {
+	// workers are the pod's workers, in keyOrder.
+	workers []*worker
+	// added is the pod object the last AddPod found or gave a worker for each of its
+	// probes (nil: none since a worker of the pod stopped). The spec of a pod object never
+	// changes (an update comes as a new object), so AddPod of that object again has
+	// nothing to add until a worker of the pod stops; remove clears it then.
+	added *corev1.Pod
+}
+
 type probeKey struct {
 	uid       types.UID
 	container string
@@ -71,16 +82,19 @@ type Manager struct {
 	readiness        *results.Manager
 	startup          *results.Manager
 	kubeletStartedAt time.Time
-	// byPod holds the workers, each pod's in keyOrder (upstream keys one map by pod,
+	// byPod holds the workers of each pod that has any (upstream keys one map by pod,
 	// container and probe type): the per-pod calls (AddPod at every pod sync,
 	// UpdatePodStatus at every status generation) look up the pod once and find its
 	// workers in a short sorted list, and need neither sort nor hash a key per worker.
-	byPod map[types.UID][]*worker
-	// added holds, for a pod with workers, the pod object the last AddPod found or gave a
-	// worker for each of its probes. The spec of a pod object never changes (an update
-	// comes as a new object), so AddPod of that object again has nothing to add until a
-	// worker of the pod stops; remove forgets the pod then.
-	added map[types.UID]*corev1.Pod
+	byPod map[types.UID]*podWorkers
+	// synced is the pod object of the last AddPod or UpdatePodStatus, and syncedWorkers
+	// its entry in byPod (nil: the pod had no workers). A pod's sync calls
+	// UpdatePodStatus and then AddPod with the same object, so the second finds the entry
+	// here instead of hashing the UID again. An entry stays the pod's until it leaves
+	// byPod, and every change to byPod's set of pods (a pod's first worker added, its
+	// last one removed) clears synced.
+	synced        *corev1.Pod
+	syncedWorkers *podWorkers
 	// workersVersion counts the workers added. cleanedUp says CleanupPods left only
 	// workers of desired pods when workersVersion was cleanedWorkers and its desired set
 	// was at cleanedDesired.
@@ -94,9 +108,9 @@ type Manager struct {
 	// attrs are the attribute lists of probeResult events without a timeout, shared by
 	// every event that records the same list: attrs[r][t][n] is result r (0 success,
 	// 1 failure), then the attribute after "counted" (t: none, held or changed), for
-	// counted n < maxCounted, built on first use. Sharing is safe because nothing changes a
-	// recorded event's attributes, and each list's capacity is its length, so an append to
-	// one copies it.
+	// counted n < maxCounted, built on first use of n or of a larger count. Sharing is
+	// safe because nothing changes a recorded event's attributes, and each list's
+	// capacity is its length, so an append to one copies it.
 	attrs [2][3][][]trace.Attr
 
 	// ChangeContainerStatusOnKubeletRestart is the feature gate of that name (deprecated and
@@ -126,51 +140,69 @@ func (m *Manager) StartedBeforeKubeletRestart(startedAt time.Time) bool {
 // created within one period of the kubelet's start waits a random part of the period first.
 func NewManager(s *sim.Sim, status StatusProvider, runner Runner, liveness, readiness, startup *results.Manager, kubeletStartedAt time.Time) *Manager {
 	return &Manager{s: s, status: status, runner: runner, liveness: liveness, readiness: readiness, startup: startup,
-		kubeletStartedAt: kubeletStartedAt, byPod: map[types.UID][]*worker{}, RestartGates: kuberuntime.DefaultRestartGates()}
+		kubeletStartedAt: kubeletStartedAt, byPod: map[types.UID]*podWorkers{}, RestartGates: kuberuntime.DefaultRestartGates()}
 }
 
 // AddPod creates the workers the pod's probes need (idempotent: called on every SyncPod),
 // for its regular containers and its sidecars.
 func (m *Manager) AddPod(pod *corev1.Pod) {
-	if m.added[pod.UID] == pod {
+	pw := m.podWorkersOf(pod)
+	if pw != nil && pw.added == pod {
 		return
 	}
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
 		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			m.addWorkers(pod, c)
+			pw = m.addWorkers(pw, pod, c)
 		}
 	}
 	for i := range pod.Spec.Containers {
-		m.addWorkers(pod, &pod.Spec.Containers[i])
+		pw = m.addWorkers(pw, pod, &pod.Spec.Containers[i])
 	}
-	if _, ok := m.byPod[pod.UID]; ok {
-		if m.added == nil {
-			m.added = map[types.UID]*corev1.Pod{}
-		}
-		m.added[pod.UID] = pod
+	if pw != nil {
+		pw.added = pod
+		m.synced, m.syncedWorkers = pod, pw
 	}
 }
 
-// addWorkers creates the workers the container's probes need and does not have yet.
-func (m *Manager) addWorkers(pod *corev1.Pod, c *corev1.Container) {
+// podWorkersOf returns the pod's entry in byPod, nil if it has no workers.
+func (m *Manager) podWorkersOf(pod *corev1.Pod) *podWorkers {
+	if pod != m.synced {
+		m.synced, m.syncedWorkers = pod, m.byPod[pod.UID]
+	}
+	return m.syncedWorkers
+}
+
+// addWorkers creates the workers the container's probes need and does not have yet. pw
+// is the pod's entry in byPod (nil: none yet); it returns the entry, which it creates
+// with the pod's first worker.
+func (m *Manager) addWorkers(pw *podWorkers, pod *corev1.Pod, c *corev1.Container) *podWorkers {
 	for _, pt := range [...]ProbeType{Startup, Readiness, Liveness} {
 		probe := probeOf(c, pt)
 		if probe == nil {
 			continue
 		}
-		workers := m.byPod[pod.UID]
+		var workers []*worker
+		if pw != nil {
+			workers = pw.workers
+		}
 		i, found := slices.BinarySearchFunc(workers, probeKey{pod.UID, c.Name, pt}, func(w *worker, k probeKey) int {
 			return keyOrder(w.key(), k)
 		})
 		if found {
 			continue
 		}
+		if pw == nil {
+			pw = &podWorkers{}
+			m.byPod[pod.UID] = pw
+			m.synced = nil // byPod has another pod
+		}
 		w := newWorker(m, pod, c, pt, probe)
-		m.byPod[pod.UID] = slices.Insert(workers, i, w)
+		pw.workers = slices.Insert(workers, i, w)
 		m.workersVersion++
 		w.start()
 	}
+	return pw
 }
 
 func probeOf(c *corev1.Container, pt ProbeType) *corev1.Probe {
@@ -195,8 +227,12 @@ func keyOrder(a, b probeKey) int {
 // StopLivenessAndStartup stops the pod's liveness and startup workers (termination begins;
 // readiness goes on).
 func (m *Manager) StopLivenessAndStartup(pod *corev1.Pod) {
+	pw := m.byPod[pod.UID]
+	if pw == nil {
+		return
+	}
 	// A copy: stopping a worker removes it from byPod.
-	for _, w := range slices.Clone(m.byPod[pod.UID]) {
+	for _, w := range slices.Clone(pw.workers) {
 		if w.probeType != Readiness {
 			w.stop()
 		}
@@ -205,7 +241,11 @@ func (m *Manager) StopLivenessAndStartup(pod *corev1.Pod) {
 
 // RemovePod stops every worker of the pod.
 func (m *Manager) RemovePod(pod *corev1.Pod) {
-	for _, w := range slices.Clone(m.byPod[pod.UID]) {
+	pw := m.byPod[pod.UID]
+	if pw == nil {
+		return
+	}
+	for _, w := range slices.Clone(pw.workers) {
 		w.stop()
 	}
 }
@@ -222,9 +262,9 @@ func (m *Manager) CleanupPods(desired func(types.UID) bool, desiredVersion uint6
 	}
 	m.cleanedUp, m.cleanedWorkers, m.cleanedDesired = true, m.workersVersion, desiredVersion
 	var stale []*worker
-	for uid, workers := range m.byPod {
+	for uid, pw := range m.byPod {
 		if !desired(uid) {
-			stale = append(stale, workers...)
+			stale = append(stale, pw.workers...)
 		}
 	}
 	if len(stale) == 0 {
@@ -243,8 +283,12 @@ func (m *Manager) CleanupPods(desired func(types.UID) bool, desiredVersion uint6
 // not Success is triggered at once, so readiness is usually probed right after a container
 // starts instead of a full period later.
 func (m *Manager) UpdatePodStatus(pod *corev1.Pod, _ *corev1.PodStatus) {
+	pw := m.podWorkersOf(pod)
+	if pw == nil {
+		return
+	}
 	// Triggering stops no worker, so the pod's list can be read in place.
-	for _, w := range m.byPod[pod.UID] {
+	for _, w := range pw.workers {
 		if w.probeType != Readiness || w.stopped {
 			continue
 		}
@@ -258,15 +302,18 @@ func (m *Manager) UpdatePodStatus(pod *corev1.Pod, _ *corev1.PodStatus) {
 // remove forgets a stopped worker.
 func (m *Manager) remove(w *worker) {
 	uid := w.pod.UID
-	i := slices.Index(m.byPod[uid], w)
+	pw := m.byPod[uid]
+	if pw == nil {
+		return
+	}
+	i := slices.Index(pw.workers, w)
 	if i < 0 {
 		return
 	}
-	delete(m.added, uid)
-	if workers := slices.Delete(m.byPod[uid], i, i+1); len(workers) > 0 {
-		m.byPod[uid] = workers
-	} else {
+	pw.added = nil
+	if pw.workers = slices.Delete(pw.workers, i, i+1); len(pw.workers) == 0 {
 		delete(m.byPod, uid)
+		m.synced = nil // byPod has one pod less
 	}
 }
 
@@ -292,25 +339,41 @@ const (
 	tailChanged // "changed": the published result changes
 )
 
-// resultAttrs returns the attributes of a probe result event: the result, counted n, the
-// timeout (when the probe took longer than its timeoutSeconds, "" otherwise) and tail.
-// Lists without a timeout come from the shared table.
-func (m *Manager) resultAttrs(result results.Result, n int, timeout string, tail int) []trace.Attr {
-	r := 0
-	if result != results.Success {
-		r = 1
+// resultAttrs returns the attributes of a probe result event without a timeout from the
+// shared table, nil if the table does not hold them yet (then newResultAttrs builds
+// them): result r (0 success, 1 failure), counted n, and tail. It is small enough to be
+// inlined into the probe round. A probe that timed out records buildResultAttrs' list.
+func (m *Manager) resultAttrs(r, n, tail int) []trace.Attr {
+	if table := m.attrs[r][tail]; uint(n) < uint(len(table)) {
+		return table[n]
 	}
-	if timeout != "" || n < 0 || n >= maxCounted {
-		return buildResultAttrs(result, m.counted(n), timeout, tail)
+	return nil
+}
+
+// newResultAttrs returns the list resultAttrs did not find: for n below maxCounted it
+// grows the table up to n, building every list it adds (a run of results counts up one
+// by one, so the lists below n are those the rounds before used), so that the table has
+// no holes and a list in range needs no check.
+func (m *Manager) newResultAttrs(r, n, tail int) []trace.Attr {
+	result := results.Success
+	if r != 0 {
+		result = results.Failure
+	}
+	if n < 0 || n >= maxCounted {
+		return buildResultAttrs(result, m.counted(n), "", tail)
 	}
 	table := &m.attrs[r][tail]
-	if len(*table) <= n {
-		*table = append(*table, make([][]trace.Attr, n+1-len(*table))...)
-	}
-	if (*table)[n] == nil {
-		(*table)[n] = buildResultAttrs(result, m.counted(n), "", tail)
+	for len(*table) <= n {
+		*table = append(*table, buildResultAttrs(result, m.counted(len(*table)), "", tail))
 	}
 	return (*table)[n]
+}
+
+// timedOutAttrs makes the attributes of a probe result event whose probe took longer than
+// its timeoutSeconds: such a list records how long it took, so it is not shared. (Out of
+// the probe round, whose frame need not hold the formatting of a duration.)
+func (m *Manager) timedOutAttrs(result results.Result, n int, took time.Duration, tail int) []trace.Attr {
+	return buildResultAttrs(result, m.counted(n), took.String(), tail)
 }
 
 // buildResultAttrs makes a probe result event's attribute list, its capacity its length.

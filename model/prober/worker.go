@@ -61,12 +61,24 @@ type worker struct {
 	target Target
 	// The probe's settings, read once: the spec of a worker's probe never changes (a pod
 	// update comes as a new object, and AddPod keeps the existing workers).
-	period, timeout                    time.Duration
-	failureThreshold, successThreshold int
-	clk                                *sim.Clock
-	probeType                          ProbeType
-	podKey                             string // namespace/name, as the trace names the pod
-	containerName                      string
+	period, timeout time.Duration
+	// thresholds are the probe's successThreshold and failureThreshold, in that order: a
+	// result is held until it has come that many times in a row.
+	thresholds [2]int
+	clk        *sim.Clock
+	probeType  ProbeType
+	// killsOnFailure is probeType == Liveness || probeType == Startup, compared once: the
+	// probe types whose failure restarts the container and which stop once the pod is
+	// being deleted.
+	killsOnFailure bool
+	podKey         string // namespace/name, as the trace names the pod
+	containerName  string
+	// event is the probeResult event every round records, its fixed fields (kind, probe
+	// type, pod, container, track) filled in once by newWorker: a round sets only its
+	// attributes and reason. Record copies the event before any sink sees it and writes
+	// only its time, sequence number and (with reasons off) reason, which every round
+	// overwrites or sets again, so no recorded event shares it.
+	event trace.Event
 
 	pod          *corev1.Pod
 	container    *corev1.Container
@@ -94,8 +106,10 @@ func newWorker(m *Manager, pod *corev1.Pod, c *corev1.Container, pt ProbeType, s
 		clk: m.s.Clock("prober "+key, sim.PriorityDefault), rng: m.s.RNG("prober/" + key),
 		lastResult: results.Unknown, uid: pod.UID, containerName: c.Name,
 		period: time.Duration(spec.PeriodSeconds) * time.Second, timeout: time.Duration(spec.TimeoutSeconds) * time.Second,
-		failureThreshold: int(spec.FailureThreshold), successThreshold: int(spec.SuccessThreshold),
+		thresholds: [2]int{int(spec.SuccessThreshold), int(spec.FailureThreshold)},
 	}
+	w.killsOnFailure = pt == Liveness || pt == Startup
+	w.event = trace.Event{Track: w.clk.Track(), Kind: trace.ProbeResult, Name: string(pt), Pod: w.podKey, Container: w.containerName}
 	w.unblock = func() { w.blocked = false }
 	switch pt {
 	case Readiness:
@@ -130,7 +144,9 @@ func (w *worker) tick() {
 	if w.blocked {
 		return // the tick is lost, as a ticker's would be while the worker is stuck
 	}
-	w.run()
+	if !w.doProbe() { // run, without a call of its own on every period
+		w.stop()
+	}
 }
 
 // trigger asks for a probe now (the manual trigger channel has one slot).
@@ -260,50 +276,59 @@ func (w *worker) doProbe() bool {
 		w.seenProbes = true
 	}
 
-	if w.target == nil {
-		w.target = w.m.runner.ProbeTarget(w.containerID, w.probeType)
+	t := w.target
+	if t == nil {
+		t = w.m.runner.ProbeTarget(w.containerID, w.probeType)
+		w.target = t
 	}
 	ok, took := false, time.Duration(0) // a container the runtime does not know fails
-	if w.target != nil {
-		ok, took = w.target.RunProbe()
+	if t != nil {
+		ok, took = t.RunProbe()
 	}
 	timedOut := took > w.timeout
-	result := results.Success
+	// r is the result as an index: 0 success, 1 failure (thresholds, the attribute table).
+	result, r := results.Success, 0
 	if !ok || timedOut {
-		result = results.Failure
+		result, r = results.Failure, 1
 	}
 	if w.lastResult == result {
 		w.resultRun++
 	} else {
 		w.lastResult, w.resultRun = result, 1
 	}
-	// The event lives on the stack (Record copies it) and its attributes come from the
-	// manager's shared table, so the usual probe allocates nothing.
-	e := trace.Event{Kind: trace.ProbeResult, Name: string(w.probeType), Pod: w.podKey, Container: w.containerName}
-	timeout := ""
-	if timedOut {
-		timeout = took.String()
-	}
-	if (result == results.Failure && w.resultRun < w.failureThreshold) ||
-		(result == results.Success && w.resultRun < w.successThreshold) {
-		e.Attrs = w.m.resultAttrs(result, w.resultRun, timeout, tailHeld)
-		e.Reason = w.heldReason(result)
-		w.clk.Record(&e)
-		return true // below the threshold: keep the previous result
-	}
+	e := &w.event
+	tail := tailNone
+	held := w.resultRun < w.thresholds[r]
 	// An unchanged result is not published: Set would find it in the cache and return at
 	// once, without a send.
-	changed := !w.publishedKnown || w.published != result
-	tail := tailNone
-	if changed {
-		tail = tailChanged
+	changed := false
+	if held {
+		// Below the threshold: the previous result stands.
+		tail = tailHeld
+		e.Reason = w.heldReason(result)
+	} else {
+		if e.Reason != nil {
+			e.Reason = nil
+		}
+		if changed = !w.publishedKnown || w.published != result; changed {
+			tail = tailChanged
+		}
 	}
-	e.Attrs = w.m.resultAttrs(result, w.resultRun, timeout, tail)
-	w.clk.Record(&e)
+	if timedOut {
+		e.Attrs = w.m.timedOutAttrs(result, w.resultRun, took, tail)
+	} else {
+		if e.Attrs = w.m.resultAttrs(r, w.resultRun, tail); e.Attrs == nil {
+			e.Attrs = w.m.newResultAttrs(r, w.resultRun, tail)
+		}
+	}
+	w.clk.Record(e)
+	if held {
+		return true
+	}
 	if changed {
 		w.set(result)
 	}
-	if (w.probeType == Liveness || w.probeType == Startup) && result == results.Failure {
+	if result == results.Failure && w.killsOnFailure {
 		// The container will be restarted: hold until a new container ID shows up.
 		w.onHold = true
 		w.resultRun = 0
@@ -314,7 +339,7 @@ func (w *worker) doProbe() bool {
 // stopsOnDeletion reports whether a deleted pod's worker ends here, publishing Success:
 // liveness and startup probes stop once the pod is being deleted.
 func (w *worker) stopsOnDeletion() bool {
-	return (w.probeType == Liveness || w.probeType == Startup) && w.pod.DeletionTimestamp != nil
+	return w.killsOnFailure && w.pod.DeletionTimestamp != nil
 }
 
 // checkStatus is the part of a round before the probe itself (upstream doProbe's checks on
