@@ -83,22 +83,23 @@ var newChecker = func() (trace.Sink, *invariantChecker) {
 	return c, c
 }
 
-// recorder is the Sim's one sink. It hands each event to the run's log and the caller's
-// sink, in that order, skipping those the run does not have; then it checks the invariants
-// and the interruption and stops the simulation at the first violation or interruption.
-// Fixed fields and one function rather than a chain of sinks, so that an event costs one
-// interface call into the recorder, one into the caller's sink and, for the few kinds the
-// checker looks at, a direct call into the checker.
+// recorder is the Sim's one sink. It hands each event to the caller's sink (the run's log
+// first when it keeps one), then checks the invariants and the interruption and stops the
+// simulation at the first violation or interruption. Fixed fields and one function rather
+// than a chain of sinks, so that an event costs one interface call into the recorder, one
+// into the caller's sink and, for the few kinds the checker looks at, a direct call into
+// the checker.
 type recorder struct {
 	s    *sim.Sim
-	log  *trace.Log // nil unless Options.KeepTrace
-	sink trace.Sink // Options.Sink, nil when unset
+	sink trace.Sink // Options.Sink, behind the run's log with Options.KeepTrace; nil when neither
 	// inv is the invariant checker, nil when skipped. check is a checker a test put in its
 	// place (newChecker), nil for the real one, which is called directly.
 	inv   *invariantChecker
 	check trace.Sink
-	// interrupt and interrupted are Options.Interrupt and Options.Interrupted.
+	// interrupt is Options.Interrupt, or noInterrupt (which stays zero) when that is unset,
+	// so that reading it takes no nil check. interrupted is Options.Interrupted.
 	interrupt   *atomic.Int32
+	noInterrupt atomic.Int32
 	interrupted func() bool
 	// stoppedBy is the violation or interruption that stopped the run, nil while none did.
 	// Events recorded after it (the rest of the stopping step) still reach the log and the
@@ -107,9 +108,6 @@ type recorder struct {
 }
 
 func (r *recorder) Record(e *trace.Event) {
-	if r.log != nil {
-		r.log.Record(e)
-	}
 	if r.sink != nil {
 		r.sink.Record(e)
 	}
@@ -129,13 +127,25 @@ func (r *recorder) Record(e *trace.Event) {
 			return
 		}
 	}
-	if r.interrupt != nil && r.interrupt.Load() != 0 {
+	if r.interrupt.Load() != 0 {
 		r.stop(ErrInterrupted)
 		return
 	}
 	if r.interrupted != nil && r.interrupted() {
 		r.stop(ErrInterrupted)
 	}
+}
+
+// logThenSink keeps every event in the run's log, then hands it to the caller's sink: the
+// recorder's sink when a run keeps its trace and has a sink too.
+type logThenSink struct {
+	log  *trace.Log
+	sink trace.Sink
+}
+
+func (t logThenSink) Record(e *trace.Event) {
+	t.log.Record(e)
+	t.sink.Record(e)
 }
 
 // stop ends the run at the event being recorded, for err.
@@ -148,8 +158,15 @@ func (r *recorder) stop(err error) {
 func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 	log := &trace.Log{}
 	out := &recorder{sink: opts.Sink, interrupt: opts.Interrupt, interrupted: opts.Interrupted}
+	if out.interrupt == nil {
+		out.interrupt = &out.noInterrupt
+	}
 	if opts.KeepTrace {
-		out.log = log
+		if opts.Sink == nil {
+			out.sink = log
+		} else {
+			out.sink = logThenSink{log: log, sink: opts.Sink}
+		}
 	}
 	if !opts.SkipInvariants {
 		var check trace.Sink
