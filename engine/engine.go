@@ -7,6 +7,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -65,86 +66,120 @@ type Options struct {
 	// stops there and Run returns ErrInterrupted. It reads a flag another goroutine sets (a
 	// signal handler), so it never changes what a run that finishes does.
 	Interrupted func() bool
+	// Interrupt, when set, is such a flag itself: it is read after every recorded event,
+	// before Interrupted is asked, and once it is nonzero the run stops there and Run
+	// returns ErrInterrupted. An atomic load costs an event far less than a call.
+	Interrupt *atomic.Int32
 }
 
 // ErrInterrupted is the error of a run stopped by Options.Interrupted.
 var ErrInterrupted = errors.New("run interrupted")
 
-// guard checks the invariants and the interruption flag after each event and stops the
-// simulation at the first violation or interruption.
-type guard struct {
-	s           *sim.Sim
-	check       trace.Sink // the invariant checker, nil when skipped
-	inv         *invariantChecker
-	interrupted func() bool
-	stoppedBy   error
-}
-
-func (g *guard) Record(e *trace.Event) {
-	if g.stoppedBy != nil {
-		return
-	}
-	if g.check != nil {
-		g.check.Record(e)
-		if g.inv.violation != nil {
-			g.stoppedBy = g.inv.violation
-			g.s.Stop()
-			return
-		}
-	}
-	if g.interrupted != nil && g.interrupted() {
-		g.stoppedBy = ErrInterrupted
-		g.s.Stop()
-	}
-}
-
-// newChecker is the invariant checker a run uses; tests replace it to break a rule on purpose.
+// newChecker is the invariant checker a run uses; tests replace it to break a rule on
+// purpose. When the sink it returns is the checker itself the recorder calls the checker
+// directly; any other sink is called through the interface.
 var newChecker = func() (trace.Sink, *invariantChecker) {
 	c := newInvariantChecker()
 	return c, c
 }
 
-// recorder is the Sim's one sink: it hands each event to the run's log, the caller's sink
-// and the guard, in that order, skipping those the run does not have. Three fixed fields
-// rather than a slice of sinks, so that an event costs one interface call into the
-// recorder and direct calls from there.
+// recorder is the Sim's one sink. It hands each event to the caller's sink (the run's log
+// first when it keeps one), then checks the invariants and the interruption and stops the
+// simulation at the first violation or interruption. Fixed fields and one function rather
+// than a chain of sinks, so that an event costs one interface call into the recorder, one
+// into the caller's sink and, for the few kinds the checker looks at, a direct call into
+// the checker.
 type recorder struct {
-	log   *trace.Log // nil unless Options.KeepTrace
-	sink  trace.Sink // Options.Sink, nil when unset
-	guard *guard     // nil when nothing checks the run
+	s    *sim.Sim
+	sink trace.Sink // Options.Sink, behind the run's log with Options.KeepTrace; nil when neither
+	// inv is the invariant checker, nil when skipped. check is a checker a test put in its
+	// place (newChecker), nil for the real one, which is called directly.
+	inv   *invariantChecker
+	check trace.Sink
+	// interrupt is Options.Interrupt, or noInterrupt (which stays zero) when that is unset,
+	// so that reading it takes no nil check. interrupted is Options.Interrupted.
+	interrupt   *atomic.Int32
+	noInterrupt atomic.Int32
+	interrupted func() bool
+	// stoppedBy is the violation or interruption that stopped the run, nil while none did.
+	// Events recorded after it (the rest of the stopping step) still reach the log and the
+	// sink, but are neither checked nor asked about.
+	stoppedBy error
 }
 
 func (r *recorder) Record(e *trace.Event) {
-	if r.log != nil {
-		r.log.Record(e)
-	}
 	if r.sink != nil {
 		r.sink.Record(e)
 	}
-	if r.guard != nil {
-		r.guard.Record(e)
+	if r.stoppedBy != nil {
+		return
 	}
+	// A checker a test put in place sees every event; the real one only the kinds it checks.
+	if r.inv != nil && (r.check != nil || checks(e)) {
+		if r.check != nil {
+			r.check.Record(e)
+		} else {
+			r.inv.Record(e)
+		}
+		// Only a call into the checker sets a violation.
+		if r.inv.violation != nil {
+			r.stop(r.inv.violation)
+			return
+		}
+	}
+	if r.interrupt.Load() != 0 {
+		r.stop(ErrInterrupted)
+		return
+	}
+	if r.interrupted != nil && r.interrupted() {
+		r.stop(ErrInterrupted)
+	}
+}
+
+// logThenSink keeps every event in the run's log, then hands it to the caller's sink: the
+// recorder's sink when a run keeps its trace and has a sink too.
+type logThenSink struct {
+	log  *trace.Log
+	sink trace.Sink
+}
+
+func (t logThenSink) Record(e *trace.Event) {
+	t.log.Record(e)
+	t.sink.Record(e)
+}
+
+// stop ends the run at the event being recorded, for err.
+func (r *recorder) stop(err error) {
+	r.stoppedBy = err
+	r.s.Stop()
 }
 
 // Run simulates the scenario with the given seed.
 func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 	log := &trace.Log{}
-	out := &recorder{sink: opts.Sink}
+	out := &recorder{sink: opts.Sink, interrupt: opts.Interrupt, interrupted: opts.Interrupted}
+	if out.interrupt == nil {
+		out.interrupt = &out.noInterrupt
+	}
 	if opts.KeepTrace {
-		out.log = log
+		if opts.Sink == nil {
+			out.sink = log
+		} else {
+			out.sink = logThenSink{log: log, sink: opts.Sink}
+		}
 	}
-	g := &guard{interrupted: opts.Interrupted}
 	if !opts.SkipInvariants {
-		g.check, g.inv = newChecker()
-	}
-	if g.check != nil || g.interrupted != nil {
-		out.guard = g
+		var check trace.Sink
+		check, out.inv = newChecker()
+		if check != trace.Sink(out.inv) {
+			out.check = check
+		}
 	}
 	s := sim.New(seed, out)
 	s.SetReasons(!opts.SkipReasons)
 	// The per-second bound grows with the node: each pod adds its workers, probes and stats.
 	s.SetWatchdog(sim.Watchdog{PerSecond: sim.DefaultWatchdog.PerSecond + 50_000*uint64(len(l.Pods))})
-	g.s = s
+	out.s = s
 	s.StartAt(-BootTime)
 	spec := &l.Scenario.Spec
 
@@ -174,8 +209,8 @@ func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 	driver := s.Clock("scenario", sim.PriorityConfig)
 	n.startKubelet()
 	s.RunUntil(0)
-	if g.stoppedBy != nil {
-		return nil, g.stoppedBy
+	if out.stoppedBy != nil {
+		return nil, out.stoppedBy
 	}
 	driver.Record(&trace.Event{Kind: KindRunStart, Attrs: []trace.Attr{
 		{Key: "scenario", Value: l.Scenario.Metadata.Name}, {Key: "seed", Value: fmt.Sprint(seed)}}})
@@ -210,8 +245,8 @@ func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 	if st := s.Stall(); st != nil {
 		return nil, st
 	}
-	if g.stoppedBy != nil {
-		return nil, g.stoppedBy
+	if out.stoppedBy != nil {
+		return nil, out.stoppedBy
 	}
 	if !s.Stopped() {
 		driver.Record(&trace.Event{Kind: KindRunEnd, Attrs: []trace.Attr{{Key: "reason", Value: "duration reached"}}})

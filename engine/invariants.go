@@ -70,6 +70,22 @@ func (v *invariantChecker) fail(e *trace.Event, inv, format string, args ...any)
 	v.violation = &InvariantViolation{Invariant: inv, At: e.At, Event: strings.TrimSpace(e.String()), Detail: fmt.Sprintf(format, args...)}
 }
 
+// checks reports whether Record has a case for e, so that the recorder calls Record only
+// for the few events it checks: not for probe results, pod stats samples, syncs, selects
+// and the rest, nearly every event of a busy node. It is small enough for the compiler to
+// inline (a jump on the kind's length and a comparison). It must name every kind Record
+// has a case for: TestChecksCoversRecord reads Record's cases from this file.
+func checks(e *trace.Event) bool {
+	switch e.Kind {
+	case "containerRunning", "containerExited", "criCall", "setPodStatus", "workerState",
+		"scenarioEvent", "apiRemoved", trace.EvictionPass, trace.Eviction:
+		return true
+	case trace.Stats:
+		return e.Name == "node"
+	}
+	return false
+}
+
 // Record checks one event.
 func (v *invariantChecker) Record(e *trace.Event) {
 	switch e.Kind {

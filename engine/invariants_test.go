@@ -2,6 +2,10 @@ package engine
 
 import (
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -181,5 +185,66 @@ func TestTerminatedWithRunningContainerNamesTheFirst(t *testing.T) {
 	if v.violation == nil || v.violation.Invariant != InvRunsAfterTerm ||
 		v.violation.Detail != "ns/web terminated with ns/web/beta still running" {
 		t.Fatalf("violation %+v, want beta named", v.violation)
+	}
+}
+
+// checks lets the recorder skip the events Record has no case for: it must let through
+// every kind Record's switch names (read from the source, so that a case added there
+// without being added to checks fails here), and a stats sample only when it is the node's.
+func TestChecksCoversRecord(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "invariants.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	traceKinds := map[string]trace.Kind{"Stats": trace.Stats, "EvictionPass": trace.EvictionPass, "Eviction": trace.Eviction}
+	var kinds []trace.Kind
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Name.Name != "Record" || fn.Recv == nil {
+			continue
+		}
+		for _, st := range fn.Body.List {
+			sw, ok := st.(*ast.SwitchStmt)
+			if !ok {
+				continue
+			}
+			for _, c := range sw.Body.List {
+				for _, x := range c.(*ast.CaseClause).List {
+					switch x := x.(type) {
+					case *ast.BasicLit:
+						k, err := strconv.Unquote(x.Value)
+						if err != nil {
+							t.Fatal(err)
+						}
+						kinds = append(kinds, trace.Kind(k))
+					case *ast.SelectorExpr:
+						k, ok := traceKinds[x.Sel.Name]
+						if !ok {
+							t.Fatalf("Record has a case for trace.%s: add it to this test's table", x.Sel.Name)
+						}
+						kinds = append(kinds, k)
+					default:
+						t.Fatalf("Record has a case this test cannot read: %T", x)
+					}
+				}
+			}
+		}
+	}
+	if len(kinds) < 10 {
+		t.Fatalf("read %d kinds from Record's switch: %v", len(kinds), kinds)
+	}
+	for _, k := range kinds {
+		name := ""
+		if k == trace.Stats {
+			name = "node"
+		}
+		if !checks(&trace.Event{Kind: k, Name: name}) {
+			t.Errorf("checks skips %s, which Record checks", k)
+		}
+	}
+	for _, e := range []trace.Event{{Kind: trace.ProbeResult, Name: "readiness"}, {Kind: trace.Stats, Name: "pod"}, {Kind: "syncStart"}} {
+		if checks(&e) {
+			t.Errorf("checks lets %s %s through, which Record has no case for", e.Kind, e.Name)
+		}
 	}
 }

@@ -44,6 +44,10 @@ type bucketSeries struct {
 	points []float64
 	cur    gauge // the value held now
 	peak   gauge // the highest value held in the current bucket
+	// sample is the attribute list of the pod stats sample cur was set from, nil once cur
+	// is cleared. A sample with that very list (see sameAttrs) holds the same value, and
+	// setting cur to the value it holds changes nothing (peak is never below cur).
+	sample []trace.Attr
 }
 
 func (s *bucketSeries) set(v float64) {
@@ -100,18 +104,22 @@ func (c *ChartRecorder) Record(e *trace.Event) {
 				c.node.set(g.v)
 			}
 		case "pod":
+			s := c.pods[e.Pod]
+			if s != nil && sameAttrs(s.sample, e.Attrs) {
+				break
+			}
 			if g.setAttr(e, "memory") {
-				s := c.pods[e.Pod]
 				if s == nil {
 					s = &bucketSeries{start: c.bucket}
 					c.pods[e.Pod] = s
 				}
 				s.set(g.v)
+				s.sample = e.Attrs
 			}
 		}
 	case kindWorkerState:
 		if s := c.pods[e.Pod]; s != nil && e.Name == "terminated" {
-			s.cur = gauge{}
+			s.cur, s.sample = gauge{}, nil
 		}
 	}
 }

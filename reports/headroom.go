@@ -88,7 +88,9 @@ func (h *headroomState) evictionLevels(e *trace.Event) {
 }
 
 // observe keeps the lowest value of each signal a pass observed ("signals" attr, quantities
-// as the manager printed them); ties keep the earlier pass.
+// as the manager printed them); ties keep the earlier pass. It walks the fields in place
+// (the same fields as splitList's) and overwrites prev as it goes: prev[i] is read before
+// it is written, so it is compared with the last pass's field.
 func (h *headroomState) observe(e *trace.Event) {
 	sig := e.Attr("signals")
 	if sig == "" {
@@ -97,10 +99,22 @@ func (h *headroomState) observe(e *trace.Event) {
 	if h.lowest == nil {
 		h.lowest = map[string]lowestObservation{}
 	}
-	fields := splitList(sig, ",")
-	for i, kv := range fields {
-		if i < len(h.prev) && h.prev[i] == kv {
+	last, n := len(h.prev), 0
+	for rest := sig; rest != ""; {
+		var kv string
+		kv, rest, _ = strings.Cut(rest, ",")
+		if kv = strings.TrimSpace(kv); kv == "" {
 			continue
+		}
+		i := n
+		n++
+		if i < last && h.prev[i] == kv {
+			continue
+		}
+		if i < len(h.prev) {
+			h.prev[i] = kv
+		} else {
+			h.prev = append(h.prev, kv)
 		}
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
@@ -110,12 +124,12 @@ func (h *headroomState) observe(e *trace.Event) {
 		if err != nil {
 			continue
 		}
-		n := q.Value()
-		if cur, seen := h.lowest[k]; !seen || n < cur.value {
-			h.lowest[k] = lowestObservation{value: n, at: e.At}
+		value := q.Value()
+		if cur, seen := h.lowest[k]; !seen || value < cur.value {
+			h.lowest[k] = lowestObservation{value: value, at: e.At}
 		}
 	}
-	h.prev = fields
+	h.prev = h.prev[:n]
 }
 
 // finish lists the signals that have both a hard level and an observation.

@@ -302,13 +302,14 @@ func Build(in Input) *Report {
 
 // Record takes one trace event.
 func (b *Builder) Record(e *trace.Event) {
-	if e.Kind == kindEvictionPass {
-		b.hr.evictionLevels(e)
-	}
 	if e.At < 0 {
 		// The kubelet's boot before the scenario: only the node's state at time zero
-		// matters.
-		if e.Kind == kindNodeCondition {
+		// matters, and the hard eviction levels, which the eviction manager's first pass
+		// records during the boot.
+		switch e.Kind {
+		case kindEvictionPass:
+			b.hr.evictionLevels(e)
+		case kindNodeCondition:
 			if _, ok := b.initial[e.Attr("type")]; !ok {
 				b.conditionOrder = append(b.conditionOrder, e.Attr("type"))
 			}
@@ -322,6 +323,9 @@ func (b *Builder) Record(e *trace.Event) {
 		}
 		b.conditionOrder = nil
 	}
+	// One switch on the kind (a jump on its length, then a comparison or two): probe results
+	// and stats samples, most of a busy node's events, pay nothing more. A stats sample has
+	// no case: the report reads none.
 	switch e.Kind {
 	case kindPodSeen:
 		p := b.get(e.Pod)
@@ -391,6 +395,9 @@ func (b *Builder) Record(e *trace.Event) {
 			b.evictionTerminated(e)
 		}
 	case kindEvictionPass:
+		// The levels first, as during the boot; they and the node conditions above are
+		// independent.
+		b.hr.evictionLevels(e)
 		b.evictionPass(e)
 		b.hr.observe(e)
 	case trace.ThresholdCrossed:

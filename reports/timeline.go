@@ -122,7 +122,7 @@ func (t *TimelineWriter) writeRow() {
 			for i := 0; i < podGauges; i++ {
 				c = append(c, ',')
 				if p != nil {
-					c = p[i].appendText(c)
+					c = p.gauges[i].appendText(c)
 				}
 			}
 		}

@@ -66,12 +66,26 @@ func conditionTypes() [conditions]string {
 // applied: each value is carried forward from the last stats sample that gave it.
 type usage struct {
 	node       [nodeGauges]gauge
-	pods       map[string]*[podGauges]gauge
+	pods       map[string]*podUsage
 	conditions [conditions]bool
 }
 
+// podUsage is one pod's values, and the attributes of the stats sample they were last read
+// from. A trace event's attributes are never written once recorded (trace.Sink), so a
+// sample that carries the very same attribute list (the stats provider records an
+// unchanged pod's list again) has the same values: apply need not read them again.
+type podUsage struct {
+	gauges [podGauges]gauge
+	attrs  []trace.Attr
+}
+
+// sameAttrs reports whether a and b are one list: the same elements of the same array.
+func sameAttrs(a, b []trace.Attr) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
+}
+
 func newUsage() usage {
-	return usage{pods: map[string]*[podGauges]gauge{}}
+	return usage{pods: map[string]*podUsage{}}
 }
 
 // apply takes one event and reports whether any value changed.
@@ -87,11 +101,15 @@ func (u *usage) apply(e *trace.Event) bool {
 		case "pod":
 			p := u.pods[e.Pod]
 			if p == nil {
-				p = &[podGauges]gauge{}
+				p = &podUsage{}
 				u.pods[e.Pod] = p
 			}
+			if sameAttrs(p.attrs, e.Attrs) {
+				break
+			}
+			p.attrs = e.Attrs
 			for i, k := range podGaugeAttrs() {
-				changed = p[i].setAttr(e, k) || changed
+				changed = p.gauges[i].setAttr(e, k) || changed
 			}
 		}
 	case kindNodeCondition:

@@ -127,7 +127,7 @@ func (o *runOptions) run(ref string, stdout, stderr io.Writer) error {
 	bar := newProgress(stderr, o.quiet)
 	bar.StartSimulated("run "+l.Scenario.Metadata.Name, l.Scenario.Spec.Duration.Duration)
 	res, err := runEngine(l, seed, engine.Options{Sink: newProgressSink(sink, bar, l.Scenario.Spec.Duration.Duration),
-		SkipReasons: !files.reasons, Interrupted: o.signals.caught})
+		SkipReasons: !files.reasons, Interrupt: o.signals.flag()})
 	bar.Done()
 	if perr := stopProfile(); perr != nil && err == nil {
 		err = perr

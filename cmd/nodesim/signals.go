@@ -15,8 +15,9 @@ const (
 	exitSIGTERM = 143
 )
 
-// signals records the first SIGINT or SIGTERM the process gets. The simulation asks
-// caught() between events and stops there; nothing about a run that finishes depends on it.
+// signals records the first SIGINT or SIGTERM the process gets. The simulation reads its
+// flag (flag(), as engine.Options.Interrupt) between events and stops there; a sweep asks
+// caught() between runs. Nothing about a run that finishes depends on it.
 type signals struct {
 	got atomic.Int32 // exit code of the first signal, 0 while none came
 }
@@ -43,6 +44,15 @@ func watchSignals() *signals {
 
 // caught reports whether a signal came; a nil *signals never catches one.
 func (s *signals) caught() bool { return s != nil && s.got.Load() != 0 }
+
+// flag is the value that turns nonzero when a signal comes, for a run to read after each
+// event without a call; nil for a nil *signals, which never catches one.
+func (s *signals) flag() *atomic.Int32 {
+	if s == nil {
+		return nil
+	}
+	return &s.got
+}
 
 // exit is the error that ends a command stopped by the signal.
 func (s *signals) exit() error {
