@@ -275,7 +275,10 @@ type pendingValue struct {
 //
 // A record whose pod's usage mark (cri's UsageMark) is the one it was sampled at, and whose
 // volume figures have not been refreshed since (volumesRead), would be sampled to the same
-// figures: it is kept as it is.
+// figures: it is kept as it is. Otherwise the containers' figures are read again, into the
+// record's own Containers (whose entries are rewritten in place: readers copy what they
+// read and keep nothing), and the volume figures are copied only when volumeStats has
+// refreshed them since the last sample (volumesRead clear; a new record has it clear).
 func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
 	uid := pod.UID
 	st := e.st
@@ -284,35 +287,44 @@ func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
 		return st
 	}
 	if st == nil {
-		st = &PodStats{Containers: map[string]ContainerStats{}, Volumes: map[string]int64{}, pod: pod.Namespace + "/" + pod.Name}
+		st = &PodStats{Volumes: map[string]int64{}, pod: pod.Namespace + "/" + pod.Name}
 		p.sampled[uid] = st
 		e.st = st
-	} else {
-		containers, volumes, key, attrs, traced := st.Containers, st.Volumes, st.pod, st.attrs, st.traced
-		if !isPodKey(key, pod.Namespace, pod.Name) {
-			key, attrs = pod.Namespace+"/"+pod.Name, nil
-		}
-		clear(containers)
-		clear(volumes)
-		*st = PodStats{Containers: containers, Volumes: volumes, pod: key, attrs: attrs, traced: traced}
+	} else if !isPodKey(st.pod, pod.Namespace, pod.Name) {
+		st.pod, st.attrs = pod.Namespace+"/"+pod.Name, nil
 	}
-	p.rt.EachContainerOf(uid, &e.rt, func(name string, running bool, memory, disk, pids float64) {
-		cs := st.Containers[name]
+	var memory, rootFs, processes int64
+	ctrs := st.Containers[:0]
+	p.rt.EachContainerOf(uid, &e.rt, func(name string, running bool, mem, disk, pids float64) {
+		i := 0
+		for i < len(ctrs) && ctrs[i].Name != name {
+			i++
+		}
+		if i == len(ctrs) {
+			ctrs = append(ctrs, ContainerStats{Name: name})
+		}
+		cs := &ctrs[i]
 		if running {
-			cs.MemoryWorkingSet += int64(memory)
-			st.MemoryWorkingSet += int64(memory)
-			st.Processes += int64(pids)
+			cs.MemoryWorkingSet += int64(mem)
+			memory += int64(mem)
+			processes += int64(pids)
 		}
 		cs.RootFsUsed += int64(disk)
-		st.RootFsUsed += int64(disk)
-		st.Containers[name] = cs
+		rootFs += int64(disk)
 	})
-	st.RootFsInodes = st.RootFsUsed / bytesPerInode
-	for k, v := range e.volumes {
-		st.Volumes[k] = v
-		st.LocalVolumesUsed += v
+	clear(ctrs[len(ctrs):cap(ctrs)])
+	st.Containers = ctrs
+	st.MemoryWorkingSet, st.RootFsUsed, st.Processes = memory, rootFs, processes
+	st.RootFsInodes = rootFs / bytesPerInode
+	if !st.volumesRead {
+		clear(st.Volumes)
+		st.LocalVolumesUsed = 0
+		for k, v := range e.volumes {
+			st.Volumes[k] = v
+			st.LocalVolumesUsed += v
+		}
+		st.LocalVolumesInodes = st.LocalVolumesUsed / bytesPerInode
 	}
-	st.LocalVolumesInodes = st.LocalVolumesUsed / bytesPerInode
 	st.mark, st.volumesRead = mark, true
 	return st
 }
