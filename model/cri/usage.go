@@ -187,13 +187,11 @@ func fnv1a(h uint64, s string) uint64 {
 	return h
 }
 
-// statsNoiseKeys are c's noise keys for memory, disk and pids (noiseKey's, made once).
-func (r *Runtime) statsNoiseKeys(c *ctr) *[3]uint64 {
-	if !c.keyed {
-		c.noiseKeys = [3]uint64{r.noiseKey(c, "memory"), r.noiseKey(c, "disk"), r.noiseKey(c, "pids")}
-		c.keyed = true
-	}
-	return &c.noiseKeys
+// makeStatsNoiseKeys sets c's noise keys for memory, disk and pids (noiseKey's), made once:
+// readStats reads them while c.keyed is set.
+func (r *Runtime) makeStatsNoiseKeys(c *ctr) {
+	c.noiseKeys = [3]uint64{r.noiseKey(c, "memory"), r.noiseKey(c, "disk"), r.noiseKey(c, "pids")}
+	c.keyed = true
 }
 
 // statsReading is a running process's usage as the stats provider reads it (with the
@@ -227,19 +225,28 @@ func (r *Runtime) readStats(c *ctr, now time.Duration) *statsReading {
 		return rd
 	}
 	t := now - use.origin
-	keys := r.statsNoiseKeys(c)
-	rd.memory = pages(use.memory.Noisy(t, keys[0]) - c.memOffset + r.noisyTmpfs(c, t))
+	if !c.keyed {
+		r.makeStatsNoiseKeys(c)
+	}
+	keys := &c.noiseKeys
+	memory, memoryStill := use.memory.NoisyStill(t, keys[0])
+	memory -= c.memOffset
+	if len(c.tmpfsNames) > 0 {
+		memory += r.noisyTmpfs(c, t)
+	}
+	rd.memory = pages(memory)
 	if !same || now >= rd.diskUntil {
-		rd.disk = use.disk.Noisy(t, keys[1])
-		rd.pids = use.pids.Noisy(t, keys[2])
+		var diskStill, pidsStill bool
+		rd.disk, diskStill = use.disk.NoisyStill(t, keys[1])
+		rd.pids, pidsStill = use.pids.NoisyStill(t, keys[2])
 		rd.diskNext, rd.diskUntil = -1, now+1
-		if use.disk.Still(t) && use.pids.Still(t) {
+		if diskStill && pidsStill {
 			rd.diskNext = min(use.disk.NextBreakpoint(t), use.pids.NextBreakpoint(t))
 			rd.diskUntil = max(usage.After(use.origin, rd.diskNext), now+1)
 		}
 	}
 	rd.use, rd.memOffset, rd.from, rd.until = use, c.memOffset, now, now+1
-	if rd.diskNext < 0 || !use.memory.Still(t) {
+	if rd.diskNext < 0 || !memoryStill {
 		return rd
 	}
 	next := min(use.memory.NextBreakpoint(t), rd.diskNext)

@@ -283,16 +283,19 @@ func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
 	uid := pod.UID
 	st := e.st
 	mark := p.rt.UsageMarkOf(uid, &e.rt)
-	if st != nil && st.mark == mark && st.volumesRead && isPodKey(st.pod, pod.Namespace, pod.Name) {
+	sameKey := st != nil && (st.keyOf == pod || isPodKey(st.pod, pod.Namespace, pod.Name))
+	if sameKey && st.mark == mark && st.volumesRead {
+		st.keyOf = pod
 		return st
 	}
 	if st == nil {
 		st = &PodStats{Volumes: map[string]int64{}, pod: pod.Namespace + "/" + pod.Name}
 		p.sampled[uid] = st
 		e.st = st
-	} else if !isPodKey(st.pod, pod.Namespace, pod.Name) {
+	} else if !sameKey {
 		st.pod, st.attrs = pod.Namespace+"/"+pod.Name, nil
 	}
+	st.keyOf = pod
 	var memory, rootFs, processes int64
 	ctrs := st.Containers[:0]
 	p.rt.EachContainerOf(uid, &e.rt, func(name string, running bool, mem, disk, pids float64) {

@@ -250,6 +250,9 @@ type PodStats struct {
 	// pod is the pod's namespace/name, kept with its record for housekeeping's trace
 	// (checked against the pod at each sample, so a reused UID gets its own).
 	pod string
+	// keyOf is the pod object pod was last found to be the key of: an object's namespace
+	// and name never change, so the same object needs no comparison of the strings.
+	keyOf *corev1.Pod
 	// attrs are the attributes of the last stats event recorded for the pod, for the
 	// figures in traced; a sample with the same figures records the same slice again
 	// (recorded attributes are never written, so events may share them).
