@@ -292,7 +292,11 @@ func (r *Runtime) EachContainerOf(uid types.UID, h *UsageHandle, fn func(name st
 	if o == nil {
 		return
 	}
-	now := r.s.Elapsed()
+	r.eachContainer(o, r.s.Elapsed(), fn)
+}
+
+// eachContainer is EachContainer for o at now.
+func (r *Runtime) eachContainer(o *podObjects, now time.Duration, fn func(name string, running bool, memory, disk, pids float64)) {
 	for _, c := range o.ctrs {
 		if c.proc == nil {
 			fn(c.spec.Name, false, 0, 0, 0)
@@ -382,6 +386,25 @@ func (r *Runtime) UsageMarkOf(uid types.UID, h *UsageHandle) uint64 {
 	return r.podTotals(o).mark
 }
 
+// UsageSinceOf is UsageMarkOf and, unless the mark it returns is since, EachContainerOf:
+// a reader that keeps what it read at some mark passes that mark, and is told the
+// containers' figures only when they may have changed. When the pod's totals are brought
+// up to date (a new mark) the containers are read and reported in the same walk.
+func (r *Runtime) UsageSinceOf(uid types.UID, h *UsageHandle, since uint64, fn func(name string, running bool, memory, disk, pids float64)) uint64 {
+	o := r.podOf(uid, h)
+	if o == nil {
+		return 0
+	}
+	now := r.s.Elapsed()
+	if t := &o.totals; t.holds(now) {
+		if t.mark != since {
+			r.eachContainer(o, now, fn)
+		}
+		return t.mark
+	}
+	return r.addTotals(o, now, fn).mark
+}
+
 // podTotals are a pod's stats totals as PodTotals adds them, and the stretch they hold for:
 // [from, until), the window in which every running container's reading holds (readStats),
 // as long as no container of the pod is created, started, stopped or removed (touch) and
@@ -400,29 +423,48 @@ type podTotals struct {
 	disk, pids             float64
 }
 
+// holds reports whether the totals hold at now.
+func (t *podTotals) holds(now time.Duration) bool {
+	return t.ok && now >= t.from && now < t.until
+}
+
 // podTotals brings o's totals up to now.
 func (r *Runtime) podTotals(o *podObjects) *podTotals {
 	now := r.s.Elapsed()
-	t := &o.totals
-	if t.ok && now >= t.from && now < t.until {
+	if t := &o.totals; t.holds(now) {
 		return t
 	}
+	return r.addTotals(o, now, nil)
+}
+
+// addTotals computes o's totals at now afresh, with a new mark, and reports each container
+// to fn (nil: none) as eachContainer does, from the same readings.
+func (r *Runtime) addTotals(o *podObjects, now time.Duration, fn func(name string, running bool, memory, disk, pids float64)) *podTotals {
+	t := &o.totals
 	r.usageMarks++
 	*t = podTotals{ok: true, mark: r.usageMarks, from: now, until: usage.Never, diskUntil: usage.Never}
 	for _, c := range o.ctrs {
-		if c.proc == nil {
-			continue
-		}
-		if c.state == container.StateRunning {
+		switch {
+		case c.proc == nil:
+			if fn != nil {
+				fn(c.spec.Name, false, 0, 0, 0)
+			}
+		case c.state == container.StateRunning:
 			rd := r.readStats(c, now)
 			t.disk += rd.disk
 			t.pids += rd.pids
 			t.until = min(t.until, rd.until)
 			t.diskUntil = min(t.diskUntil, rd.diskUntil)
 			t.volumes = t.volumes || len(c.proc.use.volumes) > 0
-		} else {
+			if fn != nil {
+				fn(c.spec.Name, true, rd.memory, rd.disk, rd.pids)
+			}
+		default:
 			t.disk += c.frozenDisk
 			t.volumes = t.volumes || len(c.frozenVolumes) > 0
+			if fn != nil {
+				fn(c.spec.Name, false, 0, c.frozenDisk, 0)
+			}
 		}
 	}
 	return t

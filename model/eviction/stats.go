@@ -275,22 +275,21 @@ type pendingValue struct {
 //
 // A record whose pod's usage mark (cri's UsageMark) is the one it was sampled at, and whose
 // volume figures have not been refreshed since (volumesRead), would be sampled to the same
-// figures: it is kept as it is. Otherwise the containers' figures are read again, into the
-// record's own Containers (whose entries are rewritten in place: readers copy what they
-// read and keep nothing), and the volume figures are copied only when volumeStats has
-// refreshed them since the last sample (volumesRead clear; a new record has it clear).
+// figures: it is kept as it is, and the runtime does not report the containers
+// (UsageSinceOf). Otherwise their figures are read again, into the record's own Containers
+// (whose entries are rewritten in place: readers copy what they read and keep nothing),
+// and the volume figures are copied only when volumeStats has refreshed them since the
+// last sample (volumesRead clear; a new record has it clear).
 func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
-	uid := pod.UID
 	st := e.st
-	mark := p.rt.UsageMarkOf(uid, &e.rt)
 	sameKey := st != nil && (st.keyOf == pod || isPodKey(st.pod, pod.Namespace, pod.Name))
-	if sameKey && st.mark == mark && st.volumesRead {
-		st.keyOf = pod
-		return st
+	since := uint64(0) // 0 when the record cannot be kept whatever the mark
+	if sameKey && st.volumesRead {
+		since = st.mark
 	}
 	if st == nil {
 		st = &PodStats{Volumes: map[string]int64{}, pod: pod.Namespace + "/" + pod.Name}
-		p.sampled[uid] = st
+		p.sampled[pod.UID] = st
 		e.st = st
 	} else if !sameKey {
 		st.pod, st.attrs = pod.Namespace+"/"+pod.Name, nil
@@ -298,7 +297,7 @@ func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
 	st.keyOf = pod
 	var memory, rootFs, processes int64
 	ctrs := st.Containers[:0]
-	p.rt.EachContainerOf(uid, &e.rt, func(name string, running bool, mem, disk, pids float64) {
+	mark := p.rt.UsageSinceOf(pod.UID, &e.rt, since, func(name string, running bool, mem, disk, pids float64) {
 		i := 0
 		for i < len(ctrs) && ctrs[i].Name != name {
 			i++
@@ -315,6 +314,9 @@ func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
 		cs.RootFsUsed += int64(disk)
 		rootFs += int64(disk)
 	})
+	if sameKey && st.volumesRead && mark == st.mark {
+		return st // the containers were not reported: nothing changed
+	}
 	clear(ctrs[len(ctrs):cap(ctrs)])
 	st.Containers = ctrs
 	st.MemoryWorkingSet, st.RootFsUsed, st.Processes = memory, rootFs, processes
