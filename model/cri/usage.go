@@ -389,20 +389,23 @@ func (r *Runtime) UsageMarkOf(uid types.UID, h *UsageHandle) uint64 {
 // UsageSinceOf is UsageMarkOf and, unless the mark it returns is since, EachContainerOf:
 // a reader that keeps what it read at some mark passes that mark, and is told the
 // containers' figures only when they may have changed. When the pod's totals are brought
-// up to date (a new mark) the containers are read and reported in the same walk.
-func (r *Runtime) UsageSinceOf(uid types.UID, h *UsageHandle, since uint64, fn func(name string, running bool, memory, disk, pids float64)) uint64 {
+// up to date (a new mark) the containers are read and reported in the same walk. disk
+// and pids are the pod's totals, PodTotalsOf's answer now.
+func (r *Runtime) UsageSinceOf(uid types.UID, h *UsageHandle, since uint64, fn func(name string, running bool, memory, disk, pids float64)) (mark uint64, disk, pids float64) {
 	o := r.podOf(uid, h)
 	if o == nil {
-		return 0
+		return 0, 0, 0
 	}
 	now := r.s.Elapsed()
-	if t := &o.totals; t.holds(now) {
+	t := &o.totals
+	if t.holds(now) {
 		if t.mark != since {
 			r.eachContainer(o, now, fn)
 		}
-		return t.mark
+	} else {
+		t = r.addTotals(o, now, fn)
 	}
-	return r.addTotals(o, now, fn).mark
+	return t.mark, t.disk, t.pids
 }
 
 // podTotals are a pod's stats totals as PodTotals adds them, and the stretch they hold for:

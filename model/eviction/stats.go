@@ -142,6 +142,8 @@ type podEntry struct {
 	// in any order and grouping (far below 2^53).
 	volumes      map[string]int64
 	volumesBytes float64
+	// disk and pids are the pod's totals (the runtime's PodTotals) at its last sample.
+	disk, pids float64
 }
 
 // entriesOf are the entries of pods, index for index (made for pods not seen before). The
@@ -187,7 +189,15 @@ func (p *StatsProvider) housekeeping() {
 	for _, st := range round {
 		p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "pod", Pod: st.pod, Attrs: st.attrs})
 	}
-	sum := p.summaryOf(pods, entries)
+	// The summary's pod totals are the ones each sample has just read: at the same instant
+	// PodTotalsOf would give them again, pod for pod, and they are added in the same order.
+	var podsDisk, pids, vols float64
+	for _, e := range entries {
+		podsDisk += e.disk
+		pids += e.pids
+		vols += e.volumesBytes
+	}
+	sum := p.summaryWith(podsDisk, pids, vols)
 	clear(round)
 	p.round = round[:0]
 	p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "node", Attrs: p.nodeTraceAttrs(sum)})
@@ -297,7 +307,7 @@ func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
 	st.keyOf = pod
 	var memory, rootFs, processes int64
 	ctrs := st.Containers[:0]
-	mark := p.rt.UsageSinceOf(pod.UID, &e.rt, since, func(name string, running bool, mem, disk, pids float64) {
+	mark, disk, pids := p.rt.UsageSinceOf(pod.UID, &e.rt, since, func(name string, running bool, mem, disk, pids float64) {
 		i := 0
 		for i < len(ctrs) && ctrs[i].Name != name {
 			i++
@@ -314,6 +324,7 @@ func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
 		cs.RootFsUsed += int64(disk)
 		rootFs += int64(disk)
 	})
+	e.disk, e.pids = disk, pids
 	if sameKey && st.volumesRead && mark == st.mark {
 		return st // the containers were not reported: nothing changed
 	}
@@ -363,18 +374,24 @@ func (p *StatsProvider) summary(pods []*corev1.Pod) *Summary {
 // PodTotalsOf, which answers from the totals the runtime keeps while they hold (a sample at
 // the same instant has just made them).
 func (p *StatsProvider) summaryOf(pods []*corev1.Pod, entries []*podEntry) *Summary {
-	now := p.clk.Now()
-	sum := &p.sum
-	*sum = Summary{Time: now, Pods: p.sampled}
-	sysMem, sysDisk := p.rt.SystemUsage()
 	var podsDisk, pids, vols float64
-	podsMem := p.rt.PodsMemory()
 	for i, pod := range pods {
 		d, n := p.rt.PodTotalsOf(pod.UID, &entries[i].rt)
 		podsDisk += d
 		pids += n
 		vols += entries[i].volumesBytes
 	}
+	return p.summaryWith(podsDisk, pids, vols)
+}
+
+// summaryWith is summaryOf, given the sums over its pods of their totals (podsDisk, pids)
+// and of their volumes' bytes (vols).
+func (p *StatsProvider) summaryWith(podsDisk, pids, vols float64) *Summary {
+	now := p.clk.Now()
+	sum := &p.sum
+	*sum = Summary{Time: now, Pods: p.sampled}
+	sysMem, sysDisk := p.rt.SystemUsage()
+	podsMem := p.rt.PodsMemory()
 	images := p.rt.ImagesSize()
 	sum.PodsWorkingSet = podsMem
 	sum.MemoryWorkingSet = sysMem + podsMem
