@@ -144,17 +144,33 @@ func TestStatsReadingsRandomPrograms(t *testing.T) {
 				}
 				r.SetUsage("ns/p", "c", o)
 			}
-			// The totals are read alone half the time, as the eviction manager's summary
-			// reads them between housekeeping rounds, and after the mark otherwise.
+			// The totals are read alone a third of the time, as the eviction manager's
+			// summary reads them between housekeeping rounds, after the mark a third, and
+			// with the mark and the containers' figures together (UsageSinceOf, as
+			// housekeeping reads them) the rest: those report the containers exactly when
+			// the mark is not the last one.
 			wm, wd, wp := freshTotals(r, c)
 			var mark uint64
 			var disk, pids float64
-			if rng.IntN(2) == 0 {
+			switch rng.IntN(3) {
+			case 0:
 				disk, pids = r.PodTotals(uid)
 				mark = r.UsageMark(uid)
-			} else {
+			case 1:
 				mark = r.UsageMark(uid)
 				disk, pids = r.PodTotals(uid)
+			default:
+				reported := false
+				var mem, cdisk, cpids float64
+				mark, disk, pids = r.UsageSinceOf(uid, nil, lastMark, func(_ string, _ bool, m, d, p float64) {
+					reported, mem, cdisk, cpids = true, m, d, p
+				})
+				if reported == (mark == lastMark) {
+					t.Fatalf("seed %d step %d at %s: mark %d after %d, containers reported: %v", seed, step, now, mark, lastMark, reported)
+				}
+				if reported && (mem != wm || cdisk != wd || cpids != wp) {
+					t.Fatalf("seed %d step %d at %s: reported %g/%g/%g, fresh %g/%g/%g", seed, step, now, mem, cdisk, cpids, wm, wd, wp)
+				}
 			}
 			if disk != wd || pids != wp {
 				t.Fatalf("seed %d step %d at %s: totals %g/%g, fresh %g/%g", seed, step, now, disk, pids, wd, wp)

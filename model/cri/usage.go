@@ -187,13 +187,11 @@ func fnv1a(h uint64, s string) uint64 {
 	return h
 }
 
-// statsNoiseKeys are c's noise keys for memory, disk and pids (noiseKey's, made once).
-func (r *Runtime) statsNoiseKeys(c *ctr) *[3]uint64 {
-	if !c.keyed {
-		c.noiseKeys = [3]uint64{r.noiseKey(c, "memory"), r.noiseKey(c, "disk"), r.noiseKey(c, "pids")}
-		c.keyed = true
-	}
-	return &c.noiseKeys
+// makeStatsNoiseKeys sets c's noise keys for memory, disk and pids (noiseKey's), made once:
+// readStats reads them while c.keyed is set.
+func (r *Runtime) makeStatsNoiseKeys(c *ctr) {
+	c.noiseKeys = [3]uint64{r.noiseKey(c, "memory"), r.noiseKey(c, "disk"), r.noiseKey(c, "pids")}
+	c.keyed = true
 }
 
 // statsReading is a running process's usage as the stats provider reads it (with the
@@ -227,19 +225,28 @@ func (r *Runtime) readStats(c *ctr, now time.Duration) *statsReading {
 		return rd
 	}
 	t := now - use.origin
-	keys := r.statsNoiseKeys(c)
-	rd.memory = pages(use.memory.Noisy(t, keys[0]) - c.memOffset + r.noisyTmpfs(c, t))
+	if !c.keyed {
+		r.makeStatsNoiseKeys(c)
+	}
+	keys := &c.noiseKeys
+	memory, memoryStill := use.memory.NoisyStill(t, keys[0])
+	memory -= c.memOffset
+	if len(c.tmpfsNames) > 0 {
+		memory += r.noisyTmpfs(c, t)
+	}
+	rd.memory = pages(memory)
 	if !same || now >= rd.diskUntil {
-		rd.disk = use.disk.Noisy(t, keys[1])
-		rd.pids = use.pids.Noisy(t, keys[2])
+		var diskStill, pidsStill bool
+		rd.disk, diskStill = use.disk.NoisyStill(t, keys[1])
+		rd.pids, pidsStill = use.pids.NoisyStill(t, keys[2])
 		rd.diskNext, rd.diskUntil = -1, now+1
-		if use.disk.Still(t) && use.pids.Still(t) {
+		if diskStill && pidsStill {
 			rd.diskNext = min(use.disk.NextBreakpoint(t), use.pids.NextBreakpoint(t))
 			rd.diskUntil = max(usage.After(use.origin, rd.diskNext), now+1)
 		}
 	}
 	rd.use, rd.memOffset, rd.from, rd.until = use, c.memOffset, now, now+1
-	if rd.diskNext < 0 || !use.memory.Still(t) {
+	if rd.diskNext < 0 || !memoryStill {
 		return rd
 	}
 	next := min(use.memory.NextBreakpoint(t), rd.diskNext)
@@ -285,7 +292,11 @@ func (r *Runtime) EachContainerOf(uid types.UID, h *UsageHandle, fn func(name st
 	if o == nil {
 		return
 	}
-	now := r.s.Elapsed()
+	r.eachContainer(o, r.s.Elapsed(), fn)
+}
+
+// eachContainer is EachContainer for o at now.
+func (r *Runtime) eachContainer(o *podObjects, now time.Duration, fn func(name string, running bool, memory, disk, pids float64)) {
 	for _, c := range o.ctrs {
 		if c.proc == nil {
 			fn(c.spec.Name, false, 0, 0, 0)
@@ -375,6 +386,28 @@ func (r *Runtime) UsageMarkOf(uid types.UID, h *UsageHandle) uint64 {
 	return r.podTotals(o).mark
 }
 
+// UsageSinceOf is UsageMarkOf and, unless the mark it returns is since, EachContainerOf:
+// a reader that keeps what it read at some mark passes that mark, and is told the
+// containers' figures only when they may have changed. When the pod's totals are brought
+// up to date (a new mark) the containers are read and reported in the same walk. disk
+// and pids are the pod's totals, PodTotalsOf's answer now.
+func (r *Runtime) UsageSinceOf(uid types.UID, h *UsageHandle, since uint64, fn func(name string, running bool, memory, disk, pids float64)) (mark uint64, disk, pids float64) {
+	o := r.podOf(uid, h)
+	if o == nil {
+		return 0, 0, 0
+	}
+	now := r.s.Elapsed()
+	t := &o.totals
+	if t.holds(now) {
+		if t.mark != since {
+			r.eachContainer(o, now, fn)
+		}
+	} else {
+		t = r.addTotals(o, now, fn)
+	}
+	return t.mark, t.disk, t.pids
+}
+
 // podTotals are a pod's stats totals as PodTotals adds them, and the stretch they hold for:
 // [from, until), the window in which every running container's reading holds (readStats),
 // as long as no container of the pod is created, started, stopped or removed (touch) and
@@ -393,29 +426,48 @@ type podTotals struct {
 	disk, pids             float64
 }
 
+// holds reports whether the totals hold at now.
+func (t *podTotals) holds(now time.Duration) bool {
+	return t.ok && now >= t.from && now < t.until
+}
+
 // podTotals brings o's totals up to now.
 func (r *Runtime) podTotals(o *podObjects) *podTotals {
 	now := r.s.Elapsed()
-	t := &o.totals
-	if t.ok && now >= t.from && now < t.until {
+	if t := &o.totals; t.holds(now) {
 		return t
 	}
+	return r.addTotals(o, now, nil)
+}
+
+// addTotals computes o's totals at now afresh, with a new mark, and reports each container
+// to fn (nil: none) as eachContainer does, from the same readings.
+func (r *Runtime) addTotals(o *podObjects, now time.Duration, fn func(name string, running bool, memory, disk, pids float64)) *podTotals {
+	t := &o.totals
 	r.usageMarks++
 	*t = podTotals{ok: true, mark: r.usageMarks, from: now, until: usage.Never, diskUntil: usage.Never}
 	for _, c := range o.ctrs {
-		if c.proc == nil {
-			continue
-		}
-		if c.state == container.StateRunning {
+		switch {
+		case c.proc == nil:
+			if fn != nil {
+				fn(c.spec.Name, false, 0, 0, 0)
+			}
+		case c.state == container.StateRunning:
 			rd := r.readStats(c, now)
 			t.disk += rd.disk
 			t.pids += rd.pids
 			t.until = min(t.until, rd.until)
 			t.diskUntil = min(t.diskUntil, rd.diskUntil)
 			t.volumes = t.volumes || len(c.proc.use.volumes) > 0
-		} else {
+			if fn != nil {
+				fn(c.spec.Name, true, rd.memory, rd.disk, rd.pids)
+			}
+		default:
 			t.disk += c.frozenDisk
 			t.volumes = t.volumes || len(c.frozenVolumes) > 0
+			if fn != nil {
+				fn(c.spec.Name, false, 0, c.frozenDisk, 0)
+			}
 		}
 	}
 	return t

@@ -68,11 +68,11 @@ type Manager struct {
 	// and its text, and its scratch buffer.
 	signalText [len(signalOrder)]signalText
 	signalBuf  []byte
-	// capacities are the capacity quantities of the signals, by name, for as long as the
-	// figure stays (makeSignalObservations): observations share them, and their readers
-	// only read them (GetThresholdQuantity takes the Value; String keeps its own text,
-	// the same for every reader).
-	capacities map[Signal]capacityQuantity
+	// capacities are the capacity quantities of the signals, by signal order, for as long
+	// as the figure stays (makeSignalObservations): observations share them, and their
+	// readers only read them (GetThresholdQuantity takes the Value; String keeps its own
+	// text, the same for every reader).
+	capacities [len(signalOrder)]capacityQuantity
 	// available are the available quantities of the last pass, by signal order, for as
 	// long as the figure stays (makeSignalObservations), shared in the same way.
 	available [len(signalOrder)]availableQuantity
@@ -267,7 +267,7 @@ func (m *Manager) makeSignalObservations(sum *Summary, into SignalObservations) 
 	return obs
 }
 
-// capacityQuantity is a signal's capacity figure and its quantity (qty's).
+// capacityQuantity is a signal's capacity figure and its quantity (qty's; nil: none yet).
 type capacityQuantity struct {
 	figure float64
 	q      *resource.Quantity
@@ -276,15 +276,15 @@ type capacityQuantity struct {
 // capacityQuantity is qty(capacity), the same quantity as the last pass's when the signal's
 // capacity figure is the same (the node's resources do not change during a run).
 func (m *Manager) capacityQuantity(s Signal, capacity float64) *resource.Quantity {
-	if c, ok := m.capacities[s]; ok && c.figure == capacity {
-		return c.q
+	i := signalIndex(s)
+	if i < 0 {
+		return qty(capacity)
 	}
-	if m.capacities == nil {
-		m.capacities = map[Signal]capacityQuantity{}
+	c := &m.capacities[i]
+	if c.q == nil || c.figure != capacity {
+		*c = capacityQuantity{figure: capacity, q: qty(capacity)}
 	}
-	q := qty(capacity)
-	m.capacities[s] = capacityQuantity{figure: capacity, q: q}
-	return q
+	return c.q
 }
 
 // availableQuantity is a signal's available figure, a whole number (as qty floors it), and

@@ -75,7 +75,7 @@ func EvictionMessage(starved corev1.ResourceName, pod *corev1.Pod, stats StatsFu
 	containers = append(containers, pod.Spec.Containers...)
 	containers = append(containers, pod.Spec.InitContainers...)
 	for _, c := range containers {
-		cs, ok := st.Containers[c.Name]
+		cs, ok := st.Container(c.Name)
 		if !ok {
 			continue
 		}
@@ -173,7 +173,7 @@ func ContainerEphemeralStorageLimitExceeded(pod *corev1.Pod, stats *PodStats, de
 		if !ok || limit.Value() == 0 {
 			continue
 		}
-		cs, ok := stats.Containers[c.Name]
+		cs, ok := stats.Container(c.Name)
 		if !ok {
 			continue
 		}

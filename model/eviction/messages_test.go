@@ -1,7 +1,9 @@
 package eviction
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,12 +17,12 @@ func TestEvictionMessage(t *testing.T) {
 	side := evCtr("side", nil, nil)
 	pod := evPod("web", 0, app, side)
 	pod.Spec.InitContainers = []corev1.Container{evCtr("init", evRL("memory", "10Mi"), nil)}
-	stats := evStats(map[*corev1.Pod]*PodStats{pod: {Containers: map[string]ContainerStats{
+	stats := evStats(map[*corev1.Pod]*PodStats{pod: {Containers: evContainers(map[string]ContainerStats{
 		"app":  {MemoryWorkingSet: evMiB(150), RootFsUsed: evMiB(1000), LogsUsed: evMiB(100)},
 		"side": {MemoryWorkingSet: 123456789, RootFsUsed: 0, LogsUsed: 0},
 		"init": {MemoryWorkingSet: evMiB(10)},
 		"gone": {MemoryWorkingSet: evMiB(999)}, // not in the spec (e.g. ephemeral): ignored
-	}}})
+	})}})
 	memHard := Threshold{Signal: SignalMemoryAvailable, Value: evQty("1Gi")}
 	allocHard := Threshold{Signal: SignalAllocatableMemoryAvailable, Value: evQty("51200Ki")}
 	nodefs := Threshold{Signal: SignalNodeFsAvailable, Value: evPct(0.1)}
@@ -103,16 +105,16 @@ func TestEvictionMessage(t *testing.T) {
 		})
 	}
 	// An init container over its request is listed after the regular containers.
-	over := evStats(map[*corev1.Pod]*PodStats{pod: {Containers: map[string]ContainerStats{
+	over := evStats(map[*corev1.Pod]*PodStats{pod: {Containers: evContainers(map[string]ContainerStats{
 		"init": {MemoryWorkingSet: evMiB(20)}, "app": {MemoryWorkingSet: evMiB(150)},
-	}}})
+	})}})
 	if msg, ann := EvictionMessage(corev1.ResourceMemory, pod, over, nil, nil, true); msg != "The node was low on resource: memory. "+
 		"Container app was using 150Mi, request is 100Mi, has larger consumption of memory. "+
 		"Container init was using 20Mi, request is 10Mi, has larger consumption of memory. " || ann["offending_containers"] != "app,init" {
 		t.Errorf("init container: %q %v", msg, ann)
 	}
 	// Usage equal to the request is not "larger consumption".
-	equal := evStats(map[*corev1.Pod]*PodStats{pod: {Containers: map[string]ContainerStats{"app": {MemoryWorkingSet: evMiB(100)}}}})
+	equal := evStats(map[*corev1.Pod]*PodStats{pod: {Containers: evContainers(map[string]ContainerStats{"app": {MemoryWorkingSet: evMiB(100)}})}})
 	if msg, _ := EvictionMessage(corev1.ResourceMemory, pod, equal, nil, nil, true); msg != "The node was low on resource: memory. " {
 		t.Errorf("equal usage: %q", msg)
 	}
@@ -127,8 +129,8 @@ func TestEvictionMessagePodLevelResources(t *testing.T) {
 	app := evCtr("app", evRL("memory", "100Mi"), nil)
 	pod := evPod("db", 0, app)
 	pod.Spec.Resources = &corev1.ResourceRequirements{Requests: evRL("memory", "512Mi", "cpu", "1")}
-	stats := evStats(map[*corev1.Pod]*PodStats{pod: {MemoryWorkingSet: evMiB(300), Containers: map[string]ContainerStats{
-		"app": {MemoryWorkingSet: evMiB(150)}}}})
+	stats := evStats(map[*corev1.Pod]*PodStats{pod: {MemoryWorkingSet: evMiB(300), Containers: evContainers(map[string]ContainerStats{
+		"app": {MemoryWorkingSet: evMiB(150)}})}})
 	th := []Threshold{{Signal: SignalMemoryAvailable, Value: evQty("1Gi")}}
 	obs := SignalObservations{SignalMemoryAvailable: {Available: evQ("500Mi"), Capacity: evQ("16Gi")}}
 	msg, ann := EvictionMessage(corev1.ResourceMemory, pod, stats, th, obs, true)
@@ -261,9 +263,20 @@ func TestContainerEphemeralStorageLimitExceeded(t *testing.T) {
 		{"no stats for the container", false, map[string]ContainerStats{}, ""},
 	}
 	for _, tc := range cases {
-		msg, ok := ContainerEphemeralStorageLimitExceeded(pod, &PodStats{Containers: tc.stats}, tc.dedicated)
+		msg, ok := ContainerEphemeralStorageLimitExceeded(pod, &PodStats{Containers: evContainers(tc.stats)}, tc.dedicated)
 		if msg != tc.want || ok != (tc.want != "") {
 			t.Errorf("%s: got %q, %v; want %q", tc.name, msg, ok, tc.want)
 		}
 	}
+}
+
+// evContainers is a pod's per-container figures, from a map by container name.
+func evContainers(byName map[string]ContainerStats) []ContainerStats {
+	var out []ContainerStats
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		cs := byName[name]
+		cs.Name = name
+		out = append(out, cs)
+	}
+	return out
 }

@@ -142,6 +142,8 @@ type podEntry struct {
 	// in any order and grouping (far below 2^53).
 	volumes      map[string]int64
 	volumesBytes float64
+	// disk and pids are the pod's totals (the runtime's PodTotals) at its last sample.
+	disk, pids float64
 }
 
 // entriesOf are the entries of pods, index for index (made for pods not seen before). The
@@ -187,7 +189,15 @@ func (p *StatsProvider) housekeeping() {
 	for _, st := range round {
 		p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "pod", Pod: st.pod, Attrs: st.attrs})
 	}
-	sum := p.summaryOf(pods, entries)
+	// The summary's pod totals are the ones each sample has just read: at the same instant
+	// PodTotalsOf would give them again, pod for pod, and they are added in the same order.
+	var podsDisk, pids, vols float64
+	for _, e := range entries {
+		podsDisk += e.disk
+		pids += e.pids
+		vols += e.volumesBytes
+	}
+	sum := p.summaryWith(podsDisk, pids, vols)
 	clear(round)
 	p.round = round[:0]
 	p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "node", Attrs: p.nodeTraceAttrs(sum)})
@@ -275,44 +285,62 @@ type pendingValue struct {
 //
 // A record whose pod's usage mark (cri's UsageMark) is the one it was sampled at, and whose
 // volume figures have not been refreshed since (volumesRead), would be sampled to the same
-// figures: it is kept as it is.
+// figures: it is kept as it is, and the runtime does not report the containers
+// (UsageSinceOf). Otherwise their figures are read again, into the record's own Containers
+// (whose entries are rewritten in place: readers copy what they read and keep nothing),
+// and the volume figures are copied only when volumeStats has refreshed them since the
+// last sample (volumesRead clear; a new record has it clear).
 func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
-	uid := pod.UID
 	st := e.st
-	mark := p.rt.UsageMarkOf(uid, &e.rt)
-	if st != nil && st.mark == mark && st.volumesRead && isPodKey(st.pod, pod.Namespace, pod.Name) {
-		return st
+	sameKey := st != nil && (st.keyOf == pod || isPodKey(st.pod, pod.Namespace, pod.Name))
+	since := uint64(0) // 0 when the record cannot be kept whatever the mark
+	if sameKey && st.volumesRead {
+		since = st.mark
 	}
 	if st == nil {
-		st = &PodStats{Containers: map[string]ContainerStats{}, Volumes: map[string]int64{}, pod: pod.Namespace + "/" + pod.Name}
-		p.sampled[uid] = st
+		st = &PodStats{Volumes: map[string]int64{}, pod: pod.Namespace + "/" + pod.Name}
+		p.sampled[pod.UID] = st
 		e.st = st
-	} else {
-		containers, volumes, key, attrs, traced := st.Containers, st.Volumes, st.pod, st.attrs, st.traced
-		if !isPodKey(key, pod.Namespace, pod.Name) {
-			key, attrs = pod.Namespace+"/"+pod.Name, nil
-		}
-		clear(containers)
-		clear(volumes)
-		*st = PodStats{Containers: containers, Volumes: volumes, pod: key, attrs: attrs, traced: traced}
+	} else if !sameKey {
+		st.pod, st.attrs = pod.Namespace+"/"+pod.Name, nil
 	}
-	p.rt.EachContainerOf(uid, &e.rt, func(name string, running bool, memory, disk, pids float64) {
-		cs := st.Containers[name]
+	st.keyOf = pod
+	var memory, rootFs, processes int64
+	ctrs := st.Containers[:0]
+	mark, disk, pids := p.rt.UsageSinceOf(pod.UID, &e.rt, since, func(name string, running bool, mem, disk, pids float64) {
+		i := 0
+		for i < len(ctrs) && ctrs[i].Name != name {
+			i++
+		}
+		if i == len(ctrs) {
+			ctrs = append(ctrs, ContainerStats{Name: name})
+		}
+		cs := &ctrs[i]
 		if running {
-			cs.MemoryWorkingSet += int64(memory)
-			st.MemoryWorkingSet += int64(memory)
-			st.Processes += int64(pids)
+			cs.MemoryWorkingSet += int64(mem)
+			memory += int64(mem)
+			processes += int64(pids)
 		}
 		cs.RootFsUsed += int64(disk)
-		st.RootFsUsed += int64(disk)
-		st.Containers[name] = cs
+		rootFs += int64(disk)
 	})
-	st.RootFsInodes = st.RootFsUsed / bytesPerInode
-	for k, v := range e.volumes {
-		st.Volumes[k] = v
-		st.LocalVolumesUsed += v
+	e.disk, e.pids = disk, pids
+	if sameKey && st.volumesRead && mark == st.mark {
+		return st // the containers were not reported: nothing changed
 	}
-	st.LocalVolumesInodes = st.LocalVolumesUsed / bytesPerInode
+	clear(ctrs[len(ctrs):cap(ctrs)])
+	st.Containers = ctrs
+	st.MemoryWorkingSet, st.RootFsUsed, st.Processes = memory, rootFs, processes
+	st.RootFsInodes = rootFs / bytesPerInode
+	if !st.volumesRead {
+		clear(st.Volumes)
+		st.LocalVolumesUsed = 0
+		for k, v := range e.volumes {
+			st.Volumes[k] = v
+			st.LocalVolumesUsed += v
+		}
+		st.LocalVolumesInodes = st.LocalVolumesUsed / bytesPerInode
+	}
 	st.mark, st.volumesRead = mark, true
 	return st
 }
@@ -346,18 +374,24 @@ func (p *StatsProvider) summary(pods []*corev1.Pod) *Summary {
 // PodTotalsOf, which answers from the totals the runtime keeps while they hold (a sample at
 // the same instant has just made them).
 func (p *StatsProvider) summaryOf(pods []*corev1.Pod, entries []*podEntry) *Summary {
-	now := p.clk.Now()
-	sum := &p.sum
-	*sum = Summary{Time: now, Pods: p.sampled}
-	sysMem, sysDisk := p.rt.SystemUsage()
 	var podsDisk, pids, vols float64
-	podsMem := p.rt.PodsMemory()
 	for i, pod := range pods {
 		d, n := p.rt.PodTotalsOf(pod.UID, &entries[i].rt)
 		podsDisk += d
 		pids += n
 		vols += entries[i].volumesBytes
 	}
+	return p.summaryWith(podsDisk, pids, vols)
+}
+
+// summaryWith is summaryOf, given the sums over its pods of their totals (podsDisk, pids)
+// and of their volumes' bytes (vols).
+func (p *StatsProvider) summaryWith(podsDisk, pids, vols float64) *Summary {
+	now := p.clk.Now()
+	sum := &p.sum
+	*sum = Summary{Time: now, Pods: p.sampled}
+	sysMem, sysDisk := p.rt.SystemUsage()
+	podsMem := p.rt.PodsMemory()
 	images := p.rt.ImagesSize()
 	sum.PodsWorkingSet = podsMem
 	sum.MemoryWorkingSet = sysMem + podsMem

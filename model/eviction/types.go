@@ -243,11 +243,16 @@ type PodStats struct {
 	Processes                                    int64
 	// Volumes is each volume's reported usage by volume name, for emptyDir sizeLimit checks.
 	Volumes map[string]int64
-	// Containers holds per-container figures by container name.
-	Containers map[string]ContainerStats
+	// Containers holds per-container figures, one entry per container name (a name's
+	// containers, dead ones included, added up), in no particular order: Container finds
+	// one by name.
+	Containers []ContainerStats
 	// pod is the pod's namespace/name, kept with its record for housekeeping's trace
 	// (checked against the pod at each sample, so a reused UID gets its own).
 	pod string
+	// keyOf is the pod object pod was last found to be the key of: an object's namespace
+	// and name never change, so the same object needs no comparison of the strings.
+	keyOf *corev1.Pod
 	// attrs are the attributes of the last stats event recorded for the pod, for the
 	// figures in traced; a sample with the same figures records the same slice again
 	// (recorded attributes are never written, so events may share them).
@@ -263,7 +268,19 @@ type PodStats struct {
 // ContainerStats is one container's usage, for eviction messages and container
 // ephemeral-storage limits.
 type ContainerStats struct {
+	Name                                   string
 	MemoryWorkingSet, RootFsUsed, LogsUsed int64
+}
+
+// Container is the figures of the pod's container named name, false when there are none.
+// A pod has a handful of containers, so a walk finds it as fast as a map lookup would.
+func (st *PodStats) Container(name string) (ContainerStats, bool) {
+	for i := range st.Containers {
+		if st.Containers[i].Name == name {
+			return st.Containers[i], true
+		}
+	}
+	return ContainerStats{}, false
 }
 
 // StatsFunc looks up a pod's stats from the current sample.

@@ -147,14 +147,23 @@ func After(origin, d time.Duration) time.Duration {
 // Noisy is the value with the program's seeded noise at that time: up to ±noise of the
 // value, drawn from key and the whole second of t, so the same sample is always the same.
 func (p *Program) Noisy(t time.Duration, key uint64) float64 {
+	v, _ := p.NoisyStill(t, key)
+	return v
+}
+
+// NoisyStill is Noisy and Still at t together, the segment in force found once.
+func (p *Program) NoisyStill(t time.Duration, key uint64) (float64, bool) {
 	lt := p.local(t)
 	s := p.at(lt)
 	v := p.valueIn(s, lt)
-	if s == nil || s.noise == 0 {
-		return v
+	if s == nil {
+		return v, true
+	}
+	if s.noise == 0 {
+		return v, lt >= s.end || s.end == s.start
 	}
 	u := unit(key ^ uint64(t/time.Second)*0x9e3779b97f4a7c15)
-	return math.Max(0, v*(1+s.noise*(2*u-1)))
+	return max(0, v*(1+s.noise*(2*u-1))), false // the builtin max: math.Max's answers, NaN and zeros alike
 }
 
 // unit maps a key to [0, 1).

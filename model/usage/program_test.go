@@ -96,3 +96,26 @@ func TestStill(t *testing.T) {
 		t.Error("a constant is not still")
 	}
 }
+
+// NoisyStill's second answer is Still's, on every kind of segment (before the first,
+// jumps, ramps, noisy or not) and across repeats, and where it is still its value is the
+// program's plain value.
+func TestNoisyStill(t *testing.T) {
+	progs := []*Program{
+		Constant(5),
+		{base: 1, segs: []segment{{start: 10 * time.Second, end: 10 * time.Second, v0: 4, v1: 4}}},
+		{segs: []segment{{start: 0, end: time.Minute, v0: 0, v1: 100}, {start: 2 * time.Minute, end: 2 * time.Minute, v0: 50, v1: 50, noise: 0.1}}},
+		{period: 3 * time.Minute, segs: []segment{{start: 0, end: 0, v0: 7, v1: 7, noise: 0.05}, {start: time.Minute, end: 2 * time.Minute, v0: 7, v1: 1}}},
+	}
+	for i, p := range progs {
+		for t0 := -time.Second; t0 < 10*time.Minute; t0 += 7 * time.Second {
+			v, still := p.NoisyStill(t0, 42)
+			if want := p.Still(t0); still != want {
+				t.Errorf("program %d at %s: NoisyStill still %v, Still %v", i, t0, still, want)
+			}
+			if want := p.Value(t0); still && v != want {
+				t.Errorf("program %d at %s: still value %g, Value %g", i, t0, v, want)
+			}
+		}
+	}
+}
