@@ -524,11 +524,22 @@ func (p probeState) StartupResult(_ types.UID, id string) (success, known bool) 
 	return r == results.Success, ok
 }
 
+// trimID drops a container ID's runtime prefix ("containerd://"): it is
+// strings.Index(id, "://") found one ':' at a time: IndexByte's scan is much
+// cheaper than Index's for IDs as long as a runtime's, and every status generation (and
+// every memoized sync's check) trims each container's ID.
 func trimID(id string) string {
-	if i := strings.Index(id, "://"); i >= 0 {
-		return id[i+3:]
+	for i := 0; ; {
+		j := strings.IndexByte(id[i:], ':')
+		if j < 0 {
+			return id
+		}
+		i += j
+		if strings.HasPrefix(id[i+1:], "//") {
+			return id[i+3:]
+		}
+		i++
 	}
-	return id
 }
 
 func (p probeState) Started(_ types.UID, id string, c *corev1.Container) bool {

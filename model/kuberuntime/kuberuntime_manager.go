@@ -153,6 +153,10 @@ func (e *stepError) Unwrap() []error {
 
 // Error returns every failed step as one error, or nil.
 func (r *PodSyncResult) Error() error {
+	if r.SyncError == nil && len(r.SyncResults) == 0 {
+		// A sync that did nothing (every periodic resync of a steady pod) failed nothing.
+		return nil
+	}
 	if held := r.heldAlone(); held != nil {
 		return held
 	}
@@ -418,6 +422,9 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.P
 // back-off) gets the attributes made for that container's name the first time: the text
 // is "start <name>" whatever else the pod holds.
 func (m *Manager) describeAttrs(pod *corev1.Pod, a *PodActions, kills []ContainerToKill) []trace.Attr {
+	if a.none(kills) {
+		return m.actionsAttrs("none")
+	}
 	if len(a.ContainersToStart) != 1 || a.KillPod || a.CreateSandbox || len(a.InitContainersToStart) > 0 || len(kills) > 0 || len(a.ContainersToReset) > 0 {
 		return m.actionsAttrs(a.describe(pod, kills))
 	}

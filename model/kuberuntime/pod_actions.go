@@ -76,6 +76,13 @@ func (a *PodActions) kill(k ContainerToKill) {
 // String summarizes the actions for the trace.
 func (a *PodActions) String(pod *corev1.Pod) string { return a.describe(pod, a.KillList()) }
 
+// none reports whether the actions, with the kill list kills, do nothing: what describe
+// calls "none".
+func (a *PodActions) none(kills []ContainerToKill) bool {
+	return !a.KillPod && !a.CreateSandbox && len(a.InitContainersToStart) == 0 && len(a.ContainersToStart) == 0 &&
+		len(kills) == 0 && len(a.ContainersToReset) == 0
+}
+
 // describe is String with the kill list already made.
 func (a *PodActions) describe(pod *corev1.Pod, kills []ContainerToKill) string {
 	var parts []string
