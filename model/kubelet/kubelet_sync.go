@@ -41,7 +41,7 @@ func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *cor
 		kl.probeManager.AddPod(pod)
 	}
 	ps.pod, ps.mirrorPod, ps.restartingAll, ps.done = pod, mirrorPod, restartingAllContainers, done
-	kl.kubeRuntime.SyncPod(pod, ps.key, podStatus, kl.crashLoop, restartingAllContainers, ps.runtimeSyncedFn)
+	kl.kubeRuntime.SyncPod(pod, ps.key, podStatus, kl.crashLoop, restartingAllContainers, &ps.actions, ps.runtimeSyncedFn)
 }
 
 // podSyncer is SyncPod's state for one pod, from the pod's first sync until it terminates
@@ -53,6 +53,8 @@ type podSyncer struct {
 	kl   *Kubelet
 	key  string // container.Key of the pod: its namespace and name never change
 	memo syncMemo
+	// actions is the runtime manager's memo of the pod's last "none" actions.
+	actions kuberuntime.ActionsMemo
 	// uidAttrs is the relistRequested event's attributes (the pod's UID, which never
 	// changes for a podSyncer), made at the first and shared by every later one: nothing
 	// writes a recorded event's attributes.

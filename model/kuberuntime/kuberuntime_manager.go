@@ -303,6 +303,10 @@ type Manager struct {
 	// a clock of no process of its own, which never schedules or records anything. When
 	// they do not, SyncPod and decideBackOff skip building the reasons they record.
 	reasons *sim.Clock
+
+	// recording is the ActionsMemo that SyncPod's podActions call records its questions to
+	// the probe results in (see memoPodActions); nil outside that call.
+	recording *ActionsMemo
 }
 
 // stableKeyID names a container of a pod, by the pod's UID.
@@ -385,7 +389,10 @@ func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageMana
 // restartAllContainers says the status the kubelet generated for this sync carries
 // AllContainersRestarting=True. podKey is container.Key(pod), which the caller keeps for
 // the pod rather than have every sync build it again.
-func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, restartAllContainers bool, done func(*PodSyncResult)) {
+//
+// memo, when not nil, is the pod's ActionsMemo (kept by the caller from sync to sync): a
+// sync whose actions it proves to be "none" again skips computing them.
+func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, restartAllContainers bool, memo *ActionsMemo, done func(*PodSyncResult)) {
 	var ps *podSync
 	if n := len(m.spareSyncs); n > 0 {
 		ps = m.spareSyncs[n-1]
@@ -395,7 +402,7 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.P
 		ps = &podSync{}
 	}
 	ps.reset(m, pod, podKey, podStatus, backOff, done)
-	m.podActions(&ps.actions, pod, podStatus, restartAllContainers, ps.startBuf[:0])
+	m.memoPodActions(memo, &ps.actions, pod, podStatus, restartAllContainers, ps.startBuf[:0])
 	if cap(ps.actions.ContainersToStart) > cap(ps.startBuf) {
 		ps.startBuf = ps.actions.ContainersToStart[:0]
 	}

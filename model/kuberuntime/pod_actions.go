@@ -259,14 +259,103 @@ func (m *Manager) liveness(id string) (results.Result, bool) {
 	if m.livenessManager == nil {
 		return results.Unknown, false
 	}
-	return m.livenessManager.Get(id)
+	r, ok := m.livenessManager.Get(id)
+	if m.recording != nil {
+		m.recording.asked = append(m.recording.asked, probeAnswer{id: id, result: r, ok: ok})
+	}
+	return r, ok
 }
 
 func (m *Manager) startup(id string) (results.Result, bool) {
 	if m.startupManager == nil {
 		return results.Unknown, false
 	}
-	return m.startupManager.Get(id)
+	r, ok := m.startupManager.Get(id)
+	if m.recording != nil {
+		m.recording.asked = append(m.recording.asked, probeAnswer{startup: true, id: id, result: r, ok: ok})
+	}
+	return r, ok
+}
+
+// ActionsMemo lets SyncPod skip computing the actions of a pod whose previous sync decided
+// to do nothing, when nothing they depend on changed since (one memo per pod, kept by the
+// kubelet's pod syncer): every periodic resync of a steady pod.
+//
+// computePodActions is a function of the pod object, the runtime status from the pod
+// cache, restartAllContainers, the restart gates, and the answers of the liveness and
+// startup results. The memo keeps the first two by identity, which is exact because
+// neither is ever changed in place (the pod config hands out a new pod object for every
+// change, PLEG stores a new runtime status for every observation), the next two by value,
+// and every question asked of the probe results with its answer, which it asks again: the
+// same answers take computePodActions down the same path to the same actions. Only an
+// outcome of "none" is kept: its actions are the sandbox's ID and attempt and nothing
+// else, all nil, which the memo restores.
+type ActionsMemo struct {
+	valid      bool
+	pod        *corev1.Pod
+	podStatus  *container.PodStatus
+	restartAll bool
+	gates      RestartGates
+	sandboxID  string
+	attempt    uint32
+	asked      []probeAnswer
+}
+
+// probeAnswer is one question podActions asked of the liveness (or startup) results, and
+// the answer.
+type probeAnswer struct {
+	startup bool
+	id      string
+	result  results.Result
+	ok      bool
+}
+
+// memoPodActions is podActions through memo (nil: none): the actions memo proves to be
+// "none" again are restored from it, others are computed, and kept in memo for the next
+// sync if they are "none".
+func (m *Manager) memoPodActions(memo *ActionsMemo, changes *PodActions, pod *corev1.Pod, podStatus *container.PodStatus, restartAllContainers bool, startBuf []int) {
+	if memo == nil {
+		m.podActions(changes, pod, podStatus, restartAllContainers, startBuf)
+		return
+	}
+	if memo.matches(m, pod, podStatus, restartAllContainers) {
+		*changes = PodActions{SandboxID: memo.sandboxID, Attempt: memo.attempt}
+		return
+	}
+	memo.valid = false
+	clear(memo.asked)
+	memo.asked = memo.asked[:0]
+	m.recording = memo
+	m.podActions(changes, pod, podStatus, restartAllContainers, startBuf)
+	m.recording = nil
+	if changes.KillPod || changes.CreateSandbox || changes.InitContainersToStart != nil || changes.ContainersToStart != nil ||
+		changes.ContainersToKill != nil || changes.ContainersToReset != nil {
+		return
+	}
+	memo.valid = true
+	memo.pod, memo.podStatus, memo.restartAll, memo.gates = pod, podStatus, restartAllContainers, m.Restart
+	memo.sandboxID, memo.attempt = changes.SandboxID, changes.Attempt
+}
+
+// matches reports whether podActions would decide "none" again, as memo recorded.
+func (memo *ActionsMemo) matches(m *Manager, pod *corev1.Pod, podStatus *container.PodStatus, restartAllContainers bool) bool {
+	if !memo.valid || memo.pod != pod || memo.podStatus != podStatus || memo.restartAll != restartAllContainers || memo.gates != m.Restart {
+		return false
+	}
+	for i := range memo.asked {
+		a := &memo.asked[i]
+		var r results.Result
+		var ok bool
+		if a.startup {
+			r, ok = m.startupManager.Get(a.id)
+		} else {
+			r, ok = m.livenessManager.Get(a.id)
+		}
+		if r != a.result || ok != a.ok {
+			return false
+		}
+	}
+	return true
 }
 
 // computeInitContainerActions walks the init containers from last to first, deciding which

@@ -40,7 +40,7 @@ func TestSyncPodWithNothingToDoReusesItsStruct(t *testing.T) {
 	m := NewManager(s, rt, nil, nil, nil, 0, nil)
 	var answers int
 	sync := func() {
-		m.SyncPod(pod, "default/web", status, nil, false, func(r *PodSyncResult) {
+		m.SyncPod(pod, "default/web", status, nil, false, nil, func(r *PodSyncResult) {
 			answers++
 			if len(r.SyncResults) != 0 || r.Error() != nil {
 				t.Errorf("sync %d: result %+v, want nothing done", answers, r)
