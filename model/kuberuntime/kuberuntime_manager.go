@@ -139,7 +139,20 @@ func (e *stepError) Error() string {
 func (e *stepError) format() string {
 	// fmt's "failed to %q for %q with %v: %q", without boxing: %q of a string is
 	// strconv.Quote, %v of an error its Error.
-	return "failed to " + strconv.Quote(string(e.action)) + " for " + strconv.Quote(e.target) + " with " + e.wrapped[0].Error() + ": " + strconv.Quote(e.msg)
+	return "failed to " + quote(string(e.action)) + " for " + quote(e.target) + " with " + e.wrapped[0].Error() + ": " + quote(e.msg)
+}
+
+// quote is strconv.Quote(s). A string of printable ASCII without a quote or a backslash
+// (every action, container name and back-off message the runtime manager makes) is quoted
+// as it is, which is what strconv.Quote does with it, rune by rune: the first step error of
+// every back-off window of a crash-looping pod quotes its message.
+func quote(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return strconv.Quote(s)
+		}
+	}
+	return `"` + s + `"`
 }
 
 // Unwrap returns the step's reason and cause without allocating: a crash-looping pod's
