@@ -224,10 +224,11 @@ const (
 )
 
 // probeCall is one question status generation asked the prober, and its answer (known is
-// StartupResult's second answer).
+// StartupResult's second answer). key is the container's ID as the probe results are
+// keyed (trimID of the ID asked about), trimmed once when the question is recorded.
 type probeCall struct {
 	kind          probeCallKind
-	id            string
+	id, key       string
 	c             *corev1.Container
 	answer, known bool
 }
@@ -277,15 +278,15 @@ func (m *syncMemo) matches(pod *corev1.Pod, podStatus *container.PodStatus, cach
 		c := &m.probeCalls[i]
 		switch c.kind {
 		case callStartupResult:
-			if answer, known := p.StartupResult(pod.UID, c.id); answer != c.answer || known != c.known {
+			if answer, known := p.startupResult(c.key); answer != c.answer || known != c.known {
 				return false
 			}
 		case callStarted:
-			if p.Started(pod.UID, c.id, c.c) != c.answer {
+			if p.started(c.key, c.c) != c.answer {
 				return false
 			}
 		case callReady:
-			if p.Ready(pod.UID, c.id, c.c) != c.answer {
+			if p.ready(pod.UID, c.id, c.key, c.c) != c.answer {
 				return false
 			}
 		}
@@ -321,19 +322,19 @@ func (mp *memoProbes) ChangeContainerStatusOnKubeletRestart() bool {
 
 func (mp *memoProbes) StartupResult(uid types.UID, id string) (success, known bool) {
 	success, known = mp.p.StartupResult(uid, id)
-	mp.memo.probeCalls = append(mp.memo.probeCalls, probeCall{kind: callStartupResult, id: id, answer: success, known: known})
+	mp.memo.probeCalls = append(mp.memo.probeCalls, probeCall{kind: callStartupResult, id: id, key: trimID(id), answer: success, known: known})
 	return success, known
 }
 
 func (mp *memoProbes) Started(uid types.UID, id string, c *corev1.Container) bool {
 	answer := mp.p.Started(uid, id, c)
-	mp.memo.probeCalls = append(mp.memo.probeCalls, probeCall{kind: callStarted, id: id, c: c, answer: answer})
+	mp.memo.probeCalls = append(mp.memo.probeCalls, probeCall{kind: callStarted, id: id, key: trimID(id), c: c, answer: answer})
 	return answer
 }
 
 func (mp *memoProbes) Ready(uid types.UID, id string, c *corev1.Container) bool {
 	answer := mp.p.Ready(uid, id, c)
-	mp.memo.probeCalls = append(mp.memo.probeCalls, probeCall{kind: callReady, id: id, c: c, answer: answer})
+	mp.memo.probeCalls = append(mp.memo.probeCalls, probeCall{kind: callReady, id: id, key: trimID(id), c: c, answer: answer})
 	return answer
 }
 
@@ -522,7 +523,12 @@ func (p probeState) ChangeContainerStatusOnKubeletRestart() bool {
 // StartupResult: without a cached startup result (a container adopted from the previous
 // kubelet, whose worker kept no initial value) status generation keeps the previous Started.
 func (p probeState) StartupResult(_ types.UID, id string) (success, known bool) {
-	r, ok := p.kl.startupManager.Get(trimID(id))
+	return p.startupResult(trimID(id))
+}
+
+// startupResult is StartupResult of the container whose trimmed ID is key.
+func (p probeState) startupResult(key string) (success, known bool) {
+	r, ok := p.kl.startupManager.Get(key)
 	return r == results.Success, ok
 }
 
@@ -548,7 +554,15 @@ func (p probeState) Started(_ types.UID, id string, c *corev1.Container) bool {
 	if c == nil || c.StartupProbe == nil {
 		return true
 	}
-	r, ok := p.kl.startupManager.Get(trimID(id))
+	return p.started(trimID(id), c)
+}
+
+// started is Started of the container whose trimmed ID is key.
+func (p probeState) started(key string, c *corev1.Container) bool {
+	if c == nil || c.StartupProbe == nil {
+		return true
+	}
+	r, ok := p.kl.startupManager.Get(key)
 	return ok && r == results.Success
 }
 
@@ -561,7 +575,15 @@ func (p probeState) Ready(uid types.UID, id string, c *corev1.Container) bool {
 	if c == nil || c.ReadinessProbe == nil {
 		return true
 	}
-	if r, ok := p.kl.readinessManager.Get(trimID(id)); ok {
+	return p.ready(uid, id, trimID(id), c)
+}
+
+// ready is Ready of the container with the given ID, whose trimmed ID is key.
+func (p probeState) ready(uid types.UID, id, key string, c *corev1.Container) bool {
+	if c == nil || c.ReadinessProbe == nil {
+		return true
+	}
+	if r, ok := p.kl.readinessManager.Get(key); ok {
 		return r == results.Success
 	}
 	if p.kl.ChangeContainerStatusOnKubeletRestart || !p.kl.probeStarted(p.startedAt(uid, id)) {
