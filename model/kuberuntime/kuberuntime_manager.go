@@ -320,6 +320,8 @@ type Manager struct {
 	// recording is the ActionsMemo that SyncPod's podActions call records its questions to
 	// the probe results in (see memoPodActions); nil outside that call.
 	recording *ActionsMemo
+	// noneResult is the result of every sync that syncNone finishes: empty, never written.
+	noneResult PodSyncResult
 }
 
 // stableKeyID names a container of a pod, by the pod's UID.
@@ -406,6 +408,11 @@ func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageMana
 // memo, when not nil, is the pod's ActionsMemo (kept by the caller from sync to sync): a
 // sync whose actions it proves to be "none" again skips computing them.
 func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, restartAllContainers bool, memo *ActionsMemo, done func(*PodSyncResult)) {
+	matched := memo != nil && memo.matches(m, pod, podStatus, restartAllContainers)
+	if matched && len(pod.Spec.InitContainers) == 0 {
+		m.syncNone(memo, pod, podKey, podStatus, done)
+		return
+	}
 	var ps *podSync
 	if n := len(m.spareSyncs); n > 0 {
 		ps = m.spareSyncs[n-1]
@@ -415,7 +422,11 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.P
 		ps = &podSync{}
 	}
 	ps.reset(m, pod, podKey, podStatus, backOff, done)
-	m.memoPodActions(memo, &ps.actions, pod, podStatus, restartAllContainers, ps.startBuf[:0])
+	if matched {
+		ps.actions = memo.none
+	} else {
+		m.memoPodActions(memo, &ps.actions, pod, podStatus, restartAllContainers, ps.startBuf[:0])
+	}
 	if cap(ps.actions.ContainersToStart) > cap(ps.startBuf) {
 		ps.startBuf = ps.actions.ContainersToStart[:0]
 	}
@@ -435,6 +446,25 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.P
 	} else {
 		ps.killContainer(0)
 	}
+}
+
+// syncNone is SyncPod of a pod without init containers whose actions memo proves to be
+// "none" (the memo matched): its steps would all find nothing to do. The kill list is
+// empty, there is no reset, no init container instance to remove (the pod has no init
+// containers), no sandbox to create and no container to start, so the sync records its
+// computePodActions event and finishes at once, as its steps would, with a result that
+// holds nothing (noneResult: done only reads it, and nothing writes it).
+func (m *Manager) syncNone(memo *ActionsMemo, pod *corev1.Pod, podKey string, podStatus *container.PodStatus, done func(*PodSyncResult)) {
+	var why *trace.Reason
+	if m.keepReasons() {
+		why = podActionsReason(false, podStatus)
+		if why == nil {
+			why = restartRulesReason(pod, podStatus, &memo.none, m.Restart)
+		}
+	}
+	ev := trace.Event{Kind: KindPodActions, Pod: podKey, Attrs: m.actionsAttrs("none"), Reason: why}
+	m.s.Record(&ev)
+	done(&m.noneResult)
 }
 
 // describeAttrs is actionsAttrs(a.describe(pod, kills)). A sync whose one action is to

@@ -289,16 +289,17 @@ func (m *Manager) startup(id string) (results.Result, bool) {
 // and every question asked of the probe results with its answer, which it asks again: the
 // same answers take computePodActions down the same path to the same actions. Only an
 // outcome of "none" is kept: its actions are the sandbox's ID and attempt and nothing
-// else, all nil, which the memo restores.
+// else, all nil, which the memo restores (and with which SyncPod's syncNone finishes a
+// pod without init containers at once).
 type ActionsMemo struct {
 	valid      bool
 	pod        *corev1.Pod
 	podStatus  *container.PodStatus
 	restartAll bool
 	gates      RestartGates
-	sandboxID  string
-	attempt    uint32
-	asked      []probeAnswer
+	// none is the actions the memo holds: the sandbox's ID and attempt, nothing else.
+	none  PodActions
+	asked []probeAnswer
 }
 
 // probeAnswer is one question podActions asked of the liveness (or startup) results, and
@@ -310,16 +311,11 @@ type probeAnswer struct {
 	ok      bool
 }
 
-// memoPodActions is podActions through memo (nil: none): the actions memo proves to be
-// "none" again are restored from it, others are computed, and kept in memo for the next
-// sync if they are "none".
+// memoPodActions is podActions, recording in memo (nil: none) what the actions depend on,
+// for the next sync if they are "none". SyncPod calls it when memo did not match.
 func (m *Manager) memoPodActions(memo *ActionsMemo, changes *PodActions, pod *corev1.Pod, podStatus *container.PodStatus, restartAllContainers bool, startBuf []int) {
 	if memo == nil {
 		m.podActions(changes, pod, podStatus, restartAllContainers, startBuf)
-		return
-	}
-	if memo.matches(m, pod, podStatus, restartAllContainers) {
-		*changes = PodActions{SandboxID: memo.sandboxID, Attempt: memo.attempt}
 		return
 	}
 	memo.valid = false
@@ -334,7 +330,7 @@ func (m *Manager) memoPodActions(memo *ActionsMemo, changes *PodActions, pod *co
 	}
 	memo.valid = true
 	memo.pod, memo.podStatus, memo.restartAll, memo.gates = pod, podStatus, restartAllContainers, m.Restart
-	memo.sandboxID, memo.attempt = changes.SandboxID, changes.Attempt
+	memo.none = PodActions{SandboxID: changes.SandboxID, Attempt: changes.Attempt}
 }
 
 // matches reports whether podActions would decide "none" again, as memo recorded.
