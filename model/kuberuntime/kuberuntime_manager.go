@@ -116,6 +116,30 @@ func (a aggregate) Error() string {
 
 func (a aggregate) Unwrap() []error { return a }
 
+// heldError is the sync error whose one failure is a held-back container's start: the
+// aggregate of that step error, which a backOffHold keeps and every sync of its back-off
+// window returns. It is the aggregate to errors.Is and errors.As (Unwrap), with its text
+// made once, and it answers its back-off expiry itself (the one BackoffError it holds),
+// so that the pod worker, which asks both at every such sync, need not walk the tree.
+type heldError struct {
+	errs aggregate
+	be   *BackoffError
+	text string // Error's answer, "" until first asked; errs never changes
+}
+
+func (h *heldError) Error() string {
+	if h.text == "" {
+		h.text = h.errs.Error()
+	}
+	return h.text
+}
+
+func (h *heldError) Unwrap() []error { return h.errs }
+
+// BackoffExpiry is the expiry of the back-off the error holds, the earliest (and only)
+// one anywhere in it.
+func (h *heldError) BackoffExpiry() time.Time { return h.be.Expiry }
+
 type stepError struct {
 	action SyncAction
 	target string
@@ -207,7 +231,7 @@ func (r *PodSyncResult) Error() error {
 		if se, ok := errs[0].(*stepError); ok {
 			if be, ok := se.wrapped[1].(*BackoffError); ok && be.hold != nil && be.hold.step == se {
 				if be.hold.alone == nil {
-					be.hold.alone = errs
+					be.hold.alone = &heldError{errs: errs, be: be}
 				}
 				return be.hold.alone
 			}
