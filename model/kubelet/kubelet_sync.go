@@ -20,14 +20,13 @@ import (
 // SyncPod is one round of a syncing pod's worker (upstream Kubelet.SyncPod): generate the
 // API status from the cached runtime status, stop if the phase is terminal, otherwise store
 // the status and let the runtime manager drive the containers.
-func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *corev1.Pod, podStatus *container.PodStatus, done func(isTerminal bool, err error)) {
-	ps := kl.podSyncers[pod.UID]
+//
+// The pod's podSyncer is kept in the worker's HandlerState.
+func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *corev1.Pod, podStatus *container.PodStatus, state *podworkers.HandlerState, done func(isTerminal bool, err error)) {
+	ps, _ := state.Value.(*podSyncer)
 	if ps == nil {
 		ps = newPodSyncer(kl, pod)
-		if kl.podSyncers == nil {
-			kl.podSyncers = map[types.UID]*podSyncer{}
-		}
-		kl.podSyncers[pod.UID] = ps
+		state.Value = ps
 	}
 	terminal, restartingAllContainers := kl.syncAPIPodStatus(&ps.memo, pod, podStatus)
 	if terminal {
@@ -45,7 +44,7 @@ func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *cor
 }
 
 // podSyncer is SyncPod's state for one pod, from the pod's first sync until it terminates
-// (kl.podSyncers): its status memo, and the runtime sync in flight. A pod's worker runs one
+// (kept in the pod worker's HandlerState): its status memo, and the runtime sync in flight. A pod's worker runs one
 // SyncPod at a time, and the runtime manager answers each once (or, if the sync is
 // cancelled, never: its steps are dropped with the worker's context), so the fields of
 // the sync in flight and the callback bound once serve every sync of the pod in turn.
@@ -395,8 +394,7 @@ func (kl *Kubelet) tryReconcileMirrorPods(pod, mirrorPod *corev1.Pod) {
 // SyncTerminatingPod stops every container of a pod being terminated, within the grace
 // period, then records the pod's final status (upstream SyncTerminatingPod).
 func (kl *Kubelet) SyncTerminatingPod(pod *corev1.Pod, podStatus *container.PodStatus, gracePeriod *int64, podStatusFn func(*corev1.PodStatus), done func(err error)) {
-	// A terminating pod never runs SyncPod again.
-	delete(kl.podSyncers, pod.UID)
+	// A terminating pod never runs SyncPod again: its podSyncer goes with its worker.
 	apiStatus := kl.generateAPIPodStatus(pod, podStatus, false)
 	if podStatusFn != nil {
 		podStatusFn(&apiStatus)

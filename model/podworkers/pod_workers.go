@@ -45,6 +45,9 @@ type podSyncStatus struct {
 	startedAt   time.Time
 	gracePeriod int64
 
+	// handlerState is the SyncHandler's own state of the pod (see HandlerState).
+	handlerState HandlerState
+
 	notifyPostTerminating []func()
 	statusPostTerminating []func(*corev1.PodStatus)
 
@@ -746,7 +749,7 @@ func (r *round) sync(status *container.PodStatus, cacheErr error) {
 			p.handler.SyncTerminatingPod(update.Pod, status, gracePeriod, statusFn, r.doneFn)
 		}
 	default:
-		p.handler.SyncPod(update.UpdateType, update.Pod, update.MirrorPod, status, r.syncPodDoneFn)
+		p.handler.SyncPod(update.UpdateType, update.Pod, update.MirrorPod, status, &st.handlerState, r.syncPodDoneFn)
 	}
 }
 
