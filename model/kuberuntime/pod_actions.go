@@ -300,6 +300,10 @@ type ActionsMemo struct {
 	// none is the actions the memo holds: the sandbox's ID and attempt, nothing else.
 	none  PodActions
 	asked []probeAnswer
+	// buf is where asked starts: room for a one-container pod's questions (its liveness
+	// and startup results), so that most memos need no slice of their own. A memo is
+	// used in place (by pointer), never copied.
+	buf [2]probeAnswer
 }
 
 // probeAnswer is one question podActions asked of the liveness (or startup) results, and
@@ -321,6 +325,9 @@ func (m *Manager) memoPodActions(memo *ActionsMemo, changes *PodActions, pod *co
 	memo.valid = false
 	clear(memo.asked)
 	memo.asked = memo.asked[:0]
+	if memo.asked == nil {
+		memo.asked = memo.buf[:0]
+	}
 	m.recording = memo
 	m.podActions(changes, pod, podStatus, restartAllContainers, startBuf)
 	m.recording = nil
