@@ -2,7 +2,6 @@ package podworkers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -975,10 +974,11 @@ func (p *PodWorkers) finishRound(uid types.UID, st *podSyncStatus, update *Updat
 	st.round = nil
 	var phaseTransition bool
 	switch {
-	case err != nil && errors.Is(err, context.Canceled):
-		// cancelled by UpdatePod, which queued the update that follows
 	case err != nil:
-		// logged; the pod is retried after a back-off below
+		// Logged; the pod is retried after a back-off below. A sync cancelled by UpdatePod
+		// (context.Canceled) is no different here: the update that follows is already
+		// queued. (Telling the two apart, errors.Is walks every wrapped error, which a
+		// crash-looping pod's sync error has several of.)
 	case workType == TerminatedPod:
 		p.completeTerminated(uid, st)
 		return
