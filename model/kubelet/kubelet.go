@@ -103,7 +103,6 @@ type Kubelet struct {
 	statusManager *status.Manager
 	workQueue     *workQueue
 	reasonCache   *reasonCache
-	podSyncers    map[types.UID]*podSyncer // SyncPod's per-pod state (kubelet_sync.go)
 	crashLoop     *flowcontrol.Backoff
 
 	livenessManager  *results.Manager

@@ -20,14 +20,13 @@ import (
 // SyncPod is one round of a syncing pod's worker (upstream Kubelet.SyncPod): generate the
 // API status from the cached runtime status, stop if the phase is terminal, otherwise store
 // the status and let the runtime manager drive the containers.
-func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *corev1.Pod, podStatus *container.PodStatus, done func(isTerminal bool, err error)) {
-	ps := kl.podSyncers[pod.UID]
+//
+// The pod's podSyncer is kept in the worker's HandlerState.
+func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *corev1.Pod, podStatus *container.PodStatus, state *podworkers.HandlerState, done func(isTerminal bool, err error)) {
+	ps, _ := state.Value.(*podSyncer)
 	if ps == nil {
 		ps = newPodSyncer(kl, pod)
-		if kl.podSyncers == nil {
-			kl.podSyncers = map[types.UID]*podSyncer{}
-		}
-		kl.podSyncers[pod.UID] = ps
+		state.Value = ps
 	}
 	terminal, restartingAllContainers := kl.syncAPIPodStatus(&ps.memo, pod, podStatus)
 	if terminal {
@@ -41,11 +40,11 @@ func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *cor
 		kl.probeManager.AddPod(pod)
 	}
 	ps.pod, ps.mirrorPod, ps.restartingAll, ps.done = pod, mirrorPod, restartingAllContainers, done
-	kl.kubeRuntime.SyncPod(pod, ps.key, podStatus, kl.crashLoop, restartingAllContainers, ps.runtimeSyncedFn)
+	kl.kubeRuntime.SyncPod(pod, ps.key, podStatus, kl.crashLoop, restartingAllContainers, &ps.actions, ps.runtimeSyncedFn)
 }
 
 // podSyncer is SyncPod's state for one pod, from the pod's first sync until it terminates
-// (kl.podSyncers): its status memo, and the runtime sync in flight. A pod's worker runs one
+// (kept in the pod worker's HandlerState): its status memo, and the runtime sync in flight. A pod's worker runs one
 // SyncPod at a time, and the runtime manager answers each once (or, if the sync is
 // cancelled, never: its steps are dropped with the worker's context), so the fields of
 // the sync in flight and the callback bound once serve every sync of the pod in turn.
@@ -53,6 +52,8 @@ type podSyncer struct {
 	kl   *Kubelet
 	key  string // container.Key of the pod: its namespace and name never change
 	memo syncMemo
+	// actions is the runtime manager's memo of the pod's last "none" actions.
+	actions kuberuntime.ActionsMemo
 	// uidAttrs is the relistRequested event's attributes (the pod's UID, which never
 	// changes for a podSyncer), made at the first and shared by every later one: nothing
 	// writes a recorded event's attributes.
@@ -222,10 +223,11 @@ const (
 )
 
 // probeCall is one question status generation asked the prober, and its answer (known is
-// StartupResult's second answer).
+// StartupResult's second answer). key is the container's ID as the probe results are
+// keyed (trimID of the ID asked about), trimmed once when the question is recorded.
 type probeCall struct {
 	kind          probeCallKind
-	id            string
+	id, key       string
 	c             *corev1.Container
 	answer, known bool
 }
@@ -275,15 +277,15 @@ func (m *syncMemo) matches(pod *corev1.Pod, podStatus *container.PodStatus, cach
 		c := &m.probeCalls[i]
 		switch c.kind {
 		case callStartupResult:
-			if answer, known := p.StartupResult(pod.UID, c.id); answer != c.answer || known != c.known {
+			if answer, known := p.startupResult(c.key); answer != c.answer || known != c.known {
 				return false
 			}
 		case callStarted:
-			if p.Started(pod.UID, c.id, c.c) != c.answer {
+			if p.started(c.key, c.c) != c.answer {
 				return false
 			}
 		case callReady:
-			if p.Ready(pod.UID, c.id, c.c) != c.answer {
+			if p.ready(pod.UID, c.id, c.key, c.c) != c.answer {
 				return false
 			}
 		}
@@ -319,19 +321,19 @@ func (mp *memoProbes) ChangeContainerStatusOnKubeletRestart() bool {
 
 func (mp *memoProbes) StartupResult(uid types.UID, id string) (success, known bool) {
 	success, known = mp.p.StartupResult(uid, id)
-	mp.memo.probeCalls = append(mp.memo.probeCalls, probeCall{kind: callStartupResult, id: id, answer: success, known: known})
+	mp.memo.probeCalls = append(mp.memo.probeCalls, probeCall{kind: callStartupResult, id: id, key: trimID(id), answer: success, known: known})
 	return success, known
 }
 
 func (mp *memoProbes) Started(uid types.UID, id string, c *corev1.Container) bool {
 	answer := mp.p.Started(uid, id, c)
-	mp.memo.probeCalls = append(mp.memo.probeCalls, probeCall{kind: callStarted, id: id, c: c, answer: answer})
+	mp.memo.probeCalls = append(mp.memo.probeCalls, probeCall{kind: callStarted, id: id, key: trimID(id), c: c, answer: answer})
 	return answer
 }
 
 func (mp *memoProbes) Ready(uid types.UID, id string, c *corev1.Container) bool {
 	answer := mp.p.Ready(uid, id, c)
-	mp.memo.probeCalls = append(mp.memo.probeCalls, probeCall{kind: callReady, id: id, c: c, answer: answer})
+	mp.memo.probeCalls = append(mp.memo.probeCalls, probeCall{kind: callReady, id: id, key: trimID(id), c: c, answer: answer})
 	return answer
 }
 
@@ -392,8 +394,7 @@ func (kl *Kubelet) tryReconcileMirrorPods(pod, mirrorPod *corev1.Pod) {
 // SyncTerminatingPod stops every container of a pod being terminated, within the grace
 // period, then records the pod's final status (upstream SyncTerminatingPod).
 func (kl *Kubelet) SyncTerminatingPod(pod *corev1.Pod, podStatus *container.PodStatus, gracePeriod *int64, podStatusFn func(*corev1.PodStatus), done func(err error)) {
-	// A terminating pod never runs SyncPod again.
-	delete(kl.podSyncers, pod.UID)
+	// A terminating pod never runs SyncPod again: its podSyncer goes with its worker.
 	apiStatus := kl.generateAPIPodStatus(pod, podStatus, false)
 	if podStatusFn != nil {
 		podStatusFn(&apiStatus)
@@ -520,22 +521,46 @@ func (p probeState) ChangeContainerStatusOnKubeletRestart() bool {
 // StartupResult: without a cached startup result (a container adopted from the previous
 // kubelet, whose worker kept no initial value) status generation keeps the previous Started.
 func (p probeState) StartupResult(_ types.UID, id string) (success, known bool) {
-	r, ok := p.kl.startupManager.Get(trimID(id))
+	return p.startupResult(trimID(id))
+}
+
+// startupResult is StartupResult of the container whose trimmed ID is key.
+func (p probeState) startupResult(key string) (success, known bool) {
+	r, ok := p.kl.startupManager.Get(key)
 	return r == results.Success, ok
 }
 
+// trimID drops a container ID's runtime prefix ("containerd://"): it is
+// strings.Index(id, "://") found one ':' at a time: IndexByte's scan is much
+// cheaper than Index's for IDs as long as a runtime's, and every status generation (and
+// every memoized sync's check) trims each container's ID.
 func trimID(id string) string {
-	if i := strings.Index(id, "://"); i >= 0 {
-		return id[i+3:]
+	for i := 0; ; {
+		j := strings.IndexByte(id[i:], ':')
+		if j < 0 {
+			return id
+		}
+		i += j
+		if strings.HasPrefix(id[i+1:], "//") {
+			return id[i+3:]
+		}
+		i++
 	}
-	return id
 }
 
 func (p probeState) Started(_ types.UID, id string, c *corev1.Container) bool {
 	if c == nil || c.StartupProbe == nil {
 		return true
 	}
-	r, ok := p.kl.startupManager.Get(trimID(id))
+	return p.started(trimID(id), c)
+}
+
+// started is Started of the container whose trimmed ID is key.
+func (p probeState) started(key string, c *corev1.Container) bool {
+	if c == nil || c.StartupProbe == nil {
+		return true
+	}
+	r, ok := p.kl.startupManager.Get(key)
 	return ok && r == results.Success
 }
 
@@ -548,7 +573,15 @@ func (p probeState) Ready(uid types.UID, id string, c *corev1.Container) bool {
 	if c == nil || c.ReadinessProbe == nil {
 		return true
 	}
-	if r, ok := p.kl.readinessManager.Get(trimID(id)); ok {
+	return p.ready(uid, id, trimID(id), c)
+}
+
+// ready is Ready of the container with the given ID, whose trimmed ID is key.
+func (p probeState) ready(uid types.UID, id, key string, c *corev1.Container) bool {
+	if c == nil || c.ReadinessProbe == nil {
+		return true
+	}
+	if r, ok := p.kl.readinessManager.Get(key); ok {
 		return r == results.Success
 	}
 	if p.kl.ChangeContainerStatusOnKubeletRestart || !p.kl.probeStarted(p.startedAt(uid, id)) {

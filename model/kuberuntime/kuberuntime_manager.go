@@ -116,6 +116,30 @@ func (a aggregate) Error() string {
 
 func (a aggregate) Unwrap() []error { return a }
 
+// heldError is the sync error whose one failure is a held-back container's start: the
+// aggregate of that step error, which a backOffHold keeps and every sync of its back-off
+// window returns. It is the aggregate to errors.Is and errors.As (Unwrap), with its text
+// made once, and it answers its back-off expiry itself (the one BackoffError it holds),
+// so that the pod worker, which asks both at every such sync, need not walk the tree.
+type heldError struct {
+	errs aggregate
+	be   *BackoffError
+	text string // Error's answer, "" until first asked; errs never changes
+}
+
+func (h *heldError) Error() string {
+	if h.text == "" {
+		h.text = h.errs.Error()
+	}
+	return h.text
+}
+
+func (h *heldError) Unwrap() []error { return h.errs }
+
+// BackoffExpiry is the expiry of the back-off the error holds, the earliest (and only)
+// one anywhere in it.
+func (h *heldError) BackoffExpiry() time.Time { return h.be.Expiry }
+
 type stepError struct {
 	action SyncAction
 	target string
@@ -139,7 +163,20 @@ func (e *stepError) Error() string {
 func (e *stepError) format() string {
 	// fmt's "failed to %q for %q with %v: %q", without boxing: %q of a string is
 	// strconv.Quote, %v of an error its Error.
-	return "failed to " + strconv.Quote(string(e.action)) + " for " + strconv.Quote(e.target) + " with " + e.wrapped[0].Error() + ": " + strconv.Quote(e.msg)
+	return "failed to " + quote(string(e.action)) + " for " + quote(e.target) + " with " + e.wrapped[0].Error() + ": " + quote(e.msg)
+}
+
+// quote is strconv.Quote(s). A string of printable ASCII without a quote or a backslash
+// (every action, container name and back-off message the runtime manager makes) is quoted
+// as it is, which is what strconv.Quote does with it, rune by rune: the first step error of
+// every back-off window of a crash-looping pod quotes its message.
+func quote(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return strconv.Quote(s)
+		}
+	}
+	return `"` + s + `"`
 }
 
 // Unwrap returns the step's reason and cause without allocating: a crash-looping pod's
@@ -153,6 +190,10 @@ func (e *stepError) Unwrap() []error {
 
 // Error returns every failed step as one error, or nil.
 func (r *PodSyncResult) Error() error {
+	if r.SyncError == nil && len(r.SyncResults) == 0 {
+		// A sync that did nothing (every periodic resync of a steady pod) failed nothing.
+		return nil
+	}
 	if held := r.heldAlone(); held != nil {
 		return held
 	}
@@ -190,7 +231,7 @@ func (r *PodSyncResult) Error() error {
 		if se, ok := errs[0].(*stepError); ok {
 			if be, ok := se.wrapped[1].(*BackoffError); ok && be.hold != nil && be.hold.step == se {
 				if be.hold.alone == nil {
-					be.hold.alone = errs
+					be.hold.alone = &heldError{errs: errs, be: be}
 				}
 				return be.hold.alone
 			}
@@ -299,6 +340,12 @@ type Manager struct {
 	// a clock of no process of its own, which never schedules or records anything. When
 	// they do not, SyncPod and decideBackOff skip building the reasons they record.
 	reasons *sim.Clock
+
+	// recording is the ActionsMemo that SyncPod's podActions call records its questions to
+	// the probe results in (see memoPodActions); nil outside that call.
+	recording *ActionsMemo
+	// noneResult is the result of every sync that syncNone finishes: empty, never written.
+	noneResult PodSyncResult
 }
 
 // stableKeyID names a container of a pod, by the pod's UID.
@@ -381,7 +428,15 @@ func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageMana
 // restartAllContainers says the status the kubelet generated for this sync carries
 // AllContainersRestarting=True. podKey is container.Key(pod), which the caller keeps for
 // the pod rather than have every sync build it again.
-func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, restartAllContainers bool, done func(*PodSyncResult)) {
+//
+// memo, when not nil, is the pod's ActionsMemo (kept by the caller from sync to sync): a
+// sync whose actions it proves to be "none" again skips computing them.
+func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.PodStatus, backOff *flowcontrol.Backoff, restartAllContainers bool, memo *ActionsMemo, done func(*PodSyncResult)) {
+	matched := memo != nil && memo.matches(m, pod, podStatus, restartAllContainers)
+	if matched && len(pod.Spec.InitContainers) == 0 {
+		m.syncNone(memo, pod, podKey, podStatus, done)
+		return
+	}
 	var ps *podSync
 	if n := len(m.spareSyncs); n > 0 {
 		ps = m.spareSyncs[n-1]
@@ -391,7 +446,11 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.P
 		ps = &podSync{}
 	}
 	ps.reset(m, pod, podKey, podStatus, backOff, done)
-	m.podActions(&ps.actions, pod, podStatus, restartAllContainers, ps.startBuf[:0])
+	if matched {
+		ps.actions = memo.none
+	} else {
+		m.memoPodActions(memo, &ps.actions, pod, podStatus, restartAllContainers, ps.startBuf[:0])
+	}
 	if cap(ps.actions.ContainersToStart) > cap(ps.startBuf) {
 		ps.startBuf = ps.actions.ContainersToStart[:0]
 	}
@@ -413,11 +472,33 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.P
 	}
 }
 
+// syncNone is SyncPod of a pod without init containers whose actions memo proves to be
+// "none" (the memo matched): its steps would all find nothing to do. The kill list is
+// empty, there is no reset, no init container instance to remove (the pod has no init
+// containers), no sandbox to create and no container to start, so the sync records its
+// computePodActions event and finishes at once, as its steps would, with a result that
+// holds nothing (noneResult: done only reads it, and nothing writes it).
+func (m *Manager) syncNone(memo *ActionsMemo, pod *corev1.Pod, podKey string, podStatus *container.PodStatus, done func(*PodSyncResult)) {
+	var why *trace.Reason
+	if m.keepReasons() {
+		why = podActionsReason(false, podStatus)
+		if why == nil {
+			why = restartRulesReason(pod, podStatus, &memo.none, m.Restart)
+		}
+	}
+	ev := trace.Event{Kind: KindPodActions, Pod: podKey, Attrs: m.actionsAttrs("none"), Reason: why}
+	m.s.Record(&ev)
+	done(&m.noneResult)
+}
+
 // describeAttrs is actionsAttrs(a.describe(pod, kills)). A sync whose one action is to
 // start one regular container (a crash-looping container's, at every sync of its
 // back-off) gets the attributes made for that container's name the first time: the text
 // is "start <name>" whatever else the pod holds.
 func (m *Manager) describeAttrs(pod *corev1.Pod, a *PodActions, kills []ContainerToKill) []trace.Attr {
+	if a.none(kills) {
+		return m.actionsAttrs("none")
+	}
 	if len(a.ContainersToStart) != 1 || a.KillPod || a.CreateSandbox || len(a.InitContainersToStart) > 0 || len(kills) > 0 || len(a.ContainersToReset) > 0 {
 		return m.actionsAttrs(a.describe(pod, kills))
 	}

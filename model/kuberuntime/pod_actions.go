@@ -76,6 +76,13 @@ func (a *PodActions) kill(k ContainerToKill) {
 // String summarizes the actions for the trace.
 func (a *PodActions) String(pod *corev1.Pod) string { return a.describe(pod, a.KillList()) }
 
+// none reports whether the actions, with the kill list kills, do nothing: what describe
+// calls "none".
+func (a *PodActions) none(kills []ContainerToKill) bool {
+	return !a.KillPod && !a.CreateSandbox && len(a.InitContainersToStart) == 0 && len(a.ContainersToStart) == 0 &&
+		len(kills) == 0 && len(a.ContainersToReset) == 0
+}
+
 // describe is String with the kill list already made.
 func (a *PodActions) describe(pod *corev1.Pod, kills []ContainerToKill) string {
 	var parts []string
@@ -252,14 +259,106 @@ func (m *Manager) liveness(id string) (results.Result, bool) {
 	if m.livenessManager == nil {
 		return results.Unknown, false
 	}
-	return m.livenessManager.Get(id)
+	r, ok := m.livenessManager.Get(id)
+	if m.recording != nil {
+		m.recording.asked = append(m.recording.asked, probeAnswer{id: id, result: r, ok: ok})
+	}
+	return r, ok
 }
 
 func (m *Manager) startup(id string) (results.Result, bool) {
 	if m.startupManager == nil {
 		return results.Unknown, false
 	}
-	return m.startupManager.Get(id)
+	r, ok := m.startupManager.Get(id)
+	if m.recording != nil {
+		m.recording.asked = append(m.recording.asked, probeAnswer{startup: true, id: id, result: r, ok: ok})
+	}
+	return r, ok
+}
+
+// ActionsMemo lets SyncPod skip computing the actions of a pod whose previous sync decided
+// to do nothing, when nothing they depend on changed since (one memo per pod, kept by the
+// kubelet's pod syncer): every periodic resync of a steady pod.
+//
+// computePodActions is a function of the pod object, the runtime status from the pod
+// cache, restartAllContainers, the restart gates, and the answers of the liveness and
+// startup results. The memo keeps the first two by identity, which is exact because
+// neither is ever changed in place (the pod config hands out a new pod object for every
+// change, PLEG stores a new runtime status for every observation), the next two by value,
+// and every question asked of the probe results with its answer, which it asks again: the
+// same answers take computePodActions down the same path to the same actions. Only an
+// outcome of "none" is kept: its actions are the sandbox's ID and attempt and nothing
+// else, all nil, which the memo restores (and with which SyncPod's syncNone finishes a
+// pod without init containers at once).
+type ActionsMemo struct {
+	valid      bool
+	pod        *corev1.Pod
+	podStatus  *container.PodStatus
+	restartAll bool
+	gates      RestartGates
+	// none is the actions the memo holds: the sandbox's ID and attempt, nothing else.
+	none  PodActions
+	asked []probeAnswer
+	// buf is where asked starts: room for a one-container pod's questions (its liveness
+	// and startup results), so that most memos need no slice of their own. A memo is
+	// used in place (by pointer), never copied.
+	buf [2]probeAnswer
+}
+
+// probeAnswer is one question podActions asked of the liveness (or startup) results, and
+// the answer.
+type probeAnswer struct {
+	startup bool
+	id      string
+	result  results.Result
+	ok      bool
+}
+
+// memoPodActions is podActions, recording in memo (nil: none) what the actions depend on,
+// for the next sync if they are "none". SyncPod calls it when memo did not match.
+func (m *Manager) memoPodActions(memo *ActionsMemo, changes *PodActions, pod *corev1.Pod, podStatus *container.PodStatus, restartAllContainers bool, startBuf []int) {
+	if memo == nil {
+		m.podActions(changes, pod, podStatus, restartAllContainers, startBuf)
+		return
+	}
+	memo.valid = false
+	clear(memo.asked)
+	memo.asked = memo.asked[:0]
+	if memo.asked == nil {
+		memo.asked = memo.buf[:0]
+	}
+	m.recording = memo
+	m.podActions(changes, pod, podStatus, restartAllContainers, startBuf)
+	m.recording = nil
+	if changes.KillPod || changes.CreateSandbox || changes.InitContainersToStart != nil || changes.ContainersToStart != nil ||
+		changes.ContainersToKill != nil || changes.ContainersToReset != nil {
+		return
+	}
+	memo.valid = true
+	memo.pod, memo.podStatus, memo.restartAll, memo.gates = pod, podStatus, restartAllContainers, m.Restart
+	memo.none = PodActions{SandboxID: changes.SandboxID, Attempt: changes.Attempt}
+}
+
+// matches reports whether podActions would decide "none" again, as memo recorded.
+func (memo *ActionsMemo) matches(m *Manager, pod *corev1.Pod, podStatus *container.PodStatus, restartAllContainers bool) bool {
+	if !memo.valid || memo.pod != pod || memo.podStatus != podStatus || memo.restartAll != restartAllContainers || memo.gates != m.Restart {
+		return false
+	}
+	for i := range memo.asked {
+		a := &memo.asked[i]
+		var r results.Result
+		var ok bool
+		if a.startup {
+			r, ok = m.startupManager.Get(a.id)
+		} else {
+			r, ok = m.livenessManager.Get(a.id)
+		}
+		if r != a.result || ok != a.ok {
+			return false
+		}
+	}
+	return true
 }
 
 // computeInitContainerActions walks the init containers from last to first, deciding which

@@ -1,6 +1,7 @@
 package kuberuntime
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -40,7 +41,7 @@ func TestSyncPodWithNothingToDoReusesItsStruct(t *testing.T) {
 	m := NewManager(s, rt, nil, nil, nil, 0, nil)
 	var answers int
 	sync := func() {
-		m.SyncPod(pod, "default/web", status, nil, false, func(r *PodSyncResult) {
+		m.SyncPod(pod, "default/web", status, nil, false, nil, func(r *PodSyncResult) {
 			answers++
 			if len(r.SyncResults) != 0 || r.Error() != nil {
 				t.Errorf("sync %d: result %+v, want nothing done", answers, r)
@@ -81,4 +82,20 @@ func (m *Manager) topSpareSync() *podSync {
 		return m.spareSyncs[n-1]
 	}
 	return nil
+}
+
+// quote must give strconv.Quote's answer for every string.
+func TestQuoteMatchesStrconv(t *testing.T) {
+	for _, s := range []string{"", "a", "StartContainer", "back-off 5m0s restarting failed container=app pod=web_default(uid)",
+		`a"b`, `a\b`, "tab\there", "nl\n", "\x7f", "~ ", "é", "\xff", "日本", "\x00", "\u2028"} {
+		if got, want := quote(s), strconv.Quote(s); got != want {
+			t.Errorf("quote(%q) = %s, want %s", s, got, want)
+		}
+	}
+	for c := 0; c < 256; c++ {
+		s := "x" + string([]byte{byte(c)}) + "y"
+		if got, want := quote(s), strconv.Quote(s); got != want {
+			t.Errorf("quote(%q) = %s, want %s", s, got, want)
+		}
+	}
 }

@@ -2,7 +2,6 @@ package podworkers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -44,6 +43,9 @@ type podSyncStatus struct {
 	syncedAt    time.Time
 	startedAt   time.Time
 	gracePeriod int64
+
+	// handlerState is the SyncHandler's own state of the pod (see HandlerState).
+	handlerState HandlerState
 
 	notifyPostTerminating []func()
 	statusPostTerminating []func(*corev1.PodStatus)
@@ -746,7 +748,7 @@ func (r *round) sync(status *container.PodStatus, cacheErr error) {
 			p.handler.SyncTerminatingPod(update.Pod, status, gracePeriod, statusFn, r.doneFn)
 		}
 	default:
-		p.handler.SyncPod(update.UpdateType, update.Pod, update.MirrorPod, status, r.syncPodDoneFn)
+		p.handler.SyncPod(update.UpdateType, update.Pod, update.MirrorPod, status, &st.handlerState, r.syncPodDoneFn)
 	}
 }
 
@@ -972,10 +974,11 @@ func (p *PodWorkers) finishRound(uid types.UID, st *podSyncStatus, update *Updat
 	st.round = nil
 	var phaseTransition bool
 	switch {
-	case errors.Is(err, context.Canceled):
-		// cancelled by UpdatePod, which queued the update that follows
 	case err != nil:
-		// logged; the pod is retried after a back-off below
+		// Logged; the pod is retried after a back-off below. A sync cancelled by UpdatePod
+		// (context.Canceled) is no different here: the update that follows is already
+		// queued. (Telling the two apart, errors.Is walks every wrapped error, which a
+		// crash-looping pod's sync error has several of.)
 	case workType == TerminatedPod:
 		p.completeTerminated(uid, st)
 		return
@@ -1062,7 +1065,13 @@ func (p *PodWorkers) completeWorkText(uid types.UID, st *podSyncStatus, phaseTra
 	var delay, base time.Duration
 	var why string
 	factor := WorkerBackOffPeriodJitterFactor
-	expiry, isBackoff := minBackoffExpiry(err)
+	// Only an error carries a back-off expiry: a successful sync (every periodic resync)
+	// does not walk it.
+	var expiry time.Time
+	var isBackoff bool
+	if err != nil {
+		expiry, isBackoff = minBackoffExpiry(err)
+	}
 	var reason *trace.Reason
 	switch {
 	case phaseTransition:
@@ -1109,7 +1118,7 @@ func (p *PodWorkers) completeWorkText(uid types.UID, st *podSyncStatus, phaseTra
 	if !p.clk.Reasons() {
 		// No sink reads a reason: the event is the same but for the reason, so only its
 		// attribute is made.
-		b := append(p.textBuf[:0], delay.String()...)
+		b := appendDuration(p.textBuf[:0], delay)
 		p.textBuf = b
 		attrs := p.attrs.Make(1)
 		attrs[0] = trace.Attr{Key: "after", Value: p.requeueTexts.Copy(b)}
@@ -1130,7 +1139,7 @@ func (p *PodWorkers) completeWorkText(uid types.UID, st *podSyncStatus, phaseTra
 		b = append(b, "%: "...)
 		b = append(b, delay.Round(time.Millisecond).String()...)
 		n := len(b)
-		b = append(b, delay.String()...)
+		b = appendDuration(b, delay)
 		p.textBuf = b
 		texts := p.requeueTexts.Copy(b)
 		// trace.Because's reason, with its values in the same object.
@@ -1179,6 +1188,54 @@ func (p *PodWorkers) durationText(d time.Duration) string {
 	}
 	return d.String()
 }
+
+// appendDuration appends d.String() to b. The requeue delays it formats (a resync's
+// jittered interval, a back-off's) lie between a second and an hour, with nanoseconds:
+// their text is written here directly, two digits at a time: the minutes, the seconds,
+// and the fraction without its trailing zeros, as Duration.String writes them. Any other
+// duration is left to Duration.String.
+func appendDuration(b []byte, d time.Duration) []byte {
+	if d < time.Second || d >= time.Hour {
+		return append(b, d.String()...)
+	}
+	u := uint64(d)
+	frac := u % uint64(time.Second)
+	secs := u / uint64(time.Second)
+	if mins := secs / 60; mins > 0 {
+		b = appendSmall(b, mins)
+		b = append(b, 'm')
+	}
+	b = appendSmall(b, secs%60)
+	if frac != 0 {
+		// The nine digits of the fraction, then without its trailing zeros.
+		var digits [10]byte
+		digits[0] = '.'
+		for i := 9; i > 1; i -= 2 {
+			q := frac / 100
+			r := (frac - q*100) * 2
+			digits[i-1], digits[i] = digitPairs[r], digitPairs[r+1]
+			frac = q
+		}
+		digits[1] = byte('0' + frac)
+		n := len(digits)
+		for digits[n-1] == '0' {
+			n--
+		}
+		b = append(b, digits[:n]...)
+	}
+	return append(b, 's')
+}
+
+// appendSmall appends v (below 100) in decimal.
+func appendSmall(b []byte, v uint64) []byte {
+	if v < 10 {
+		return append(b, byte('0'+v))
+	}
+	return append(b, digitPairs[2*v], digitPairs[2*v+1])
+}
+
+// digitPairs holds the two digits of every number below 100, in order.
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
 
 // jitterFactorText formats a jitter factor as the requeue reasons show it: as the factor
 // (strconv 'g') and as a percentage (%.0f). The worker's factors are constants, whose

@@ -69,7 +69,7 @@ func (f *fakeSyncer) record(c syncCall) {
 	f.calls = append(f.calls, c)
 }
 
-func (f *fakeSyncer) SyncPod(updateType UpdateType, pod, _ *corev1.Pod, _ *container.PodStatus, done func(bool, error)) {
+func (f *fakeSyncer) SyncPod(updateType UpdateType, pod, _ *corev1.Pod, _ *container.PodStatus, _ *HandlerState, done func(bool, error)) {
 	f.record(syncCall{fn: "SyncPod", updateType: updateType, pod: pod})
 	terminal, err := false, error(nil)
 	if f.syncPod != nil {

@@ -88,12 +88,23 @@ type UpdatePodOptions struct {
 }
 
 // SyncHandler runs the sync functions (the kubelet). Each reports through its done
-// continuation, since the work inside takes simulated time.
+// continuation, since the work inside takes simulated time. SyncPod is also given the
+// worker's HandlerState, where the handler keeps what it carries from one sync of the pod
+// to the next.
 type SyncHandler interface {
-	SyncPod(updateType UpdateType, pod, mirrorPod *corev1.Pod, podStatus *container.PodStatus, done func(isTerminal bool, err error))
+	SyncPod(updateType UpdateType, pod, mirrorPod *corev1.Pod, podStatus *container.PodStatus, state *HandlerState, done func(isTerminal bool, err error))
 	SyncTerminatingPod(pod *corev1.Pod, podStatus *container.PodStatus, gracePeriod *int64, podStatusFn func(*corev1.PodStatus), done func(err error))
 	SyncTerminatingRuntimePod(runningPod *container.Pod, done func(err error))
 	SyncTerminatedPod(pod *corev1.Pod, podStatus *container.PodStatus, done func(err error))
+}
+
+// HandlerState is a pod worker's place for its SyncHandler's own state of the pod: the
+// worker hands the same one to every SyncPod it runs, and it goes with the worker, so the
+// handler finds its state without looking the pod up. A worker runs SyncPod only until the
+// pod starts terminating, and a pod that is started again after it terminated gets a new
+// worker: the handler's state never outlives the pod's syncing life.
+type HandlerState struct {
+	Value any
 }
 
 // WorkQueue is where a worker schedules its next periodic sync (shared with the syncLoop).
