@@ -543,7 +543,9 @@ func (g *GenericPLEG) reconciled() {
 		g.aligned = false
 	}
 	if global {
-		clear(g.reinspect)
+		if len(g.reinspect) > 0 { // clearing even an empty map walks its table
+			clear(g.reinspect)
+		}
 		g.cache.UpdateTime(timestamp)
 	}
 	for _, uid := range failed {
