@@ -218,29 +218,118 @@ func (m *podManager) GetPods() []*corev1.Pod {
 // Each pod the queue holds has an entry (ids gives its place in entries) with its current
 // time, kept while the pod comes and goes from the queue sync after sync, so that a pod's
 // every sync costs one map lookup (Enqueue's) rather than a store, a lookup and a delete.
-// Times are offsets from sim.Epoch (exact for any time a run reaches), and the heap's
-// items hold the time and the entry's place, no pointer: an item moves through the heap
-// without write barriers. An entry that is neither queued nor named by a heap item is
-// idle; idle entries are dropped (sweep) once they outnumber the others, so the entries
-// stay proportional to the pods queued, not to every pod ever seen.
+// Times are offsets from sim.Epoch (exact for any time a run reaches), and the items
+// hold the time and the entry's place, no pointer: an item moves without write barriers.
+// An entry that is neither queued nor named by an item is idle; idle entries are dropped
+// (sweep) once they outnumber the others, so the entries stay proportional to the pods
+// queued, not to every pod ever seen.
+//
+// Every time given since the pod last came due, replaced ones included, is an item (see
+// GetWork). An item goes to the wheel when its time falls within queueSlots slots of
+// the cursor, the usual case (resyncs a minute ahead, back-offs a few), and to the heap
+// of times otherwise. The wheel's slot k (at wheel[k%queueSlots]) holds the items whose
+// time is in [k, k+1)·queueSlot, in no order, as a list of nodes linked through one array
+// (nodes: a slot of its own each would make hundreds of small arrays); every slot
+// before cursor is empty. GetWork,
+// called about once a slot by the sync ticker, empties the slots before now's and looks
+// through now's: each item is appended once and looked at once or twice, where the heap
+// moved it through every level of a heap of all the queued pods, twice.
 type workQueue struct {
 	s       simClock
 	ids     map[types.UID]int32
 	entries []queueEntry
-	free    []int32 // places in entries no pod has
-	idle    int     // entries neither queued nor named by a heap item
-	// due holds every time given since the pod last came due, replaced ones included
-	// (see GetWork).
-	due queueHeap
-	out []types.UID // GetWork's answer, reused
+	free    []int32           // places in entries no pod has
+	idle    int               // entries neither queued nor named by an item
+	wheel   [queueSlots]int32 // each slot's first node, as its place in nodes plus one (0: none)
+	nodes   []queueNode
+	// freeNode is the first node no slot holds (its place plus one, 0: none); each links
+	// to the next.
+	freeNode   int32
+	wheelItems int   // items in the wheel
+	cursor     int64 // the first slot that may hold items
+	due        queueHeap
+	// taken is GetWork's due pods, sorted into UID order; out is its answer. Both reused.
+	taken []takenPod
+	out   []types.UID
 }
+
+// The work queue's wheel: a slot per sync tick (the period GetWork is called at), and
+// room for the resync period and the longest back-off with some to spare.
+const (
+	queueSlot  = time.Second
+	queueSlots = 512
+)
+
+// queueNode is an item in a wheel slot, and the place plus one of the slot's next node
+// (0: none).
+type queueNode struct {
+	t    time.Duration
+	id   int32
+	next int32
+}
+
+// slotOf is the wheel slot of time t.
+func slotOf(t time.Duration) int64 { return int64(t / queueSlot) }
 
 // queueEntry is one pod's place in the work queue.
 type queueEntry struct {
 	uid    types.UID
+	key    uint64        // uidKey(uid)
 	t      time.Duration // the pod's current time, when queued
 	queued bool
 	items  int32 // heap items naming this entry
+}
+
+// takenPod is a due pod as GetWork sorts it: its UID and uidKey.
+type takenPod struct {
+	key uint64
+	uid types.UID
+}
+
+// uidKey is the first 8 bytes of uid as a big-endian number, shorter UIDs padded with
+// zero bytes: a UID whose key is smaller sorts before one whose key is larger, as strings
+// compare (a zero byte is the least, as the end of a shorter string is), so that most
+// comparisons of UIDs, whose first bytes are random, need no string comparison.
+func uidKey(uid types.UID) uint64 {
+	var k uint64
+	for i := 0; i < 8; i++ {
+		k <<= 8
+		if i < len(uid) {
+			k |= uint64(uid[i])
+		}
+	}
+	return k
+}
+
+// sortTaken sorts due pods into UID order. A sync tick takes a few pods (a node's pods
+// over the resync period, a dozen or two on the largest nodes), which an insertion sort
+// with the comparison written out orders in a fraction of a general sort's time.
+func sortTaken(taken []takenPod) {
+	if len(taken) > 32 {
+		slices.SortFunc(taken, compareTaken)
+		return
+	}
+	for i := 1; i < len(taken); i++ {
+		x := taken[i]
+		j := i
+		for ; j > 0; j-- {
+			y := taken[j-1]
+			if y.key < x.key || y.key == x.key && y.uid <= x.uid {
+				break
+			}
+			taken[j] = y
+		}
+		taken[j] = x
+	}
+}
+
+// compareTaken orders due pods by UID: by key, then, for the rare equal keys, by the
+// whole UID.
+func compareTaken(a, b takenPod) int {
+	if a.key != b.key {
+		return cmp.Compare(a.key, b.key)
+	}
+	return cmp.Compare(a.uid, b.uid)
 }
 
 func (e *queueEntry) isIdle() bool { return !e.queued && e.items == 0 }
@@ -268,7 +357,7 @@ func (q *workQueue) Enqueue(uid types.UID, delay time.Duration) {
 			id = int32(len(q.entries))
 			q.entries = append(q.entries, queueEntry{})
 		}
-		q.entries[id] = queueEntry{uid: uid}
+		q.entries[id] = queueEntry{uid: uid, key: uidKey(uid)}
 		q.ids[uid] = id
 	} else if q.entries[id].isIdle() {
 		q.idle--
@@ -276,40 +365,101 @@ func (q *workQueue) Enqueue(uid types.UID, delay time.Duration) {
 	e := &q.entries[id]
 	e.t, e.queued = t, true
 	e.items++
-	q.due.push(queueItem{t, id})
+	// A time before the cursor's slot (a negative delay) goes to the cursor's slot, which
+	// GetWork looks through first.
+	switch k := max(slotOf(t), q.cursor); {
+	case k < q.cursor+queueSlots:
+		n := q.freeNode
+		if n != 0 {
+			q.freeNode = q.nodes[n-1].next
+		} else {
+			q.nodes = append(q.nodes, queueNode{})
+			n = int32(len(q.nodes))
+		}
+		head := &q.wheel[k%queueSlots]
+		q.nodes[n-1] = queueNode{t: t, id: id, next: *head}
+		*head = n
+		q.wheelItems++
+	default:
+		q.due.push(queueItem{t, id})
+	}
 }
 
 // GetWork removes and returns the pods whose time is strictly before now, in UID order
 // (nil when none is due). The slice is reused by the next call.
 //
-// The pods come off the heap of times: an item whose pod has since been given another
-// time (Enqueue replaced its entry) no longer matches the pod's entry and is dropped when
-// its own time comes, so only due items are looked at, not every queued pod.
+// The pods come from the items whose time is before now, in the wheel's slots and off
+// the heap: an item whose pod has since been given another time (Enqueue replaced its
+// entry) no longer matches the pod's entry and is dropped when its own time comes, so
+// only due items are looked at, not every queued pod. Which items are due is all that
+// decides the answer (it is sorted), not the order they are found in.
 func (q *workQueue) GetWork() []types.UID {
 	now := q.now()
-	out := q.out[:0]
+	taken := q.taken[:0]
+	// Every slot before now's holds only due items; when now is a whole wheel or more
+	// ahead of the cursor, that is every slot.
+	end := slotOf(now)
+	for k := q.cursor; k < end && k < q.cursor+queueSlots; k++ {
+		taken = q.takeSlot(taken, &q.wheel[k%queueSlots], true, now)
+	}
+	if end < q.cursor+queueSlots {
+		taken = q.takeSlot(taken, &q.wheel[end%queueSlots], false, now)
+	}
+	q.cursor = max(q.cursor, end)
 	for len(q.due) > 0 && q.due[0].t < now {
-		it := q.due.pop()
-		e := &q.entries[it.id]
-		e.items--
-		if e.queued && e.t == it.t {
-			out = append(out, e.uid)
-			e.queued = false
-		}
-		if e.isIdle() {
-			q.idle++
-		}
+		taken = q.take(taken, q.due.pop())
 	}
 	if q.idle > len(q.ids)-q.idle+workQueueIdleSlack {
 		q.sweep()
 	}
-	slices.Sort(out)
-	q.out = out
-	if len(out) == 0 {
+	if len(taken) == 0 {
+		q.taken = taken
 		return nil
 	}
+	sortTaken(taken)
+	out := q.out[:0]
+	for _, t := range taken {
+		out = append(out, t.uid)
+	}
+	clear(taken) // the UIDs are the answer's, not kept here
+	q.taken, q.out = taken, out
 	return out
 }
+
+// take is GetWork taking the due item it: its pod is added to taken if the item holds the
+// pod's current time.
+func (q *workQueue) take(taken []takenPod, it queueItem) []takenPod {
+	e := &q.entries[it.id]
+	e.items--
+	if e.queued && e.t == it.t {
+		taken = append(taken, takenPod{e.key, e.uid})
+		e.queued = false
+	}
+	if e.isIdle() {
+		q.idle++
+	}
+	return taken
+}
+
+// takeSlot takes the items of the wheel slot whose first node is *link, all of them or
+// those with a time before now, unlinking their nodes and freeing them.
+func (q *workQueue) takeSlot(taken []takenPod, link *int32, all bool, now time.Duration) []takenPod {
+	for n := *link; n != 0; n = *link {
+		nd := &q.nodes[n-1]
+		if !all && nd.t >= now {
+			link = &nd.next // kept: nothing appends to nodes while a slot is walked
+			continue
+		}
+		*link = nd.next
+		taken = q.take(taken, queueItem{nd.t, nd.id})
+		nd.next, q.freeNode = q.freeNode, n
+		q.wheelItems--
+	}
+	return taken
+}
+
+// queuedItems is how many items the queue holds, in the wheel and in the heap.
+func (q *workQueue) queuedItems() int { return q.wheelItems + len(q.due) }
 
 // workQueueIdleSlack is how many idle entries beyond the others the queue keeps before
 // sweeping: a sync tick leaves the pods it took idle until their workers requeue them.
