@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -24,7 +25,14 @@ type podManager struct {
 	// their number. Once handed out it is shared, so the next change works on a copy.
 	sorted    []*corev1.Pod
 	handedOut bool
-	byUID     map[types.UID]*corev1.Pod
+	// byUID holds each desired pod through an entry that set points at each new object of
+	// the pod, kept until the pod leaves: an entry holder (the work queue's, see
+	// duePod) then reads the pod without a lookup, and a replaced pod costs no map store.
+	byUID map[types.UID]*uidEntry
+	// entryChunk is where new entries are cut from, many to an allocation; an entry is
+	// never reused (a gone one may still be held), so a chunk is left to its entries once
+	// cut up.
+	entryChunk []uidEntry
 	// podsVersion counts the UIDs entering or leaving byUID: HasUID, and which pods GetPods
 	// lists (not the objects), may answer differently only once it moved.
 	podsVersion uint64
@@ -49,13 +57,21 @@ type podManager struct {
 const KindPodManager trace.Kind = "podManager"
 
 func newPodManager(record func(*trace.Event)) *podManager {
-	return &podManager{byUID: map[types.UID]*corev1.Pod{}, byFullName: map[string]*podRef{}, mirrorByName: map[string]*corev1.Pod{}, record: record}
+	return &podManager{byUID: map[types.UID]*uidEntry{}, byFullName: map[string]*podRef{}, mirrorByName: map[string]*corev1.Pod{}, record: record}
 }
 
 func fullName(p *corev1.Pod) string { return p.Name + "_" + p.Namespace }
 
 // podRef is a pod manager entry that set updates in place.
 type podRef struct{ pod *corev1.Pod }
+
+// uidEntry is the pod map's entry for one UID: the pod object set last. RemovePod marks
+// it gone as it drops it (a UID that comes back gets a new entry), so that whoever keeps
+// an entry knows, without a lookup, whether it still is the pod's.
+type uidEntry struct {
+	pod  *corev1.Pod
+	gone bool
+}
 
 // AddPod files p in the pod map, or in the mirror-pod map when it is a mirror pod.
 func (m *podManager) AddPod(p *corev1.Pod) { m.set("AddPod", p) }
@@ -73,11 +89,18 @@ func (m *podManager) set(op string, p *corev1.Pod) {
 		}
 		return
 	}
-	_, had := m.byUID[p.UID]
-	m.byUID[p.UID] = p
+	e := m.byUID[p.UID]
+	had := e != nil
 	if !had {
+		if len(m.entryChunk) == 0 {
+			m.entryChunk = make([]uidEntry, 64)
+		}
+		e = &m.entryChunk[0]
+		m.entryChunk = m.entryChunk[1:]
+		m.byUID[p.UID] = e
 		m.podsVersion++
 	}
+	e.pod = p
 	m.touch(p.UID)
 	if ref := m.byFullName[fullName(p)]; ref != nil {
 		ref.pod = p
@@ -99,7 +122,7 @@ func (m *podManager) set(op string, p *corev1.Pod) {
 
 // search finds where the pod with this UID is, or would go, in sorted.
 func (m *podManager) search(uid types.UID) (int, bool) {
-	return slices.BinarySearchFunc(m.sorted, uid, func(p *corev1.Pod, uid types.UID) int { return cmp.Compare(p.UID, uid) })
+	return slices.BinarySearchFunc(m.sorted, uid, func(p *corev1.Pod, uid types.UID) int { return strings.Compare(string(p.UID), string(uid)) })
 }
 
 // own makes sorted safe to change, with room for grow more pods, copying it if it was
@@ -120,9 +143,11 @@ func (m *podManager) RemovePod(p *corev1.Pod) {
 		}
 		return
 	}
-	_, had := m.byUID[p.UID]
-	delete(m.byUID, p.UID)
+	e := m.byUID[p.UID]
+	had := e != nil
 	if had {
+		e.gone = true
+		delete(m.byUID, p.UID)
 		m.podsVersion++
 	}
 	m.touch(p.UID)
@@ -142,7 +167,7 @@ func (m *podManager) RemovePod(p *corev1.Pod) {
 // fileDeadline puts p in withDeadline (replacing the pod of its UID) when has, or takes
 // its UID out.
 func (m *podManager) fileDeadline(p *corev1.Pod, has bool) {
-	i, found := slices.BinarySearchFunc(m.withDeadline, p.UID, func(q *corev1.Pod, uid types.UID) int { return cmp.Compare(q.UID, uid) })
+	i, found := slices.BinarySearchFunc(m.withDeadline, p.UID, func(q *corev1.Pod, uid types.UID) int { return strings.Compare(string(q.UID), string(uid)) })
 	switch {
 	case has && found:
 		m.withDeadline[i] = p
@@ -174,9 +199,14 @@ func (m *podManager) changed(op string, p *corev1.Pod) {
 // GetPodByUID returns the desired pod with this UID: never a mirror pod, since set files
 // those in the mirror-pod map only.
 func (m *podManager) GetPodByUID(uid types.UID) (*corev1.Pod, bool) {
-	p, ok := m.byUID[uid]
-	return p, ok
+	if e := m.byUID[uid]; e != nil {
+		return e.pod, true
+	}
+	return nil, false
 }
+
+// entry is the pod map's entry for uid, nil if the pod is not desired.
+func (m *podManager) entry(uid types.UID) *uidEntry { return m.byUID[uid] }
 
 // HasUID reports whether the pod is desired.
 func (m *podManager) HasUID(uid types.UID) bool {
@@ -248,7 +278,8 @@ type workQueue struct {
 	wheelItems int   // items in the wheel
 	cursor     int64 // the first slot that may hold items
 	due        queueHeap
-	// taken is GetWork's due pods, sorted into UID order; out is its answer. Both reused.
+	// taken is GetWork's due pods, sorted into UID order, kept until the next call (see
+	// takenEntry); out is its answer. Both reused.
 	taken []takenPod
 	out   []types.UID
 }
@@ -273,17 +304,21 @@ func slotOf(t time.Duration) int64 { return int64(t / queueSlot) }
 
 // queueEntry is one pod's place in the work queue.
 type queueEntry struct {
-	uid    types.UID
+	uid types.UID
+	// pod is the pod manager's entry for uid as duePod last found it (nil: none yet). The
+	// queue never reads it; a new queue entry starts without one.
+	pod    *uidEntry
 	key    uint64        // uidKey(uid)
 	t      time.Duration // the pod's current time, when queued
 	queued bool
 	items  int32 // heap items naming this entry
 }
 
-// takenPod is a due pod as GetWork sorts it: its UID and uidKey.
+// takenPod is a due pod as GetWork sorts it: its UID and uidKey, and its entry's place.
 type takenPod struct {
 	key uint64
 	uid types.UID
+	id  int32
 }
 
 // uidKey is the first 8 bytes of uid as a big-endian number, shorter UIDs padded with
@@ -329,7 +364,7 @@ func compareTaken(a, b takenPod) int {
 	if a.key != b.key {
 		return cmp.Compare(a.key, b.key)
 	}
-	return cmp.Compare(a.uid, b.uid)
+	return strings.Compare(string(a.uid), string(b.uid))
 }
 
 func (e *queueEntry) isIdle() bool { return !e.queued && e.items == 0 }
@@ -421,9 +456,18 @@ func (q *workQueue) GetWork() []types.UID {
 	for _, t := range taken {
 		out = append(out, t.uid)
 	}
-	clear(taken) // the UIDs are the answer's, not kept here
 	q.taken, q.out = taken, out
 	return out
+}
+
+// takenEntry is the queue entry of the i-th pod the last GetWork returned, nil if GetWork
+// dropped it as idle (sweep). It stays the pod's until the next Enqueue or GetWork.
+func (q *workQueue) takenEntry(i int) *queueEntry {
+	t := &q.taken[i]
+	if e := &q.entries[t.id]; e.uid == t.uid {
+		return e
+	}
+	return nil
 }
 
 // take is GetWork taking the due item it: its pod is added to taken if the item holds the
@@ -432,7 +476,7 @@ func (q *workQueue) take(taken []takenPod, it queueItem) []takenPod {
 	e := &q.entries[it.id]
 	e.items--
 	if e.queued && e.t == it.t {
-		taken = append(taken, takenPod{e.key, e.uid})
+		taken = append(taken, takenPod{e.key, e.uid, it.id})
 		e.queued = false
 	}
 	if e.isIdle() {

@@ -199,7 +199,7 @@ func TestCompareTakenIsUIDOrder(t *testing.T) {
 		"53842afd-ffff", "96603d4d-fddd-0a0c-5450-8001fb4ef027", "abcdefg"}
 	for _, a := range uids {
 		for _, b := range uids {
-			got := compareTaken(takenPod{uidKey(a), a}, takenPod{uidKey(b), b})
+			got := compareTaken(takenPod{key: uidKey(a), uid: a}, takenPod{key: uidKey(b), uid: b})
 			if want := strings.Compare(string(a), string(b)); got != want {
 				t.Errorf("compareTaken(%q, %q) = %d, want %d", a, b, got, want)
 			}
@@ -270,7 +270,7 @@ func TestSortTakenIsUIDOrder(t *testing.T) {
 		var want []types.UID
 		for i := 0; i < n; i++ {
 			u := types.UID(fmt.Sprintf("%08x-%d", rng.IntN(64), rng.IntN(1000))) // shared keys too
-			taken = append(taken, takenPod{uidKey(u), u})
+			taken = append(taken, takenPod{key: uidKey(u), uid: u})
 			want = append(want, u)
 		}
 		sortTaken(taken)

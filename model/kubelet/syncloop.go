@@ -460,17 +460,17 @@ func (kl *Kubelet) getPodsToSync() []*corev1.Pod {
 	ready := kl.workQueue.GetWork()
 	deadlined := kl.podManager.podsWithActiveDeadline()
 	out := kl.podsToSync[:0]
-	for len(ready) > 0 || len(deadlined) > 0 {
+	for i := 0; i < len(ready) || len(deadlined) > 0; {
 		switch {
-		case len(deadlined) == 0 || len(ready) > 0 && ready[0] < deadlined[0].UID:
+		case len(deadlined) == 0 || i < len(ready) && ready[i] < deadlined[0].UID:
 			// Due; a pod no longer desired is left out.
-			if pod, ok := kl.podManager.GetPodByUID(ready[0]); ok {
+			if pod := kl.duePod(i, ready[i]); pod != nil {
 				out = append(out, pod)
 			}
-			ready = ready[1:]
-		case len(ready) > 0 && ready[0] == deadlined[0].UID:
+			i++
+		case i < len(ready) && ready[i] == deadlined[0].UID:
 			out = append(out, deadlined[0])
-			ready, deadlined = ready[1:], deadlined[1:]
+			i, deadlined = i+1, deadlined[1:]
 		default:
 			if kl.pastActiveDeadline(deadlined[0]) {
 				out = append(out, deadlined[0])
@@ -480,6 +480,25 @@ func (kl *Kubelet) getPodsToSync() []*corev1.Pod {
 	}
 	kl.podsToSync = out[:0]
 	return out
+}
+
+// duePod is the desired pod of uid, the i-th pod GetWork returned, nil if there is none.
+// The pod manager's entry for the pod is kept in the pod's work queue entry, so that the
+// pod's later syncs read it there instead of looking it up: an entry not marked gone is
+// the pod manager's current one for the UID (see uidEntry).
+func (kl *Kubelet) duePod(i int, uid types.UID) *corev1.Pod {
+	qe := kl.workQueue.takenEntry(i)
+	if qe == nil {
+		pod, _ := kl.podManager.GetPodByUID(uid)
+		return pod
+	}
+	if qe.pod == nil || qe.pod.gone {
+		qe.pod = kl.podManager.entry(uid)
+		if qe.pod == nil {
+			return nil
+		}
+	}
+	return qe.pod.pod
 }
 
 func (kl *Kubelet) pastActiveDeadline(pod *corev1.Pod) bool {
