@@ -71,6 +71,9 @@ type podRef struct{ pod *corev1.Pod }
 type uidEntry struct {
 	pod  *corev1.Pod
 	gone bool
+	// fullName is fullName(pod), made once: a pod's name does not change, and set files
+	// the pod by it on every status echo.
+	fullName string
 }
 
 // AddPod files p in the pod map, or in the mirror-pod map when it is a mirror pod.
@@ -100,12 +103,15 @@ func (m *podManager) set(op string, p *corev1.Pod) {
 		m.byUID[p.UID] = e
 		m.podsVersion++
 	}
+	if e.pod == nil || e.pod.Name != p.Name || e.pod.Namespace != p.Namespace {
+		e.fullName = fullName(p)
+	}
 	e.pod = p
 	m.touch(p.UID)
-	if ref := m.byFullName[fullName(p)]; ref != nil {
+	if ref := m.byFullName[e.fullName]; ref != nil {
 		ref.pod = p
 	} else {
-		m.byFullName[fullName(p)] = &podRef{pod: p}
+		m.byFullName[e.fullName] = &podRef{pod: p}
 	}
 	i, found := m.search(p.UID)
 	m.own(1)
