@@ -320,10 +320,10 @@ type queueEntry struct {
 	items  int32 // heap items naming this entry
 }
 
-// takenPod is a due pod as GetWork sorts it: its UID and uidKey, and its entry's place.
+// takenPod is a due pod as GetWork sorts it: its UID's uidKey and its entry's place. It
+// holds no pointer, so that sorting moves it without write barriers.
 type takenPod struct {
 	key uint64
-	uid types.UID
 	id  int32
 }
 
@@ -345,9 +345,9 @@ func uidKey(uid types.UID) uint64 {
 // sortTaken sorts due pods into UID order. A sync tick takes a few pods (a node's pods
 // over the resync period, a dozen or two on the largest nodes), which an insertion sort
 // with the comparison written out orders in a fraction of a general sort's time.
-func sortTaken(taken []takenPod) {
+func (q *workQueue) sortTaken(taken []takenPod) {
 	if len(taken) > 32 {
-		slices.SortFunc(taken, compareTaken)
+		slices.SortFunc(taken, q.compareTaken)
 		return
 	}
 	for i := 1; i < len(taken); i++ {
@@ -355,7 +355,7 @@ func sortTaken(taken []takenPod) {
 		j := i
 		for ; j > 0; j-- {
 			y := taken[j-1]
-			if y.key < x.key || y.key == x.key && y.uid <= x.uid {
+			if y.key < x.key || y.key == x.key && q.entries[y.id].uid <= q.entries[x.id].uid {
 				break
 			}
 			taken[j] = y
@@ -366,11 +366,11 @@ func sortTaken(taken []takenPod) {
 
 // compareTaken orders due pods by UID: by key, then, for the rare equal keys, by the
 // whole UID.
-func compareTaken(a, b takenPod) int {
+func (q *workQueue) compareTaken(a, b takenPod) int {
 	if a.key != b.key {
 		return cmp.Compare(a.key, b.key)
 	}
-	return strings.Compare(string(a.uid), string(b.uid))
+	return strings.Compare(string(q.entries[a.id].uid), string(q.entries[b.id].uid))
 }
 
 func (e *queueEntry) isIdle() bool { return !e.queued && e.items == 0 }
@@ -450,27 +450,26 @@ func (q *workQueue) GetWork() []types.UID {
 	for len(q.due) > 0 && q.due[0].t < now {
 		taken = q.take(taken, q.due.pop())
 	}
+	// The pods are sorted and named before sweep may drop their entries.
+	q.sortTaken(taken)
+	out := q.out[:0]
+	for _, t := range taken {
+		out = append(out, q.entries[t.id].uid)
+	}
+	q.taken, q.out = taken, out
 	if q.idle > len(q.ids)-q.idle+workQueueIdleSlack {
 		q.sweep()
 	}
-	if len(taken) == 0 {
-		q.taken = taken
+	if len(out) == 0 {
 		return nil
 	}
-	sortTaken(taken)
-	out := q.out[:0]
-	for _, t := range taken {
-		out = append(out, t.uid)
-	}
-	q.taken, q.out = taken, out
 	return out
 }
 
 // takenEntry is the queue entry of the i-th pod the last GetWork returned, nil if GetWork
 // dropped it as idle (sweep). It stays the pod's until the next Enqueue or GetWork.
 func (q *workQueue) takenEntry(i int) *queueEntry {
-	t := &q.taken[i]
-	if e := &q.entries[t.id]; e.uid == t.uid {
+	if e := &q.entries[q.taken[i].id]; e.uid == q.out[i] {
 		return e
 	}
 	return nil
@@ -482,7 +481,7 @@ func (q *workQueue) take(taken []takenPod, it queueItem) []takenPod {
 	e := &q.entries[it.id]
 	e.items--
 	if e.queued && e.t == it.t {
-		taken = append(taken, takenPod{e.key, e.uid, it.id})
+		taken = append(taken, takenPod{e.key, it.id})
 		e.queued = false
 	}
 	if e.isIdle() {

@@ -197,9 +197,15 @@ func TestCompareTakenIsUIDOrder(t *testing.T) {
 	uids := []types.UID{"", "a", "ab", "ab\x00", "ab\x00x", "ab\x01", "abcdefgh", "abcdefgh\x00", "abcdefghi",
 		"abcdefgg~", "b", "\xff", "53842afe-623a-6f1e-182f-9c81e2492a92", "53842afe-623a-6f1e-182f-9c81e2492a91",
 		"53842afd-ffff", "96603d4d-fddd-0a0c-5450-8001fb4ef027", "abcdefg"}
+	q := newWorkQueue(&fakeNow{t: sim.Epoch})
+	taken := map[types.UID]takenPod{}
+	for _, u := range uids {
+		q.Enqueue(u, time.Hour)
+		taken[u] = takenPod{key: uidKey(u), id: q.ids[u]}
+	}
 	for _, a := range uids {
 		for _, b := range uids {
-			got := compareTaken(takenPod{key: uidKey(a), uid: a}, takenPod{key: uidKey(b), uid: b})
+			got := q.compareTaken(taken[a], taken[b])
 			if want := strings.Compare(string(a), string(b)); got != want {
 				t.Errorf("compareTaken(%q, %q) = %d, want %d", a, b, got, want)
 			}
@@ -266,18 +272,20 @@ func TestWorkQueueWheelAndHeapMatchAMap(t *testing.T) {
 func TestSortTakenIsUIDOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, n := range []int{0, 1, 2, 5, 17, 32, 33, 200} {
+		q := newWorkQueue(&fakeNow{t: sim.Epoch})
 		var taken []takenPod
 		var want []types.UID
 		for i := 0; i < n; i++ {
 			u := types.UID(fmt.Sprintf("%08x-%d", rng.IntN(64), rng.IntN(1000))) // shared keys too
-			taken = append(taken, takenPod{key: uidKey(u), uid: u})
+			q.Enqueue(u, time.Hour)
+			taken = append(taken, takenPod{key: uidKey(u), id: q.ids[u]})
 			want = append(want, u)
 		}
-		sortTaken(taken)
+		q.sortTaken(taken)
 		slices.Sort(want)
 		for i := range taken {
-			if taken[i].uid != want[i] {
-				t.Fatalf("n=%d: at %d got %q, want %q", n, i, taken[i].uid, want[i])
+			if got := q.entries[taken[i].id].uid; got != want[i] {
+				t.Fatalf("n=%d: at %d got %q, want %q", n, i, got, want[i])
 			}
 		}
 	}
