@@ -62,18 +62,29 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 	}
 	if err == nil && !memo.noOrphans(runtimePods, listingVersion, podsVersion, workersVersion) {
 		clean := memo.cleanListing(podsVersion, workersVersion)
-		for _, rp := range runtimePods {
+		// When the clean listing has as many pods as this one (the usual case: the same
+		// pods, a few of them changed), each pod is compared with the one at its own
+		// place; a pod found elsewhere in it is then checked afresh, which finds it no
+		// orphan again, since nothing the check reads has moved.
+		aligned := len(clean) == len(runtimePods)
+		for i, rp := range runtimePods {
 			// A pod of a listing that had no orphan, as the same object, is none now. Most
 			// pods are the next one of that listing: the pointer test finds them before
 			// any comparison of UIDs.
-			if len(clean) > 0 && clean[0] != rp {
-				for len(clean) > 0 && clean[0].ID < rp.ID {
-					clean = clean[1:]
+			if aligned {
+				if clean[i] == rp {
+					continue
 				}
-			}
-			if len(clean) > 0 && clean[0] == rp {
-				clean = clean[1:]
-				continue
+			} else {
+				if len(clean) > 0 && clean[0] != rp {
+					for len(clean) > 0 && clean[0].ID < rp.ID {
+						clean = clean[1:]
+					}
+				}
+				if len(clean) > 0 && clean[0] == rp {
+					clean = clean[1:]
+					continue
+				}
 			}
 			if _, ok := workingPods[rp.ID]; ok || kl.podManager.HasUID(rp.ID) || !hasRunning(rp) {
 				continue
