@@ -290,3 +290,57 @@ func TestSortTakenIsUIDOrder(t *testing.T) {
 		}
 	}
 }
+
+// Over random histories of pods added, replaced (by new objects, as status echoes do) and
+// removed, GetPods lists the latest object of every pod held, in UID order, GetPodByUID
+// and GetPodByFullName find them, and no list handed out changes afterwards.
+func TestPodManagerListsTheLatestObjects(t *testing.T) {
+	m := newPodManager(nil)
+	ref := map[types.UID]*corev1.Pod{}
+	rng := rand.New(rand.NewPCG(9, 10))
+	var kept [][]*corev1.Pod
+	for step := 0; step < 3000; step++ {
+		i := rng.IntN(40)
+		u := types.UID(fmt.Sprintf("uid-%03d", i))
+		switch rng.IntN(5) {
+		case 0:
+			if p, ok := ref[u]; ok {
+				m.RemovePod(p)
+				delete(ref, u)
+			}
+		default:
+			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("p%03d", i), UID: u}}
+			if rng.IntN(2) == 0 {
+				m.AddPod(p)
+			} else {
+				m.UpdatePod(p)
+			}
+			ref[u] = p
+		}
+		var want []*corev1.Pod
+		for _, p := range ref {
+			want = append(want, p)
+		}
+		slices.SortFunc(want, func(a, b *corev1.Pod) int { return strings.Compare(string(a.UID), string(b.UID)) })
+		if rng.IntN(3) == 0 {
+			got := m.GetPods()
+			if !slices.Equal(got, want) {
+				t.Fatalf("step %d: GetPods = %v, want %v", step, uids(got), uids(want))
+			}
+			kept = append(kept, got, slices.Clone(got)) // a handed-out list, and a copy
+		}
+		for _, p := range want {
+			if got, ok := m.GetPodByUID(p.UID); !ok || got != p {
+				t.Fatalf("step %d: GetPodByUID(%s) = %p, want %p", step, p.UID, got, p)
+			}
+			if got, ok := m.GetPodByFullName(fullName(p)); !ok || got != p {
+				t.Fatalf("step %d: GetPodByFullName(%s) = %p, want %p", step, fullName(p), got, p)
+			}
+		}
+	}
+	for i := 0; i < len(kept); i += 2 {
+		if !slices.Equal(kept[i], kept[i+1]) {
+			t.Fatalf("list %d handed out changed under its holder", i/2)
+		}
+	}
+}
