@@ -32,9 +32,11 @@ const KindNodeCondition trace.Kind = "nodeCondition"
 
 // Server holds the node's pods and its Node object's conditions.
 type Server struct {
-	s          *sim.Sim
-	clk        *sim.Clock
-	conditions map[corev1.NodeConditionType]corev1.NodeCondition
+	s   *sim.Sim
+	clk *sim.Clock
+	// conditions holds each condition type's latest post, updated in place: the node
+	// status loop posts every condition at each update, nearly always unchanged.
+	conditions map[corev1.NodeConditionType]*corev1.NodeCondition
 	pods       map[types.UID]*storedPod
 	// byName lists the UIDs of the pods called namespace/name (usually one), so that a
 	// lookup by name need not scan every pod. Kept by put and remove, the only places
@@ -72,7 +74,7 @@ type WatchEvent struct {
 // New returns an empty API server.
 func New(s *sim.Sim) *Server {
 	return &Server{s: s, clk: s.Clock("apiserver", sim.PriorityConfig), pods: map[types.UID]*storedPod{},
-		byName: map[string][]types.UID{}, conditions: map[corev1.NodeConditionType]corev1.NodeCondition{}}
+		byName: map[string][]types.UID{}, conditions: map[corev1.NodeConditionType]*corev1.NodeCondition{}}
 }
 
 // Watch gives initial the node's pods now, then every change to changed (a reflector's
@@ -376,11 +378,16 @@ func itoa(i int) string { return strconv.Itoa(i) }
 
 // SetNodeCondition stores a condition the kubelet posts; a change of status is recorded.
 func (a *Server) SetNodeCondition(c corev1.NodeCondition) {
-	if cur, ok := a.conditions[c.Type]; ok && cur.Status == c.Status {
-		a.conditions[c.Type] = c
+	cur := a.conditions[c.Type]
+	if cur != nil && cur.Status == c.Status {
+		*cur = c
 		return
 	}
-	a.conditions[c.Type] = c
+	if cur == nil {
+		cur = new(corev1.NodeCondition)
+		a.conditions[c.Type] = cur
+	}
+	*cur = c
 	attrs := []trace.Attr{{Key: "type", Value: string(c.Type)}, {Key: "status", Value: string(c.Status)}}
 	if c.Reason != "" {
 		attrs = append(attrs, trace.Attr{Key: "reason", Value: c.Reason}, trace.Attr{Key: "message", Value: c.Message})
@@ -390,6 +397,8 @@ func (a *Server) SetNodeCondition(c corev1.NodeCondition) {
 
 // NodeCondition returns the node's condition of a type.
 func (a *Server) NodeCondition(t corev1.NodeConditionType) (corev1.NodeCondition, bool) {
-	c, ok := a.conditions[t]
-	return c, ok
+	if c := a.conditions[t]; c != nil {
+		return *c, true
+	}
+	return corev1.NodeCondition{}, false
 }

@@ -24,6 +24,9 @@ type Backoff struct {
 	// minimum), and GC sets it to the true minimum when it walks. While now is within the
 	// reset window of oldest, no entry can have expired and GC need not walk.
 	oldest time.Time
+	// gcFrom is oldest plus the reset window: GC, asked at every housekeeping pass, finds
+	// nothing to drop until now is past it, which one comparison of times tells.
+	gcFrom time.Time
 }
 
 // NewBackOff returns a back-off from initial doubling to max, reset after 2 × max.
@@ -32,7 +35,11 @@ func NewBackOff(initial, max time.Duration) *Backoff {
 }
 
 // WithResetAfter sets how long an entry lives without an update.
-func (b *Backoff) WithResetAfter(d time.Duration) *Backoff { b.resetAfter = d; return b }
+func (b *Backoff) WithResetAfter(d time.Duration) *Backoff {
+	b.resetAfter = d
+	b.setOldest(b.oldest)
+	return b
+}
 
 func (b *Backoff) expired(e *entry, eventTime time.Time) bool {
 	return eventTime.Sub(e.lastUpdate) > b.resetAfter
@@ -55,7 +62,7 @@ func (b *Backoff) Next(key string, eventTime, now time.Time) {
 	}
 	e.lastUpdate = now
 	if len(b.entries) == 1 || now.Before(b.oldest) {
-		b.oldest = now
+		b.setOldest(now)
 	}
 }
 
@@ -90,7 +97,7 @@ func (b *Backoff) IsInBackOffSinceUpdate(key string, now time.Time) bool {
 // does not depend on the order they are looked at, and nothing is recorded, so the map is
 // walked as it is, deleting as it goes (which Go allows), rather than in sorted key order.
 func (b *Backoff) GC(now time.Time) {
-	if len(b.entries) == 0 || now.Sub(b.oldest) <= b.resetAfter {
+	if len(b.entries) == 0 || !now.After(b.gcFrom) {
 		return // every entry was updated within the window
 	}
 	first := true
@@ -98,9 +105,15 @@ func (b *Backoff) GC(now time.Time) {
 		if b.expired(e, now) {
 			delete(b.entries, k)
 		} else if first || e.lastUpdate.Before(b.oldest) {
-			b.oldest, first = e.lastUpdate, false
+			b.setOldest(e.lastUpdate)
+			first = false
 		}
 	}
+}
+
+// setOldest makes t the time no entry's last update is earlier than.
+func (b *Backoff) setOldest(t time.Time) {
+	b.oldest, b.gcFrom = t, t.Add(b.resetAfter)
 }
 
 // Reset forgets the key.

@@ -144,7 +144,11 @@ type Kubelet struct {
 	// waitFrom is when the syncLoop pass in progress started waiting on its select.
 	waitFrom time.Duration
 
-	lastRuntimeUp  time.Time
+	// lastRuntimeUp is when the runtime last answered a status check, as elapsed run time
+	// (runtimeUpSeen: it has answered once): runtimeErrors, asked at every syncLoop pass,
+	// subtracts durations instead of times.
+	lastRuntimeUp  time.Duration
+	runtimeUpSeen  bool
 	runtimeBackoff time.Duration
 	runtimeUpTimer *sim.Timer
 	gcTimer        *sim.Timer
@@ -317,7 +321,7 @@ func (kl *Kubelet) updateRuntimeUp() {
 		return
 	}
 	if kl.runtime.Ready() {
-		kl.lastRuntimeUp = kl.s.Now()
+		kl.lastRuntimeUp, kl.runtimeUpSeen = kl.s.Elapsed(), true
 	}
 	if kl.runtimeUpTimer == nil {
 		kl.runtimeUpTimer = kl.s.Clock("runtimeStatus", sim.PriorityDefault).Schedule(runtimeUpPeriod, kl.updateRuntimeUp)

@@ -62,18 +62,29 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 	}
 	if err == nil && !memo.noOrphans(runtimePods, listingVersion, podsVersion, workersVersion) {
 		clean := memo.cleanListing(podsVersion, workersVersion)
-		for _, rp := range runtimePods {
+		// When the clean listing has as many pods as this one (the usual case: the same
+		// pods, a few of them changed), each pod is compared with the one at its own
+		// place; a pod found elsewhere in it is then checked afresh, which finds it no
+		// orphan again, since nothing the check reads has moved.
+		aligned := len(clean) == len(runtimePods)
+		for i, rp := range runtimePods {
 			// A pod of a listing that had no orphan, as the same object, is none now. Most
 			// pods are the next one of that listing: the pointer test finds them before
 			// any comparison of UIDs.
-			if len(clean) > 0 && clean[0] != rp {
-				for len(clean) > 0 && clean[0].ID < rp.ID {
-					clean = clean[1:]
+			if aligned {
+				if clean[i] == rp {
+					continue
 				}
-			}
-			if len(clean) > 0 && clean[0] == rp {
-				clean = clean[1:]
-				continue
+			} else {
+				if len(clean) > 0 && clean[0] != rp {
+					for len(clean) > 0 && clean[0].ID < rp.ID {
+						clean = clean[1:]
+					}
+				}
+				if len(clean) > 0 && clean[0] == rp {
+					clean = clean[1:]
+					continue
+				}
 			}
 			if _, ok := workingPods[rp.ID]; ok || kl.podManager.HasUID(rp.ID) || !hasRunning(rp) {
 				continue
@@ -87,7 +98,7 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 			memo.orphansChecked(runtimePods, listingVersion, podsVersion, workersVersion)
 		}
 	}
-	kl.crashLoop.GC(kl.clk.Now())
+	kl.crashLoop.GC(start) // the same moment: no time passes inside a handler
 	kl.imageManager.GC()
 	kl.clk.Record(&trace.Event{Kind: KindHousekeeping, Name: "HandlePodCleanups", Dur: cost,
 		Attrs: memo.attrs(len(workingPods), restarted, killed, orphans), Reason: memo.reason()})
@@ -277,7 +288,8 @@ func (kl *Kubelet) cleanUpContainersInPod(uid types.UID, exitedID string) {
 // names, order and states) and on the two answers of the pod workers. The runtime's
 // listing gives an unchanged pod as the same object, so a pod found with nothing to remove
 // is remembered (gcClean) with its listing object and those answers, and passed over while
-// all three are the same.
+// all three are the same. A pod whose listing shows nothing dead (hasExited) is passed over
+// without asking the workers at all.
 func (kl *Kubelet) containerGC() {
 	// containerGC runs only from gcTimer (see Run), which has just fired: resetting it
 	// queues what a fresh timer of the same process would, without allocating.
@@ -294,6 +306,11 @@ func (kl *Kubelet) containerGC() {
 	// Both the listing and gcClean are in UID order: walk them together.
 	prev, clean := kl.gcClean, kl.gcCleanNext[:0]
 	for _, p := range pods {
+		if !hasExited(p) {
+			// Only dead containers and sandboxes that are not ready are ever removed, and
+			// the listing shows none: whatever the workers answer, nothing goes.
+			continue
+		}
 		removeAll := allReady && kl.podWorkers.ShouldPodContentBeRemoved(p.ID)
 		podGone := allReady && kl.podWorkers.ShouldPodRuntimeBeRemoved(p.ID)
 		// Most pods are the next entry's own listing object: the pointer test finds them
@@ -351,6 +368,24 @@ func (kl *Kubelet) containerGC() {
 	if removed > 0 {
 		kl.s.Record(&trace.Event{Track: "gc", Kind: "containerGC", Attrs: []trace.Attr{{Key: "removed", Value: strconv.Itoa(removed)}}})
 	}
+}
+
+// hasExited reports whether the runtime's listing of p shows a container that is not
+// running or a sandbox that is not ready (the listing gives a sandbox the state running
+// while it is ready): the only things containerGC may remove. GetPodStatus, read at the
+// same moment, reports the same states.
+func hasExited(p *container.Pod) bool {
+	for _, c := range p.Containers {
+		if c.State != container.StateRunning {
+			return true
+		}
+	}
+	for _, s := range p.Sandboxes {
+		if s.State != container.StateRunning {
+			return true
+		}
+	}
+	return false
 }
 
 // gcCleanPod is a runtime pod in which containerGC found nothing to remove: its listing

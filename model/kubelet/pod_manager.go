@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -24,7 +25,14 @@ type podManager struct {
 	// their number. Once handed out it is shared, so the next change works on a copy.
 	sorted    []*corev1.Pod
 	handedOut bool
-	byUID     map[types.UID]*corev1.Pod
+	// byUID holds each desired pod through an entry that set points at each new object of
+	// the pod, kept until the pod leaves: an entry holder (the work queue's, see
+	// duePod) then reads the pod without a lookup, and a replaced pod costs no map store.
+	byUID map[types.UID]*uidEntry
+	// entryChunk is where new entries are cut from, many to an allocation; an entry is
+	// never reused (a gone one may still be held), so a chunk is left to its entries once
+	// cut up.
+	entryChunk []uidEntry
 	// podsVersion counts the UIDs entering or leaving byUID: HasUID, and which pods GetPods
 	// lists (not the objects), may answer differently only once it moved.
 	podsVersion uint64
@@ -49,13 +57,24 @@ type podManager struct {
 const KindPodManager trace.Kind = "podManager"
 
 func newPodManager(record func(*trace.Event)) *podManager {
-	return &podManager{byUID: map[types.UID]*corev1.Pod{}, byFullName: map[string]*podRef{}, mirrorByName: map[string]*corev1.Pod{}, record: record}
+	return &podManager{byUID: map[types.UID]*uidEntry{}, byFullName: map[string]*podRef{}, mirrorByName: map[string]*corev1.Pod{}, record: record}
 }
 
 func fullName(p *corev1.Pod) string { return p.Name + "_" + p.Namespace }
 
 // podRef is a pod manager entry that set updates in place.
 type podRef struct{ pod *corev1.Pod }
+
+// uidEntry is the pod map's entry for one UID: the pod object set last. RemovePod marks
+// it gone as it drops it (a UID that comes back gets a new entry), so that whoever keeps
+// an entry knows, without a lookup, whether it still is the pod's.
+type uidEntry struct {
+	pod  *corev1.Pod
+	gone bool
+	// fullName is fullName(pod), made once: a pod's name does not change, and set files
+	// the pod by it on every status echo.
+	fullName string
+}
 
 // AddPod files p in the pod map, or in the mirror-pod map when it is a mirror pod.
 func (m *podManager) AddPod(p *corev1.Pod) { m.set("AddPod", p) }
@@ -73,16 +92,26 @@ func (m *podManager) set(op string, p *corev1.Pod) {
 		}
 		return
 	}
-	_, had := m.byUID[p.UID]
-	m.byUID[p.UID] = p
+	e := m.byUID[p.UID]
+	had := e != nil
 	if !had {
+		if len(m.entryChunk) == 0 {
+			m.entryChunk = make([]uidEntry, 64)
+		}
+		e = &m.entryChunk[0]
+		m.entryChunk = m.entryChunk[1:]
+		m.byUID[p.UID] = e
 		m.podsVersion++
 	}
+	if e.pod == nil || e.pod.Name != p.Name || e.pod.Namespace != p.Namespace {
+		e.fullName = fullName(p)
+	}
+	e.pod = p
 	m.touch(p.UID)
-	if ref := m.byFullName[fullName(p)]; ref != nil {
+	if ref := m.byFullName[e.fullName]; ref != nil {
 		ref.pod = p
 	} else {
-		m.byFullName[fullName(p)] = &podRef{pod: p}
+		m.byFullName[e.fullName] = &podRef{pod: p}
 	}
 	i, found := m.search(p.UID)
 	m.own(1)
@@ -99,7 +128,7 @@ func (m *podManager) set(op string, p *corev1.Pod) {
 
 // search finds where the pod with this UID is, or would go, in sorted.
 func (m *podManager) search(uid types.UID) (int, bool) {
-	return slices.BinarySearchFunc(m.sorted, uid, func(p *corev1.Pod, uid types.UID) int { return cmp.Compare(p.UID, uid) })
+	return slices.BinarySearchFunc(m.sorted, uid, func(p *corev1.Pod, uid types.UID) int { return strings.Compare(string(p.UID), string(uid)) })
 }
 
 // own makes sorted safe to change, with room for grow more pods, copying it if it was
@@ -120,9 +149,11 @@ func (m *podManager) RemovePod(p *corev1.Pod) {
 		}
 		return
 	}
-	_, had := m.byUID[p.UID]
-	delete(m.byUID, p.UID)
+	e := m.byUID[p.UID]
+	had := e != nil
 	if had {
+		e.gone = true
+		delete(m.byUID, p.UID)
 		m.podsVersion++
 	}
 	m.touch(p.UID)
@@ -142,7 +173,7 @@ func (m *podManager) RemovePod(p *corev1.Pod) {
 // fileDeadline puts p in withDeadline (replacing the pod of its UID) when has, or takes
 // its UID out.
 func (m *podManager) fileDeadline(p *corev1.Pod, has bool) {
-	i, found := slices.BinarySearchFunc(m.withDeadline, p.UID, func(q *corev1.Pod, uid types.UID) int { return cmp.Compare(q.UID, uid) })
+	i, found := slices.BinarySearchFunc(m.withDeadline, p.UID, func(q *corev1.Pod, uid types.UID) int { return strings.Compare(string(q.UID), string(uid)) })
 	switch {
 	case has && found:
 		m.withDeadline[i] = p
@@ -174,9 +205,14 @@ func (m *podManager) changed(op string, p *corev1.Pod) {
 // GetPodByUID returns the desired pod with this UID: never a mirror pod, since set files
 // those in the mirror-pod map only.
 func (m *podManager) GetPodByUID(uid types.UID) (*corev1.Pod, bool) {
-	p, ok := m.byUID[uid]
-	return p, ok
+	if e := m.byUID[uid]; e != nil {
+		return e.pod, true
+	}
+	return nil, false
 }
+
+// entry is the pod map's entry for uid, nil if the pod is not desired.
+func (m *podManager) entry(uid types.UID) *uidEntry { return m.byUID[uid] }
 
 // HasUID reports whether the pod is desired.
 func (m *podManager) HasUID(uid types.UID) bool {
@@ -218,29 +254,123 @@ func (m *podManager) GetPods() []*corev1.Pod {
 // Each pod the queue holds has an entry (ids gives its place in entries) with its current
 // time, kept while the pod comes and goes from the queue sync after sync, so that a pod's
 // every sync costs one map lookup (Enqueue's) rather than a store, a lookup and a delete.
-// Times are offsets from sim.Epoch (exact for any time a run reaches), and the heap's
-// items hold the time and the entry's place, no pointer: an item moves through the heap
-// without write barriers. An entry that is neither queued nor named by a heap item is
-// idle; idle entries are dropped (sweep) once they outnumber the others, so the entries
-// stay proportional to the pods queued, not to every pod ever seen.
+// Times are offsets from sim.Epoch (exact for any time a run reaches), and the items
+// hold the time and the entry's place, no pointer: an item moves without write barriers.
+// An entry that is neither queued nor named by an item is idle; idle entries are dropped
+// (sweep) once they outnumber the others, so the entries stay proportional to the pods
+// queued, not to every pod ever seen.
+//
+// Every time given since the pod last came due, replaced ones included, is an item (see
+// GetWork). An item goes to the wheel when its time falls within queueSlots slots of
+// the cursor, the usual case (resyncs a minute ahead, back-offs a few), and to the heap
+// of times otherwise. The wheel's slot k (at wheel[k%queueSlots]) holds the items whose
+// time is in [k, k+1)·queueSlot, in no order, as a list of nodes linked through one array
+// (nodes: a slot of its own each would make hundreds of small arrays); every slot
+// before cursor is empty. GetWork,
+// called about once a slot by the sync ticker, empties the slots before now's and looks
+// through now's: each item is appended once and looked at once or twice, where the heap
+// moved it through every level of a heap of all the queued pods, twice.
 type workQueue struct {
 	s       simClock
 	ids     map[types.UID]int32
 	entries []queueEntry
-	free    []int32 // places in entries no pod has
-	idle    int     // entries neither queued nor named by a heap item
-	// due holds every time given since the pod last came due, replaced ones included
-	// (see GetWork).
-	due queueHeap
-	out []types.UID // GetWork's answer, reused
+	free    []int32           // places in entries no pod has
+	idle    int               // entries neither queued nor named by an item
+	wheel   [queueSlots]int32 // each slot's first node, as its place in nodes plus one (0: none)
+	nodes   []queueNode
+	// freeNode is the first node no slot holds (its place plus one, 0: none); each links
+	// to the next.
+	freeNode   int32
+	wheelItems int   // items in the wheel
+	cursor     int64 // the first slot that may hold items
+	due        queueHeap
+	// taken is GetWork's due pods, sorted into UID order, kept until the next call (see
+	// takenEntry); out is its answer. Both reused.
+	taken []takenPod
+	out   []types.UID
 }
+
+// The work queue's wheel: a slot per sync tick (the period GetWork is called at), and
+// room for the resync period and the longest back-off with some to spare.
+const (
+	queueSlot  = time.Second
+	queueSlots = 512
+)
+
+// queueNode is an item in a wheel slot, and the place plus one of the slot's next node
+// (0: none).
+type queueNode struct {
+	t    time.Duration
+	id   int32
+	next int32
+}
+
+// slotOf is the wheel slot of time t.
+func slotOf(t time.Duration) int64 { return int64(t / queueSlot) }
 
 // queueEntry is one pod's place in the work queue.
 type queueEntry struct {
-	uid    types.UID
+	uid types.UID
+	// pod is the pod manager's entry for uid as duePod last found it (nil: none yet). The
+	// queue never reads it; a new queue entry starts without one.
+	pod    *uidEntry
+	key    uint64        // uidKey(uid)
 	t      time.Duration // the pod's current time, when queued
 	queued bool
 	items  int32 // heap items naming this entry
+}
+
+// takenPod is a due pod as GetWork sorts it: its UID's uidKey and its entry's place. It
+// holds no pointer, so that sorting moves it without write barriers.
+type takenPod struct {
+	key uint64
+	id  int32
+}
+
+// uidKey is the first 8 bytes of uid as a big-endian number, shorter UIDs padded with
+// zero bytes: a UID whose key is smaller sorts before one whose key is larger, as strings
+// compare (a zero byte is the least, as the end of a shorter string is), so that most
+// comparisons of UIDs, whose first bytes are random, need no string comparison.
+func uidKey(uid types.UID) uint64 {
+	var k uint64
+	for i := 0; i < 8; i++ {
+		k <<= 8
+		if i < len(uid) {
+			k |= uint64(uid[i])
+		}
+	}
+	return k
+}
+
+// sortTaken sorts due pods into UID order. A sync tick takes a few pods (a node's pods
+// over the resync period, a dozen or two on the largest nodes), which an insertion sort
+// with the comparison written out orders in a fraction of a general sort's time.
+func (q *workQueue) sortTaken(taken []takenPod) {
+	if len(taken) > 32 {
+		slices.SortFunc(taken, q.compareTaken)
+		return
+	}
+	for i := 1; i < len(taken); i++ {
+		x := taken[i]
+		j := i
+		for ; j > 0; j-- {
+			y := taken[j-1]
+			if y.key < x.key || y.key == x.key && q.entries[y.id].uid <= q.entries[x.id].uid {
+				break
+			}
+			taken[j] = y
+		}
+		taken[j] = x
+	}
+}
+
+// compareTaken orders due pods by UID: by key, then, for the rare equal keys, by the
+// whole UID.
+func (q *workQueue) compareTaken(a, b takenPod) int {
+	if a.key != b.key {
+		return cmp.Compare(a.key, b.key)
+	}
+	return strings.Compare(string(q.entries[a.id].uid), string(q.entries[b.id].uid))
 }
 
 func (e *queueEntry) isIdle() bool { return !e.queued && e.items == 0 }
@@ -268,7 +398,7 @@ func (q *workQueue) Enqueue(uid types.UID, delay time.Duration) {
 			id = int32(len(q.entries))
 			q.entries = append(q.entries, queueEntry{})
 		}
-		q.entries[id] = queueEntry{uid: uid}
+		q.entries[id] = queueEntry{uid: uid, key: uidKey(uid)}
 		q.ids[uid] = id
 	} else if q.entries[id].isIdle() {
 		q.idle--
@@ -276,40 +406,109 @@ func (q *workQueue) Enqueue(uid types.UID, delay time.Duration) {
 	e := &q.entries[id]
 	e.t, e.queued = t, true
 	e.items++
-	q.due.push(queueItem{t, id})
+	// A time before the cursor's slot (a negative delay) goes to the cursor's slot, which
+	// GetWork looks through first.
+	switch k := max(slotOf(t), q.cursor); {
+	case k < q.cursor+queueSlots:
+		n := q.freeNode
+		if n != 0 {
+			q.freeNode = q.nodes[n-1].next
+		} else {
+			q.nodes = append(q.nodes, queueNode{})
+			n = int32(len(q.nodes))
+		}
+		head := &q.wheel[k%queueSlots]
+		q.nodes[n-1] = queueNode{t: t, id: id, next: *head}
+		*head = n
+		q.wheelItems++
+	default:
+		q.due.push(queueItem{t, id})
+	}
 }
 
 // GetWork removes and returns the pods whose time is strictly before now, in UID order
 // (nil when none is due). The slice is reused by the next call.
 //
-// The pods come off the heap of times: an item whose pod has since been given another
-// time (Enqueue replaced its entry) no longer matches the pod's entry and is dropped when
-// its own time comes, so only due items are looked at, not every queued pod.
+// The pods come from the items whose time is before now, in the wheel's slots and off
+// the heap: an item whose pod has since been given another time (Enqueue replaced its
+// entry) no longer matches the pod's entry and is dropped when its own time comes, so
+// only due items are looked at, not every queued pod. Which items are due is all that
+// decides the answer (it is sorted), not the order they are found in.
 func (q *workQueue) GetWork() []types.UID {
 	now := q.now()
-	out := q.out[:0]
-	for len(q.due) > 0 && q.due[0].t < now {
-		it := q.due.pop()
-		e := &q.entries[it.id]
-		e.items--
-		if e.queued && e.t == it.t {
-			out = append(out, e.uid)
-			e.queued = false
-		}
-		if e.isIdle() {
-			q.idle++
-		}
+	taken := q.taken[:0]
+	// Every slot before now's holds only due items; when now is a whole wheel or more
+	// ahead of the cursor, that is every slot.
+	end := slotOf(now)
+	for k := q.cursor; k < end && k < q.cursor+queueSlots; k++ {
+		taken = q.takeSlot(taken, &q.wheel[k%queueSlots], true, now)
 	}
+	if end < q.cursor+queueSlots {
+		taken = q.takeSlot(taken, &q.wheel[end%queueSlots], false, now)
+	}
+	q.cursor = max(q.cursor, end)
+	for len(q.due) > 0 && q.due[0].t < now {
+		taken = q.take(taken, q.due.pop())
+	}
+	// The pods are sorted and named before sweep may drop their entries.
+	q.sortTaken(taken)
+	out := q.out[:0]
+	for _, t := range taken {
+		out = append(out, q.entries[t.id].uid)
+	}
+	q.taken, q.out = taken, out
 	if q.idle > len(q.ids)-q.idle+workQueueIdleSlack {
 		q.sweep()
 	}
-	slices.Sort(out)
-	q.out = out
 	if len(out) == 0 {
 		return nil
 	}
 	return out
 }
+
+// takenEntry is the queue entry of the i-th pod the last GetWork returned, nil if GetWork
+// dropped it as idle (sweep). It stays the pod's until the next Enqueue or GetWork.
+func (q *workQueue) takenEntry(i int) *queueEntry {
+	if e := &q.entries[q.taken[i].id]; e.uid == q.out[i] {
+		return e
+	}
+	return nil
+}
+
+// take is GetWork taking the due item it: its pod is added to taken if the item holds the
+// pod's current time.
+func (q *workQueue) take(taken []takenPod, it queueItem) []takenPod {
+	e := &q.entries[it.id]
+	e.items--
+	if e.queued && e.t == it.t {
+		taken = append(taken, takenPod{e.key, it.id})
+		e.queued = false
+	}
+	if e.isIdle() {
+		q.idle++
+	}
+	return taken
+}
+
+// takeSlot takes the items of the wheel slot whose first node is *link, all of them or
+// those with a time before now, unlinking their nodes and freeing them.
+func (q *workQueue) takeSlot(taken []takenPod, link *int32, all bool, now time.Duration) []takenPod {
+	for n := *link; n != 0; n = *link {
+		nd := &q.nodes[n-1]
+		if !all && nd.t >= now {
+			link = &nd.next // kept: nothing appends to nodes while a slot is walked
+			continue
+		}
+		*link = nd.next
+		taken = q.take(taken, queueItem{nd.t, nd.id})
+		nd.next, q.freeNode = q.freeNode, n
+		q.wheelItems--
+	}
+	return taken
+}
+
+// queuedItems is how many items the queue holds, in the wheel and in the heap.
+func (q *workQueue) queuedItems() int { return q.wheelItems + len(q.due) }
 
 // workQueueIdleSlack is how many idle entries beyond the others the queue keeps before
 // sweeping: a sync tick leaves the pods it took idle until their workers requeue them.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,8 +158,8 @@ func TestGetPodsToSyncMatchesTheFullPass(t *testing.T) {
 		}
 		taken += len(got)
 	}
-	if taken < 1000 || len(kl.workQueue.due) > 200 {
-		t.Fatalf("%d pods taken, %d heap items left: the history does not exercise the queue", taken, len(kl.workQueue.due))
+	if taken < 1000 || kl.workQueue.queuedItems() > 200 {
+		t.Fatalf("%d pods taken, %d items left: the history does not exercise the queue", taken, kl.workQueue.queuedItems())
 	}
 }
 
@@ -185,7 +186,161 @@ func TestWorkQueueDropsIdleEntries(t *testing.T) {
 			t.Fatalf("pod %d: %d entries (%d places) kept for pods that left", i, len(q.ids), len(q.entries))
 		}
 	}
-	if len(q.due) != 0 {
-		t.Fatalf("%d heap items left", len(q.due))
+	if n := q.queuedItems(); n != 0 {
+		t.Fatalf("%d items left", n)
+	}
+}
+
+// TestCompareTakenIsUIDOrder checks that GetWork's order of due pods (by uidKey, then the
+// whole UID) is the UIDs' string order, for short UIDs, shared prefixes and zero bytes.
+func TestCompareTakenIsUIDOrder(t *testing.T) {
+	uids := []types.UID{"", "a", "ab", "ab\x00", "ab\x00x", "ab\x01", "abcdefgh", "abcdefgh\x00", "abcdefghi",
+		"abcdefgg~", "b", "\xff", "53842afe-623a-6f1e-182f-9c81e2492a92", "53842afe-623a-6f1e-182f-9c81e2492a91",
+		"53842afd-ffff", "96603d4d-fddd-0a0c-5450-8001fb4ef027", "abcdefg"}
+	q := newWorkQueue(&fakeNow{t: sim.Epoch})
+	taken := map[types.UID]takenPod{}
+	for _, u := range uids {
+		q.Enqueue(u, time.Hour)
+		taken[u] = takenPod{key: uidKey(u), id: q.ids[u]}
+	}
+	for _, a := range uids {
+		for _, b := range uids {
+			got := q.compareTaken(taken[a], taken[b])
+			if want := strings.Compare(string(a), string(b)); got != want {
+				t.Errorf("compareTaken(%q, %q) = %d, want %d", a, b, got, want)
+			}
+		}
+	}
+}
+
+// The work queue takes exactly the pods whose latest time is before now, in UID order,
+// whether their items wait in the wheel or, due more than the wheel's span ahead, in the
+// heap; with negative delays, and with the clock standing still or leaping a wheel or more
+// between calls.
+func TestWorkQueueWheelAndHeapMatchAMap(t *testing.T) {
+	clock := &fakeNow{t: time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)}
+	q := newWorkQueue(clock)
+	ref := map[types.UID]time.Time{}
+	rng := rand.New(rand.NewPCG(5, 6))
+	inHeap := 0
+	for step := 0; step < 5000; step++ {
+		for n := rng.IntN(8); n > 0; n-- {
+			u := types.UID(fmt.Sprintf("uid-%03d", rng.IntN(300)))
+			var delay time.Duration
+			switch rng.IntN(10) {
+			case 0:
+				delay = -time.Duration(rng.IntN(3000)) * time.Millisecond
+			case 1:
+				delay = time.Duration(rng.IntN(1200)) * time.Second // often past the wheel
+			case 2:
+				delay = time.Duration(500000+rng.IntN(20000)) * time.Millisecond // the wheel's far end
+			default:
+				delay = time.Duration(rng.IntN(90000)) * time.Millisecond
+			}
+			q.Enqueue(u, delay)
+			ref[u] = clock.t.Add(delay)
+		}
+		inHeap = max(inHeap, len(q.due))
+		switch rng.IntN(20) {
+		case 0:
+			clock.t = clock.t.Add(time.Duration(rng.IntN(1500)) * time.Second)
+		case 2:
+			clock.t = clock.t.Add(time.Duration(505000+rng.IntN(15000)) * time.Millisecond) // about a wheel
+		case 1:
+			// the clock stands still
+		default:
+			clock.t = clock.t.Add(time.Duration(rng.IntN(2500)) * time.Millisecond)
+		}
+		var want []types.UID
+		for u, at := range ref {
+			if at.Before(clock.t) {
+				want = append(want, u)
+				delete(ref, u)
+			}
+		}
+		slices.Sort(want)
+		if got := q.GetWork(); !slices.Equal(got, want) {
+			t.Fatalf("step %d: GetWork = %v, want %v", step, got, want)
+		}
+	}
+	if inHeap == 0 {
+		t.Fatal("no item ever waited in the heap: the history does not exercise it")
+	}
+}
+
+// sortTaken puts due pods in UID order, short lists and long ones.
+func TestSortTakenIsUIDOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{0, 1, 2, 5, 17, 32, 33, 200} {
+		q := newWorkQueue(&fakeNow{t: sim.Epoch})
+		var taken []takenPod
+		var want []types.UID
+		for i := 0; i < n; i++ {
+			u := types.UID(fmt.Sprintf("%08x-%d", rng.IntN(64), rng.IntN(1000))) // shared keys too
+			q.Enqueue(u, time.Hour)
+			taken = append(taken, takenPod{key: uidKey(u), id: q.ids[u]})
+			want = append(want, u)
+		}
+		q.sortTaken(taken)
+		slices.Sort(want)
+		for i := range taken {
+			if got := q.entries[taken[i].id].uid; got != want[i] {
+				t.Fatalf("n=%d: at %d got %q, want %q", n, i, got, want[i])
+			}
+		}
+	}
+}
+
+// Over random histories of pods added, replaced (by new objects, as status echoes do) and
+// removed, GetPods lists the latest object of every pod held, in UID order, GetPodByUID
+// and GetPodByFullName find them, and no list handed out changes afterwards.
+func TestPodManagerListsTheLatestObjects(t *testing.T) {
+	m := newPodManager(nil)
+	ref := map[types.UID]*corev1.Pod{}
+	rng := rand.New(rand.NewPCG(9, 10))
+	var kept [][]*corev1.Pod
+	for step := 0; step < 3000; step++ {
+		i := rng.IntN(40)
+		u := types.UID(fmt.Sprintf("uid-%03d", i))
+		switch rng.IntN(5) {
+		case 0:
+			if p, ok := ref[u]; ok {
+				m.RemovePod(p)
+				delete(ref, u)
+			}
+		default:
+			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("p%03d", i), UID: u}}
+			if rng.IntN(2) == 0 {
+				m.AddPod(p)
+			} else {
+				m.UpdatePod(p)
+			}
+			ref[u] = p
+		}
+		var want []*corev1.Pod
+		for _, p := range ref {
+			want = append(want, p)
+		}
+		slices.SortFunc(want, func(a, b *corev1.Pod) int { return strings.Compare(string(a.UID), string(b.UID)) })
+		if rng.IntN(3) == 0 {
+			got := m.GetPods()
+			if !slices.Equal(got, want) {
+				t.Fatalf("step %d: GetPods = %v, want %v", step, uids(got), uids(want))
+			}
+			kept = append(kept, got, slices.Clone(got)) // a handed-out list, and a copy
+		}
+		for _, p := range want {
+			if got, ok := m.GetPodByUID(p.UID); !ok || got != p {
+				t.Fatalf("step %d: GetPodByUID(%s) = %p, want %p", step, p.UID, got, p)
+			}
+			if got, ok := m.GetPodByFullName(fullName(p)); !ok || got != p {
+				t.Fatalf("step %d: GetPodByFullName(%s) = %p, want %p", step, fullName(p), got, p)
+			}
+		}
+	}
+	for i := 0; i < len(kept); i += 2 {
+		if !slices.Equal(kept[i], kept[i+1]) {
+			t.Fatalf("list %d handed out changed under its holder", i/2)
+		}
 	}
 }

@@ -58,9 +58,9 @@ const (
 // PLEG must be healthy.
 func (kl *Kubelet) runtimeErrors() error {
 	var errs []string
-	if kl.lastRuntimeUp.IsZero() {
+	if !kl.runtimeUpSeen {
 		errs = append(errs, "container runtime status check may not have completed yet")
-	} else if kl.clk.Since(kl.lastRuntimeUp) > maxWaitForContainerRuntime {
+	} else if kl.clk.Elapsed()-kl.lastRuntimeUp > maxWaitForContainerRuntime {
 		errs = append(errs, "container runtime is down")
 	}
 	if ok, err := kl.pleg.Healthy(); !ok {
@@ -360,18 +360,20 @@ func (c *handlerChunk) joinPodKeys(pods []*corev1.Pod) string {
 // handlerMemo keeps, for each pod the handlers were called with alone, its key and the
 // handler event's attributes for the first few causes seen, so that the syncs of a pod
 // that PLEG and the probes wake again and again record the same strings instead of
-// building them anew. Entries are values in the map (no allocation of their own), so a
-// pod seen once costs no more than before. An entry is used only while the pod's
-// namespace and name are those it was made for; HandlePodRemoves drops the entry of a pod
-// that leaves. Recorded attributes are never written, so one slice may serve many events.
+// building them anew. There is room for every cause a pod usually meets (its addition,
+// the sync tick, the PLEG's started and died, both readiness results); a rarer one past
+// those is made each time. Each pod's entry is allocated once and filled in place, so a
+// lookup copies nothing. An entry is used only while the pod's namespace and name are
+// those it was made for; HandlePodRemoves drops the entry of a pod that leaves. Recorded
+// attributes are never written, so one slice may serve many events.
 type handlerMemo struct {
-	byUID map[types.UID]handlerPod
+	byUID map[types.UID]*handlerPod
 }
 
 type handlerPod struct {
 	namespace, name, key string
 	n                    int
-	causes               [3]handlerCause
+	causes               [6]handlerCause
 }
 
 type handlerCause struct {
@@ -382,9 +384,16 @@ type handlerCause struct {
 // get returns the key of pod, a non-mirror pod, and the attributes of a handler event for
 // it alone with cause why: pods=key, and cause=why unless why is empty.
 func (m *handlerMemo) get(pod *corev1.Pod, why string) (string, []trace.Attr) {
-	hp, ok := m.byUID[pod.UID]
-	if !ok || hp.namespace != pod.Namespace || hp.name != pod.Name {
-		hp = handlerPod{namespace: pod.Namespace, name: pod.Name, key: container.Key(pod)}
+	hp := m.byUID[pod.UID]
+	if hp == nil {
+		if m.byUID == nil {
+			m.byUID = map[types.UID]*handlerPod{}
+		}
+		hp = &handlerPod{}
+		m.byUID[pod.UID] = hp
+	}
+	if hp.key == "" || hp.namespace != pod.Namespace || hp.name != pod.Name {
+		*hp = handlerPod{namespace: pod.Namespace, name: pod.Name, key: container.Key(pod)}
 	}
 	for _, c := range hp.causes[:hp.n] {
 		if c.why == why {
@@ -400,10 +409,6 @@ func (m *handlerMemo) get(pod *corev1.Pod, why string) (string, []trace.Attr) {
 	if hp.n < len(hp.causes) {
 		hp.causes[hp.n] = handlerCause{why: why, attrs: attrs}
 		hp.n++
-		if m.byUID == nil {
-			m.byUID = map[types.UID]handlerPod{}
-		}
-		m.byUID[pod.UID] = hp
 	}
 	return hp.key, attrs
 }
@@ -455,17 +460,17 @@ func (kl *Kubelet) getPodsToSync() []*corev1.Pod {
 	ready := kl.workQueue.GetWork()
 	deadlined := kl.podManager.podsWithActiveDeadline()
 	out := kl.podsToSync[:0]
-	for len(ready) > 0 || len(deadlined) > 0 {
+	for i := 0; i < len(ready) || len(deadlined) > 0; {
 		switch {
-		case len(deadlined) == 0 || len(ready) > 0 && ready[0] < deadlined[0].UID:
+		case len(deadlined) == 0 || i < len(ready) && ready[i] < deadlined[0].UID:
 			// Due; a pod no longer desired is left out.
-			if pod, ok := kl.podManager.GetPodByUID(ready[0]); ok {
+			if pod := kl.duePod(i, ready[i]); pod != nil {
 				out = append(out, pod)
 			}
-			ready = ready[1:]
-		case len(ready) > 0 && ready[0] == deadlined[0].UID:
+			i++
+		case i < len(ready) && ready[i] == deadlined[0].UID:
 			out = append(out, deadlined[0])
-			ready, deadlined = ready[1:], deadlined[1:]
+			i, deadlined = i+1, deadlined[1:]
 		default:
 			if kl.pastActiveDeadline(deadlined[0]) {
 				out = append(out, deadlined[0])
@@ -475,6 +480,25 @@ func (kl *Kubelet) getPodsToSync() []*corev1.Pod {
 	}
 	kl.podsToSync = out[:0]
 	return out
+}
+
+// duePod is the desired pod of uid, the i-th pod GetWork returned, nil if there is none.
+// The pod manager's entry for the pod is kept in the pod's work queue entry, so that the
+// pod's later syncs read it there instead of looking it up: an entry not marked gone is
+// the pod manager's current one for the UID (see uidEntry).
+func (kl *Kubelet) duePod(i int, uid types.UID) *corev1.Pod {
+	qe := kl.workQueue.takenEntry(i)
+	if qe == nil {
+		pod, _ := kl.podManager.GetPodByUID(uid)
+		return pod
+	}
+	if qe.pod == nil || qe.pod.gone {
+		qe.pod = kl.podManager.entry(uid)
+		if qe.pod == nil {
+			return nil
+		}
+	}
+	return qe.pod.pod
 }
 
 func (kl *Kubelet) pastActiveDeadline(pod *corev1.Pod) bool {

@@ -1,10 +1,10 @@
 package pleg
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -399,11 +399,11 @@ func (g *GenericPLEG) sameUIDs(pods []*container.Pod) bool {
 	return true
 }
 
-func comparePodIDs(a, b *container.Pod) int { return cmp.Compare(a.ID, b.ID) }
+func comparePodIDs(a, b *container.Pod) int { return strings.Compare(string(a.ID), string(b.ID)) }
 
 // record returns the record of uid, nil if there is none, and where it is or would go.
 func (g *GenericPLEG) record(uid types.UID) (*podRecord, int) {
-	i, found := slices.BinarySearchFunc(g.records, uid, func(r *podRecord, uid types.UID) int { return cmp.Compare(r.uid, uid) })
+	i, found := slices.BinarySearchFunc(g.records, uid, func(r *podRecord, uid types.UID) int { return strings.Compare(string(r.uid), string(uid)) })
 	if !found {
 		return nil, i
 	}
@@ -543,7 +543,9 @@ func (g *GenericPLEG) reconciled() {
 		g.aligned = false
 	}
 	if global {
-		clear(g.reinspect)
+		if len(g.reinspect) > 0 { // clearing even an empty map walks its table
+			clear(g.reinspect)
+		}
 		g.cache.UpdateTime(timestamp)
 	}
 	for _, uid := range failed {

@@ -336,6 +336,10 @@ func names(pods []*corev1.Pod) string {
 type SourcesReady struct {
 	all  []string
 	seen map[string]bool
+	// ready: every source has been seen. Sources are only ever added to seen, so once
+	// true it stays true, and AllReady, asked at every housekeeping pass, answers without
+	// looking each source up.
+	ready bool
 }
 
 // NewSourcesReady returns the tracker for the given sources.
@@ -344,15 +348,24 @@ func NewSourcesReady(sources []string) *SourcesReady {
 }
 
 // AddSource marks a source as seen by the syncLoop.
-func (s *SourcesReady) AddSource(source string) { s.seen[source] = true }
+// Once every source is seen nothing another AddSource notes can change an answer.
+func (s *SourcesReady) AddSource(source string) {
+	if !s.ready {
+		s.seen[source] = true
+	}
+}
 
 // AllReady reports whether every source has been seen.
 func (s *SourcesReady) AllReady() bool {
+	if s.ready {
+		return true
+	}
 	for _, src := range s.all {
 		if !s.seen[src] {
 			return false
 		}
 	}
+	s.ready = true
 	return true
 }
 
