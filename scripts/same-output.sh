@@ -6,8 +6,10 @@
 # both binaries, writes every artifact with --out (report.json, report.html, junit.xml,
 # timeline.csv, trace.jsonl, trace.perfetto.json) and compares them byte for byte, with
 # stdout, stderr and the exit code, and those of the same run without --out. Build REF_BIN
-# from the commit before the change:
-#   git stash; go build -o /tmp/nodesim-ref ./cmd/nodesim; git stash pop
+# from the commit before the change, in a directory of its own (not with git stash: the
+# stash is shared by every worktree of the repository):
+#   rm -rf /tmp/ref && mkdir /tmp/ref && git archive HEAD | tar -x -C /tmp/ref
+#   (cd /tmp/ref && go build -o /tmp/nodesim-ref ./cmd/nodesim)
 #   go build -o bin/nodesim ./cmd/nodesim && sh scripts/same-output.sh /tmp/nodesim-ref
 set -eu
 ref=$1
