@@ -9,7 +9,6 @@ package eviction
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -110,19 +109,6 @@ type Manager struct {
 	// PodLevelResources is the run's PodLevelResources feature gate (v1.37 default on):
 	// pod-level requests are the pod's request when ranking.
 	PodLevelResources bool
-
-	// storagePods are the pods of the last localStorageEviction pass and storageChecked,
-	// index for index, whether each could be evicted for a local storage limit (see
-	// hasLocalStorageLimit). Every pass has the same pods but for a few, so the answers
-	// are kept while the list holds the same pod objects: a pod's spec and annotations
-	// never change in place (podConfig hands the kubelet a new object for every change),
-	// so the same object gives the same answer.
-	storagePods    []*corev1.Pod
-	storageChecked []bool
-	// storageSpare and storageSpareChecked are the buffers of the list before, which
-	// recheckStorage fills next.
-	storageSpare        []*corev1.Pod
-	storageSpareChecked []bool
 }
 
 // NewManager returns an eviction manager. podFunc must list the pods the stats provider
@@ -615,11 +601,9 @@ func (m *Manager) localStorageEviction(pods []*corev1.Pod, done func([]*corev1.P
 		signal  string
 	}
 	var victims []victim
-	if !slices.Equal(pods, m.storagePods) {
-		m.recheckStorage(pods)
-	}
-	for i, pod := range pods {
-		if !m.storageChecked[i] {
+	for i, e := range m.stats.entriesOf(pods) {
+		pod := pods[i]
+		if !storageCheckedOf(e, pod) {
 			continue
 		}
 		st, ok := m.stats.PodStats(pod)
@@ -654,32 +638,17 @@ func (m *Manager) localStorageEviction(pods []*corev1.Pod, done func([]*corev1.P
 	return true
 }
 
-// recheckStorage makes storagePods and storageChecked pods and their answers. A pod
-// object the last list held keeps its answer (the same object gives the same one): the
-// lists keep the pod manager's order with a few pods in or out, so each pod is looked for
-// a few places ahead of the last one found, and answered afresh when it is not there.
-func (m *Manager) recheckStorage(pods []*corev1.Pod) {
-	const lookahead = 8
-	oldPods, oldChecked := m.storagePods, m.storageChecked
-	newPods, newChecked := m.storageSpare[:0], m.storageSpareChecked[:0]
-	j := 0
-	for _, pod := range pods {
-		checked, found := false, false
-		for k := j; k < len(oldPods) && k < j+lookahead; k++ {
-			if oldPods[k] == pod {
-				checked, found, j = oldChecked[k], true, k+1
-				break
-			}
-		}
-		if !found {
-			checked = !IsCriticalPod(pod) && hasLocalStorageLimit(pod)
-		}
-		newPods = append(newPods, pod)
-		newChecked = append(newChecked, checked)
+// storageCheckedOf reports whether localStorageEviction checks pod, whose stats entry is
+// e: whether it could be evicted for a local storage limit (not critical, and
+// hasLocalStorageLimit). The answer is kept in the entry with the pod object it was made
+// for, and made afresh only for a new object: every pass has the same pod objects but for
+// a few, and an object's spec and annotations never change in place (podConfig hands the
+// kubelet a new object for every change).
+func storageCheckedOf(e *podEntry, pod *corev1.Pod) bool {
+	if e.storageOf != pod {
+		e.storageOf, e.storageChecked = pod, !IsCriticalPod(pod) && hasLocalStorageLimit(pod)
 	}
-	clear(oldPods) // the spare list holds no pods the kubelet has let go of
-	m.storagePods, m.storageChecked = newPods, newChecked
-	m.storageSpare, m.storageSpareChecked = oldPods[:0], oldChecked[:0]
+	return e.storageChecked
 }
 
 // hasLocalStorageLimit reports whether the pod has a limit localStorageEviction checks: an

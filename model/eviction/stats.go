@@ -1,6 +1,7 @@
 package eviction
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -132,7 +133,6 @@ func (p *StatsProvider) Stop() {
 
 // podEntry is what the provider keeps of one pod (by UID).
 type podEntry struct {
-	uid types.UID
 	// rt holds the pod's runtime objects for the runtime's stats reads.
 	rt cri.UsageHandle
 	// st is the pod's record in sampled, nil until its first sample.
@@ -144,21 +144,34 @@ type podEntry struct {
 	volumesBytes float64
 	// disk and pids are the pod's totals (the runtime's PodTotals) at its last sample.
 	disk, pids float64
+	// storageOf is the pod object the eviction manager's localStorageEviction last asked
+	// about, and storageChecked its answer (see Manager.storageCheckedOf). The answer
+	// follows from the object alone, which is never changed in place, so it holds while
+	// the pod's object is the same; a new object for the pod is answered afresh.
+	storageOf      *corev1.Pod
+	storageChecked bool
 }
 
 // entriesOf are the entries of pods, index for index (made for pods not seen before). The
 // answer is valid until the next call.
+//
+// A pod found at the same place as in the last list has the same entry: the same object
+// has the same UID, since pod objects are never changed in place (podConfig hands the
+// kubelet a new object for every change). Most calls are given the list of the last one
+// pod for pod (the eviction manager's pass and housekeeping between two changes of the
+// pod manager), which one comparison of the two lists answers.
 func (p *StatsProvider) entriesOf(pods []*corev1.Pod) []*podEntry {
 	listed, out := p.listed, p.listedEntries
-	same := len(pods) == len(listed)
+	if slices.Equal(pods, listed) {
+		return out // the list read last time, pod for pod
+	}
 	for i, pod := range pods {
-		if i < len(listed) && listed[i] == pod && out[i].uid == pod.UID {
+		if i < len(listed) && listed[i] == pod {
 			continue
 		}
-		same = false
 		e := p.entries[pod.UID]
 		if e == nil {
-			e = &podEntry{uid: pod.UID}
+			e = &podEntry{}
 			p.entries[pod.UID] = e
 		}
 		if i < len(out) {
@@ -166,9 +179,6 @@ func (p *StatsProvider) entriesOf(pods []*corev1.Pod) []*podEntry {
 		} else {
 			out = append(out, e)
 		}
-	}
-	if same {
-		return out // the list read last time, pod for pod
 	}
 	clear(out[len(pods):])
 	out = out[:len(pods)]
