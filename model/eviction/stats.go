@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"nodesim/model/cri"
+	"nodesim/model/usage"
 	"nodesim/sim"
 	"nodesim/trace"
 )
@@ -65,6 +66,13 @@ type StatsProvider struct {
 	// same UID, checked all the same) has the same entry without a lookup.
 	listed        []*corev1.Pod
 	listedEntries []*podEntry
+	// podSums are summaryOf's sums, kept while they hold; volumesVersion counts
+	// volumeStats' refreshes of the entries' volume figures.
+	podSums        podSums
+	volumesVersion uint64
+	// listedVersion counts the lists entriesOf has taken in (a list unlike the last one):
+	// while it stays, entriesOf's answers are the same pods and entries, index for index.
+	listedVersion uint64
 	// timer runs housekeeping and vtimer volumeStats. Each is made once and re-armed by the
 	// round it runs (Reset): only that round arms it, and it runs once the timer has fired,
 	// so the timer is never pending then and a reset queues what a fresh timer would.
@@ -142,8 +150,10 @@ type podEntry struct {
 	// in any order and grouping (far below 2^53).
 	volumes      map[string]int64
 	volumesBytes float64
-	// disk and pids are the pod's totals (the runtime's PodTotals) at its last sample.
+	// disk and pids are the pod's totals (the runtime's PodTotals) at its last sample, and
+	// until the time until which they hold (PodTotalsUntilOf's).
 	disk, pids float64
+	until      time.Duration
 	// storageOf is the pod object the eviction manager's localStorageEviction last asked
 	// about, and storageChecked its answer (see Manager.storageCheckedOf). The answer
 	// follows from the object alone, which is never changed in place, so it holds while
@@ -185,6 +195,7 @@ func (p *StatsProvider) entriesOf(pods []*corev1.Pod) []*podEntry {
 	p.listed = append(p.listed[:0], pods...)
 	clear(p.listed[len(pods):cap(p.listed)])
 	p.listedEntries = out
+	p.listedVersion++
 	return out
 }
 
@@ -202,11 +213,14 @@ func (p *StatsProvider) housekeeping() {
 	// The summary's pod totals are the ones each sample has just read: at the same instant
 	// PodTotalsOf would give them again, pod for pod, and they are added in the same order.
 	var podsDisk, pids, vols float64
+	until := usage.Never
 	for _, e := range entries {
 		podsDisk += e.disk
 		pids += e.pids
 		vols += e.volumesBytes
+		until = min(until, e.until)
 	}
+	p.keepPodSums(podsDisk, pids, vols, until)
 	sum := p.summaryWith(podsDisk, pids, vols)
 	clear(round)
 	p.round = round[:0]
@@ -239,6 +253,7 @@ func (p *StatsProvider) volumeStats() {
 			}
 		}
 	}
+	p.volumesVersion++
 	p.vtimer.Reset(volumeStatsAggPeriod)
 }
 
@@ -317,7 +332,7 @@ func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
 	st.keyOf = pod
 	var memory, rootFs, processes int64
 	ctrs := st.Containers[:0]
-	mark, disk, pids := p.rt.UsageSinceOf(pod.UID, &e.rt, since, func(name string, running bool, mem, disk, pids float64) {
+	mark, disk, pids, until := p.rt.UsageSinceUntilOf(pod.UID, &e.rt, since, func(name string, running bool, mem, disk, pids float64) {
 		i := 0
 		for i < len(ctrs) && ctrs[i].Name != name {
 			i++
@@ -334,7 +349,7 @@ func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
 		cs.RootFsUsed += int64(disk)
 		rootFs += int64(disk)
 	})
-	e.disk, e.pids = disk, pids
+	e.disk, e.pids, e.until = disk, pids, until
 	if sameKey && st.volumesRead && mark == st.mark {
 		return st // the containers were not reported: nothing changed
 	}
@@ -383,15 +398,47 @@ func (p *StatsProvider) summary(pods []*corev1.Pod) *Summary {
 // summaryOf is summary, with entries those of pods (entriesOf). A pod's totals come from
 // PodTotalsOf, which answers from the totals the runtime keeps while they hold (a sample at
 // the same instant has just made them).
+//
+// The sums over the pods are kept (podSums) with what they were made from: the list
+// (listedVersion), the volume figures (volumesVersion), and the runtime's totals
+// (TotalsVersion) and the time until which every pod's answer holds. While all of them
+// hold, each pod's totals would be read again to the same figures, added in the same
+// order, so the kept sums serve; on a node without pressure most passes between two
+// housekeeping rounds find them so.
 func (p *StatsProvider) summaryOf(pods []*corev1.Pod, entries []*podEntry) *Summary {
+	k := &p.podSums
+	if k.ok && k.listed == p.listedVersion && k.volumes == p.volumesVersion && p.rt.TotalsHold(k.totals, k.until) {
+		return p.summaryWith(k.disk, k.pids, k.vols)
+	}
 	var podsDisk, pids, vols float64
+	until := usage.Never
 	for i, pod := range pods {
-		d, n := p.rt.PodTotalsOf(pod.UID, &entries[i].rt)
+		d, n, u := p.rt.PodTotalsUntilOf(pod.UID, &entries[i].rt)
 		podsDisk += d
 		pids += n
 		vols += entries[i].volumesBytes
+		until = min(until, u)
 	}
+	p.keepPodSums(podsDisk, pids, vols, until)
 	return p.summaryWith(podsDisk, pids, vols)
+}
+
+// keepPodSums keeps the sums over the pods of the list entriesOf last answered, just
+// made, for summaryOf; until is the earliest time until which a pod's totals hold. The
+// runtime's version is read now, after every pod's totals were read: the totals that
+// reading made are part of it.
+func (p *StatsProvider) keepPodSums(disk, pids, vols float64, until time.Duration) {
+	p.podSums = podSums{ok: true, listed: p.listedVersion, volumes: p.volumesVersion, totals: p.rt.TotalsVersion(), until: until,
+		disk: disk, pids: pids, vols: vols}
+}
+
+// podSums are summaryOf's sums over the pods of a list, and what they hold for.
+type podSums struct {
+	ok               bool
+	listed, volumes  uint64 // the provider's listedVersion and volumesVersion
+	totals           uint64 // the runtime's TotalsVersion
+	until            time.Duration
+	disk, pids, vols float64
 }
 
 // summaryWith is summaryOf, given the sums over its pods of their totals (podsDisk, pids)
