@@ -67,6 +67,15 @@ type Manager struct {
 	// and its text, and its scratch buffer.
 	signalText [len(signalOrder)]signalText
 	signalBuf  []byte
+	// signalsText is formatObserved's last text and signalsTextOf the available quantities
+	// it was made from (signalsTextKept: there is one).
+	signalsText     string
+	signalsTextOf   [len(signalOrder)]*resource.Quantity
+	signalsTextKept bool
+	// noneMetOf are the quantities of the last pass configThresholdsMet found no threshold met
+	// in (noneMetKept: there was one).
+	noneMetOf   observedSignals
+	noneMetKept bool
 	// capacities are the capacity quantities of the signals, by signal order, for as long
 	// as the figure stays (makeSignalObservations): observations share them, and their
 	// readers only read them (GetThresholdQuantity takes the Value; String keeps its own
@@ -234,9 +243,10 @@ func qty(v float64) *resource.Quantity {
 
 // makeSignalObservations turns a summary into the eviction signals (upstream
 // makeSignalObservations): available and capacity per signal, stamped with the sample time.
+// It also gives the observations' quantities by signal order (observedSignals).
 //
 // into, when not nil, is emptied and filled instead of a new map.
-func (m *Manager) makeSignalObservations(sum *Summary, into SignalObservations) SignalObservations {
+func (m *Manager) makeSignalObservations(sum *Summary, into SignalObservations) (SignalObservations, observedSignals) {
 	n := m.stats.node
 	obs := into
 	if obs == nil {
@@ -244,8 +254,13 @@ func (m *Manager) makeSignalObservations(sum *Summary, into SignalObservations) 
 	} else {
 		clear(obs)
 	}
+	var observed observedSignals
 	add := func(s Signal, available, capacity float64) {
-		obs[s] = SignalObservation{Available: m.availableQuantity(s, available), Capacity: m.capacityQuantity(s, capacity), Time: sum.Time}
+		o := SignalObservation{Available: m.availableQuantity(s, available), Capacity: m.capacityQuantity(s, capacity), Time: sum.Time}
+		obs[s] = o
+		if i := signalIndex(s); i >= 0 {
+			observed.available[i], observed.capacity[i] = o.Available, o.Capacity
+		}
 	}
 	add(SignalMemoryAvailable, sum.MemoryAvailable, n.MemoryCapacity)
 	add(SignalAllocatableMemoryAvailable, sum.AllocatableMemoryAvailable, n.KubepodsLimit)
@@ -259,7 +274,43 @@ func (m *Manager) makeSignalObservations(sum *Summary, into SignalObservations) 
 		add(SignalImageFsInodesFree, n.NodeFsInodes-sum.NodeFsInodesUsed, n.NodeFsInodes)
 	}
 	add(SignalPIDAvailable, n.PidMax-sum.PidsUsed, n.PidMax)
-	return obs
+	return obs, observed
+}
+
+// observedSignals are the available and capacity quantities of a set of observations, by
+// signal order (nil: the signal has no observation). makeSignalObservations shares a
+// quantity between passes while its figure stays, and nobody changes one, so two passes
+// whose quantities are the same pointers have the same observations, figure for figure.
+type observedSignals struct {
+	available, capacity [len(signalOrder)]*resource.Quantity
+}
+
+// observedOf is obs's quantities by signal order.
+func observedOf(obs SignalObservations) observedSignals {
+	var observed observedSignals
+	for i, s := range signalOrder {
+		if o, ok := obs[s]; ok {
+			observed.available[i], observed.capacity[i] = o.Available, o.Capacity
+		}
+	}
+	return observed
+}
+
+// configThresholdsMet is ThresholdsMet(m.cfg.Thresholds, obs, false), with observed obs's
+// quantities (makeSignalObservations'). Whether a threshold is met follows from the
+// threshold and its signal's available and capacity quantities alone (a signal outside
+// signalOrder is never observed), and the thresholds are the configuration's, so a pass
+// with the same quantities as one that met none meets none: it is answered without
+// comparing them again. That pass's quantities are kept for it (noneMetOf).
+func (m *Manager) configThresholdsMet(obs SignalObservations, observed *observedSignals) []Threshold {
+	if m.noneMetKept && *observed == m.noneMetOf {
+		return []Threshold{}
+	}
+	met := ThresholdsMet(m.cfg.Thresholds, obs, false)
+	if len(met) == 0 {
+		m.noneMetOf, m.noneMetKept = *observed, true
+	}
+	return met
 }
 
 // capacityQuantity is a signal's capacity figure and its quantity (qty's; nil: none yet).
@@ -315,15 +366,32 @@ type signalText struct {
 	text  string
 }
 
-// formatObservationsMemo is formatObservations, keeping each signal's text while its
-// figure stays the same: a quantity's text is a function of its value and format alone,
-// and the memo is used only for whole numbers in binary SI, as makeSignalObservations
-// makes them (others are formatted afresh).
+// formatObservationsMemo is formatObservations (see formatObserved). An observation without
+// an available quantity (makeSignalObservations makes none) is formatted afresh.
 func (m *Manager) formatObservationsMemo(obs SignalObservations) string {
+	for _, o := range obs {
+		if o.Available == nil {
+			return formatObservations(obs)
+		}
+	}
+	observed := observedOf(obs)
+	return m.formatObserved(&observed)
+}
+
+// formatObserved is formatObservations of the observations whose quantities are observed.
+// The text of the last call is kept with its available quantities (signalsTextOf): the
+// same quantities, never changed by anyone, give the same text. Otherwise each signal's
+// text is kept while its figure stays the same: a quantity's text is a function of its
+// value and format alone, and that memo is used only for whole numbers in binary SI, as
+// makeSignalObservations makes them (others are formatted afresh).
+func (m *Manager) formatObserved(observed *observedSignals) string {
+	if m.signalsTextKept && observed.available == m.signalsTextOf {
+		return m.signalsText
+	}
 	buf := m.signalBuf[:0]
 	for i, s := range signalOrder {
-		o, ok := obs[s]
-		if !ok {
+		q := observed.available[i]
+		if q == nil {
 			continue
 		}
 		if len(buf) > 0 {
@@ -331,8 +399,7 @@ func (m *Manager) formatObservationsMemo(obs SignalObservations) string {
 		}
 		buf = append(buf, s...)
 		buf = append(buf, '=')
-		q := o.Available
-		if q == nil || q.Format != resource.BinarySI {
+		if q.Format != resource.BinarySI {
 			buf = append(buf, q.String()...)
 			continue
 		}
@@ -348,7 +415,8 @@ func (m *Manager) formatObservationsMemo(obs SignalObservations) string {
 		buf = append(buf, memo.text...)
 	}
 	m.signalBuf = buf
-	return string(buf)
+	m.signalsText, m.signalsTextOf, m.signalsTextKept = string(buf), observed.available, true
+	return m.signalsText
 }
 
 func formatObservations(obs SignalObservations) string {
@@ -408,8 +476,8 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 		m.armNotifiers()
 		m.lastNotifierRefresh = now
 	}
-	obs := m.makeSignalObservations(sum, m.spareObservations)
-	met := ThresholdsMet(m.cfg.Thresholds, obs, false)
+	obs, observed := m.makeSignalObservations(sum, m.spareObservations)
+	met := m.configThresholdsMet(obs, &observed)
 	if len(m.thresholdsMet) > 0 {
 		met = MergeThresholds(met, ThresholdsMet(m.thresholdsMet, obs, true))
 	}
@@ -444,7 +512,7 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 	for _, c := range conds {
 		condNames = append(condNames, string(c))
 	}
-	attrs := []trace.Attr{{Key: "signals", Value: m.formatObservationsMemo(obs)}, {Key: "met", Value: thresholdList(met)},
+	attrs := []trace.Attr{{Key: "signals", Value: m.formatObserved(&observed)}, {Key: "met", Value: thresholdList(met)},
 		{Key: "actionable", Value: thresholdList(fresh)}, {Key: "conditions", Value: strings.Join(condNames, ",")}}
 	if len(held) > 0 {
 		attrs = append(attrs, trace.Attr{Key: "held", Value: strings.Join(held, "; ")})
@@ -662,9 +730,15 @@ func (m *Manager) localStorageEviction(pods []*corev1.Pod, done func([]*corev1.P
 // kubelet a new object for every change).
 func storageCheckedOf(e *podEntry, pod *corev1.Pod) bool {
 	if e.storageOf != pod {
-		e.storageOf, e.storageChecked = pod, !IsCriticalPod(pod) && hasLocalStorageLimit(pod)
+		answerStorage(e, pod)
 	}
 	return e.storageChecked
+}
+
+// answerStorage answers storageCheckedOf for a pod object not seen before (kept apart so
+// that the usual case, the same object, is inlined).
+func answerStorage(e *podEntry, pod *corev1.Pod) {
+	e.storageOf, e.storageChecked = pod, !IsCriticalPod(pod) && hasLocalStorageLimit(pod)
 }
 
 // hasLocalStorageLimit reports whether the pod has a limit localStorageEviction checks: an
@@ -708,7 +782,7 @@ func (m *Manager) reclaimNodeLevelResources(s Signal) bool {
 			f()
 		}
 	}
-	obs := m.makeSignalObservations(m.stats.Get(), nil)
+	obs, observed := m.makeSignalObservations(m.stats.Get(), nil)
 	var noGrace []Threshold
 	for _, t := range m.cfg.Thresholds {
 		t.GracePeriod = 0
@@ -716,7 +790,7 @@ func (m *Manager) reclaimNodeLevelResources(s Signal) bool {
 	}
 	stillMet := ThresholdsMet(noGrace, obs, true)
 	m.clk.Record(&trace.Event{Kind: trace.EvictionPass, Name: "reclaimNodeLevelResources", Attrs: []trace.Attr{
-		{Key: "signal", Value: string(s)}, {Key: "signals", Value: m.formatObservationsMemo(obs)}, {Key: "stillMet", Value: thresholdList(stillMet)}}})
+		{Key: "signal", Value: string(s)}, {Key: "signals", Value: m.formatObserved(&observed)}, {Key: "stillMet", Value: thresholdList(stillMet)}}})
 	return len(stillMet) == 0
 }
 
