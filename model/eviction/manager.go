@@ -256,11 +256,10 @@ func (m *Manager) makeSignalObservations(sum *Summary, into SignalObservations) 
 	}
 	var observed observedSignals
 	add := func(s Signal, available, capacity float64) {
-		o := SignalObservation{Available: m.availableQuantity(s, available), Capacity: m.capacityQuantity(s, capacity), Time: sum.Time}
+		i := signalIndex(s) // every signal added is one of signalOrder
+		o := SignalObservation{Available: m.availableQuantity(i, available), Capacity: m.capacityQuantity(i, capacity), Time: sum.Time}
 		obs[s] = o
-		if i := signalIndex(s); i >= 0 {
-			observed.available[i], observed.capacity[i] = o.Available, o.Capacity
-		}
+		observed.available[i], observed.capacity[i] = o.Available, o.Capacity
 	}
 	add(SignalMemoryAvailable, sum.MemoryAvailable, n.MemoryCapacity)
 	add(SignalAllocatableMemoryAvailable, sum.AllocatableMemoryAvailable, n.KubepodsLimit)
@@ -319,13 +318,10 @@ type capacityQuantity struct {
 	q      *resource.Quantity
 }
 
-// capacityQuantity is qty(capacity), the same quantity as the last pass's when the signal's
-// capacity figure is the same (the node's resources do not change during a run).
-func (m *Manager) capacityQuantity(s Signal, capacity float64) *resource.Quantity {
-	i := signalIndex(s)
-	if i < 0 {
-		return qty(capacity)
-	}
+// capacityQuantity is qty(capacity) for the signal at index i of signalOrder, the same
+// quantity as the last pass's when the signal's capacity figure is the same (the node's
+// resources do not change during a run).
+func (m *Manager) capacityQuantity(i int, capacity float64) *resource.Quantity {
 	c := &m.capacities[i]
 	if c.q == nil || c.figure != capacity {
 		*c = capacityQuantity{figure: capacity, q: qty(capacity)}
@@ -341,16 +337,12 @@ type availableQuantity struct {
 	q     *resource.Quantity
 }
 
-// availableQuantity is qty(available), the same quantity as the last pass's when the
-// signal's whole figure is the same: qty's quantity is a function of that figure alone,
-// and an observation's readers only read it (Cmp, DeepCopy, String, whose cached text is
-// the same for every reader).
-func (m *Manager) availableQuantity(s Signal, available float64) *resource.Quantity {
+// availableQuantity is qty(available) for the signal at index i of signalOrder, the same
+// quantity as the last pass's when the signal's whole figure is the same: qty's quantity
+// is a function of that figure alone, and an observation's readers only read it (Cmp,
+// DeepCopy, String, whose cached text is the same for every reader).
+func (m *Manager) availableQuantity(i int, available float64) *resource.Quantity {
 	v := int64(math.Floor(available))
-	i := signalIndex(s)
-	if i < 0 {
-		return qty(available)
-	}
 	memo := &m.available[i]
 	if !memo.ok || memo.value != v {
 		*memo = availableQuantity{ok: true, value: v, q: qty(available)}

@@ -235,7 +235,9 @@ func (p *StatsProvider) volumeStats() {
 	for i, e := range p.entriesOf(pods) {
 		vols := e.volumes
 		had := len(vols) > 0
-		clear(vols)
+		if had { // most pods write to no volume: no map to clear or walk
+			clear(vols)
+		}
 		p.rt.EachVolumeOf(pods[i].UID, &e.rt, func(name string, bytes float64) {
 			if vols == nil {
 				vols = map[string]int64{}
@@ -244,8 +246,10 @@ func (p *StatsProvider) volumeStats() {
 		})
 		e.volumes = vols
 		e.volumesBytes = 0
-		for _, v := range vols {
-			e.volumesBytes += float64(v)
+		if len(vols) > 0 {
+			for _, v := range vols {
+				e.volumesBytes += float64(v)
+			}
 		}
 		if had || len(vols) > 0 {
 			if e.st != nil {
