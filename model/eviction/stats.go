@@ -67,12 +67,15 @@ type StatsProvider struct {
 	listed        []*corev1.Pod
 	listedEntries []*podEntry
 	// podSums are summaryOf's sums, kept while they hold; volumesVersion counts
-	// volumeStats' refreshes of the entries' volume figures.
+	// volumeStats' refreshes that changed some entry's volume bytes.
 	podSums        podSums
 	volumesVersion uint64
 	// listedVersion counts the lists entriesOf has taken in (a list unlike the last one):
 	// while it stays, entriesOf's answers are the same pods and entries, index for index.
-	listedVersion uint64
+	// entriesVersion counts only the lists whose entries were not the last list's, entry
+	// for entry: a list with new objects for the same pods (a status update) keeps it.
+	listedVersion  uint64
+	entriesVersion uint64
 	// timer runs housekeeping and vtimer volumeStats. Each is made once and re-armed by the
 	// round it runs (Reset): only that round arms it, and it runs once the timer has fired,
 	// so the timer is never pending then and a reset queues what a fresh timer would.
@@ -175,6 +178,7 @@ func (p *StatsProvider) entriesOf(pods []*corev1.Pod) []*podEntry {
 	if slices.Equal(pods, listed) {
 		return out // the list read last time, pod for pod
 	}
+	entriesChanged := len(pods) != len(out)
 	for i, pod := range pods {
 		if i < len(listed) && listed[i] == pod {
 			continue
@@ -185,6 +189,7 @@ func (p *StatsProvider) entriesOf(pods []*corev1.Pod) []*podEntry {
 			p.entries[pod.UID] = e
 		}
 		if i < len(out) {
+			entriesChanged = entriesChanged || out[i] != e
 			out[i] = e
 		} else {
 			out = append(out, e)
@@ -196,6 +201,9 @@ func (p *StatsProvider) entriesOf(pods []*corev1.Pod) []*podEntry {
 	clear(p.listed[len(pods):cap(p.listed)])
 	p.listedEntries = out
 	p.listedVersion++
+	if entriesChanged {
+		p.entriesVersion++
+	}
 	return out
 }
 
@@ -232,6 +240,7 @@ func (p *StatsProvider) housekeeping() {
 // copies from it, nobody keeps it) and made only for a pod that writes to a volume.
 func (p *StatsProvider) volumeStats() {
 	pods := p.pods()
+	volumesChanged := false
 	for i, e := range p.entriesOf(pods) {
 		vols := e.volumes
 		had := len(vols) > 0
@@ -245,11 +254,15 @@ func (p *StatsProvider) volumeStats() {
 			vols[name] += int64(bytes) // integer sums: order-free
 		})
 		e.volumes = vols
-		e.volumesBytes = 0
+		bytes := 0.0
 		if len(vols) > 0 {
 			for _, v := range vols {
-				e.volumesBytes += float64(v)
+				bytes += float64(v)
 			}
+		}
+		if bytes != e.volumesBytes {
+			e.volumesBytes = bytes
+			volumesChanged = true
 		}
 		if had || len(vols) > 0 {
 			if e.st != nil {
@@ -257,7 +270,9 @@ func (p *StatsProvider) volumeStats() {
 			}
 		}
 	}
-	p.volumesVersion++
+	if volumesChanged {
+		p.volumesVersion++
+	}
 	p.vtimer.Reset(volumeStatsAggPeriod)
 }
 
@@ -403,15 +418,16 @@ func (p *StatsProvider) summary(pods []*corev1.Pod) *Summary {
 // PodTotalsOf, which answers from the totals the runtime keeps while they hold (a sample at
 // the same instant has just made them).
 //
-// The sums over the pods are kept (podSums) with what they were made from: the list
-// (listedVersion), the volume figures (volumesVersion), and the runtime's totals
+// The sums over the pods are kept (podSums) with what they were made from: the list's
+// entries (entriesVersion: the sums read the entries alone, in order, whatever pod
+// objects stand for them), the volume figures (volumesVersion), and the runtime's totals
 // (TotalsVersion) and the time until which every pod's answer holds. While all of them
 // hold, each pod's totals would be read again to the same figures, added in the same
 // order, so the kept sums serve; on a node without pressure most passes between two
 // housekeeping rounds find them so.
 func (p *StatsProvider) summaryOf(pods []*corev1.Pod, entries []*podEntry) *Summary {
 	k := &p.podSums
-	if k.ok && k.listed == p.listedVersion && k.volumes == p.volumesVersion && p.rt.TotalsHold(k.totals, k.until) {
+	if k.ok && k.entries == p.entriesVersion && k.volumes == p.volumesVersion && p.rt.TotalsHold(k.totals, k.until) {
 		return p.summaryWith(k.disk, k.pids, k.vols)
 	}
 	var podsDisk, pids, vols float64
@@ -432,14 +448,14 @@ func (p *StatsProvider) summaryOf(pods []*corev1.Pod, entries []*podEntry) *Summ
 // runtime's version is read now, after every pod's totals were read: the totals that
 // reading made are part of it.
 func (p *StatsProvider) keepPodSums(disk, pids, vols float64, until time.Duration) {
-	p.podSums = podSums{ok: true, listed: p.listedVersion, volumes: p.volumesVersion, totals: p.rt.TotalsVersion(), until: until,
+	p.podSums = podSums{ok: true, entries: p.entriesVersion, volumes: p.volumesVersion, totals: p.rt.TotalsVersion(), until: until,
 		disk: disk, pids: pids, vols: vols}
 }
 
 // podSums are summaryOf's sums over the pods of a list, and what they hold for.
 type podSums struct {
 	ok               bool
-	listed, volumes  uint64 // the provider's listedVersion and volumesVersion
+	entries, volumes uint64 // the provider's entriesVersion and volumesVersion
 	totals           uint64 // the runtime's TotalsVersion
 	until            time.Duration
 	disk, pids, vols float64
