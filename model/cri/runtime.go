@@ -286,6 +286,8 @@ type Runtime struct {
 	MemoryInUse func() float64
 	// usageMarks counts podTotals' computations: each gets the next number as its mark.
 	usageMarks uint64
+	// totalsDropped counts memoryChanged's drops of a pod's totals (see TotalsVersion).
+	totalsDropped uint64
 	// stoppedReason and exitedReason are the reasons of exit events (exitReason).
 	stoppedReason, exitedReason *trace.Reason
 }

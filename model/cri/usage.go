@@ -355,19 +355,44 @@ func (r *Runtime) PodTotals(uid types.UID) (disk, pids float64) {
 
 // PodTotalsOf is PodTotals, finding the pod through h (nil: by UID).
 func (r *Runtime) PodTotalsOf(uid types.UID, h *UsageHandle) (disk, pids float64) {
+	disk, pids, _ = r.PodTotalsUntilOf(uid, h)
+	return disk, pids
+}
+
+// PodTotalsUntilOf is PodTotalsOf, and the time (elapsed) until which its answer holds
+// while TotalsVersion stays: the end of the window of the totals it answers from, or
+// usage.Never for a pod the runtime has nothing of.
+func (r *Runtime) PodTotalsUntilOf(uid types.UID, h *UsageHandle) (disk, pids float64, until time.Duration) {
 	o := r.podOf(uid, h)
 	if o == nil {
-		return 0, 0
+		return 0, 0, usage.Never
 	}
 	// The disk and PIDs totals may hold past the window of the whole reading (a pod whose
 	// memory alone is noisy): then they serve without reading its processes again.
 	if t := &o.totals; t.ok {
 		if now := r.s.Elapsed(); now >= t.from && now < t.diskUntil {
-			return t.disk, t.pids
+			return t.disk, t.pids, t.diskUntil
 		}
 	}
 	t := r.podTotals(o)
-	return t.disk, t.pids
+	return t.disk, t.pids, t.diskUntil
+}
+
+// TotalsVersion changes whenever some pod's totals may have been made or dropped: a new
+// computation (each takes a new mark), a change to a pod's objects, which touch drops
+// them for (and which changes the listing's version; a pod's objects are made and
+// forgotten only with a touch), or to a process's memory (memoryChanged). While it stays,
+// PodTotalsOf answers every pod as it last did, up to the time PodTotalsUntilOf gave with
+// that answer (TotalsHold).
+func (r *Runtime) TotalsVersion() uint64 {
+	return r.usageMarks + r.listingVersion + r.totalsDropped // each only grows
+}
+
+// TotalsHold reports whether the runtime's totals version is still version and now is
+// before until: then every pod's PodTotalsOf answers what it did when PodTotalsUntilOf
+// gave until at that version.
+func (r *Runtime) TotalsHold(version uint64, until time.Duration) bool {
+	return r.TotalsVersion() == version && r.s.Elapsed() < until
 }
 
 // UsageMark names the stats readings of a pod's containers now: while it returns the same
@@ -392,9 +417,16 @@ func (r *Runtime) UsageMarkOf(uid types.UID, h *UsageHandle) uint64 {
 // up to date (a new mark) the containers are read and reported in the same walk. disk
 // and pids are the pod's totals, PodTotalsOf's answer now.
 func (r *Runtime) UsageSinceOf(uid types.UID, h *UsageHandle, since uint64, fn func(name string, running bool, memory, disk, pids float64)) (mark uint64, disk, pids float64) {
+	mark, disk, pids, _ = r.UsageSinceUntilOf(uid, h, since, fn)
+	return mark, disk, pids
+}
+
+// UsageSinceUntilOf is UsageSinceOf, and the time until which disk and pids hold as
+// PodTotalsUntilOf gives it.
+func (r *Runtime) UsageSinceUntilOf(uid types.UID, h *UsageHandle, since uint64, fn func(name string, running bool, memory, disk, pids float64)) (mark uint64, disk, pids float64, until time.Duration) {
 	o := r.podOf(uid, h)
 	if o == nil {
-		return 0, 0, 0
+		return 0, 0, 0, usage.Never
 	}
 	now := r.s.Elapsed()
 	t := &o.totals
@@ -405,7 +437,7 @@ func (r *Runtime) UsageSinceOf(uid types.UID, h *UsageHandle, since uint64, fn f
 	} else {
 		t = r.addTotals(o, now, fn)
 	}
-	return t.mark, t.disk, t.pids
+	return t.mark, t.disk, t.pids, t.diskUntil
 }
 
 // podTotals are a pod's stats totals as PodTotals adds them, and the stretch they hold for:
@@ -751,6 +783,7 @@ func (r *Runtime) memoryChanged(c *ctr) {
 	if o := r.byPod[c.sandbox.uid]; o != nil {
 		o.totals.ok = false
 	}
+	r.totalsDropped++
 	if r.OnMemoryChange != nil {
 		r.OnMemoryChange(MemProc{c})
 	}

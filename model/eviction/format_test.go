@@ -36,3 +36,34 @@ func TestFormatObservationsMemo(t *testing.T) {
 		}
 	}
 }
+
+// A pass's kept text and kept "none met" answer (formatObserved, configThresholdsMet) are
+// what formatObservations and ThresholdsMet give, pass after pass, as figures repeat, move
+// and cross thresholds.
+func TestObservedPassAnswers(t *testing.T) {
+	thresholds, err := ParseThresholdConfig(nil, map[string]string{"memory.available": "100Mi", "nodefs.available": "10%", "pid.available": "5%"},
+		map[string]string{"imagefs.available": "15%"}, map[string]string{"imagefs.available": "1m"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := NodeResources{MemoryCapacity: 4 << 30, KubepodsLimit: 3 << 30, NodeFsCapacity: 100 << 30, NodeFsInodes: 1 << 20, PidMax: 4096}
+	m := &Manager{cfg: Config{Thresholds: thresholds}, stats: &StatsProvider{node: node}}
+	rng := rand.New(rand.NewPCG(5, 6))
+	memory := []float64{50 << 20, 200 << 20, 1 << 30, 1<<30 + 4096}
+	disk := []float64{5 << 30, 20 << 30, 95 << 30}
+	pids := []float64{100, 4000}
+	for pass := 0; pass < 500; pass++ {
+		sum := &Summary{MemoryAvailable: memory[rng.IntN(len(memory))], AllocatableMemoryAvailable: memory[rng.IntN(len(memory))],
+			NodeFsUsed: disk[rng.IntN(len(disk))], PidsUsed: pids[rng.IntN(len(pids))]}
+		sum.ImageFsUsed = sum.NodeFsUsed
+		sum.NodeFsInodesUsed = sum.NodeFsUsed / bytesPerInode
+		sum.ImageFsInodesUsed = sum.NodeFsInodesUsed
+		obs, observed := m.makeSignalObservations(sum, nil)
+		if got, want := m.formatObserved(&observed), formatObservations(obs); got != want {
+			t.Fatalf("pass %d: text %q, want %q", pass, got, want)
+		}
+		if got, want := thresholdList(m.configThresholdsMet(obs, &observed)), thresholdList(ThresholdsMet(thresholds, obs, false)); got != want {
+			t.Fatalf("pass %d: met %q, want %q", pass, got, want)
+		}
+	}
+}

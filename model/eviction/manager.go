@@ -9,7 +9,6 @@ package eviction
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -68,6 +67,15 @@ type Manager struct {
 	// and its text, and its scratch buffer.
 	signalText [len(signalOrder)]signalText
 	signalBuf  []byte
+	// signalsText is formatObserved's last text and signalsTextOf the available quantities
+	// it was made from (signalsTextKept: there is one).
+	signalsText     string
+	signalsTextOf   [len(signalOrder)]*resource.Quantity
+	signalsTextKept bool
+	// noneMetOf are the quantities of the last pass configThresholdsMet found no threshold met
+	// in (noneMetKept: there was one).
+	noneMetOf   observedSignals
+	noneMetKept bool
 	// capacities are the capacity quantities of the signals, by signal order, for as long
 	// as the figure stays (makeSignalObservations): observations share them, and their
 	// readers only read them (GetThresholdQuantity takes the Value; String keeps its own
@@ -107,22 +115,18 @@ type Manager struct {
 	// which do not change while the kubelet runs.
 	hardLevelsRecorded bool
 
+	// storageIndexes are the places, in the stats provider's list of version
+	// storageVersion (its listedVersion), of the pods localStorageEviction checks
+	// (storageCheckedOf): while the version stays, the list holds the same pod objects
+	// and so the same answers, and a pass looks only at those pods (usually none).
+	// storageKept is set once they have been found for some version.
+	storageIndexes []int
+	storageVersion uint64
+	storageKept    bool
+
 	// PodLevelResources is the run's PodLevelResources feature gate (v1.37 default on):
 	// pod-level requests are the pod's request when ranking.
 	PodLevelResources bool
-
-	// storagePods are the pods of the last localStorageEviction pass and storageChecked,
-	// index for index, whether each could be evicted for a local storage limit (see
-	// hasLocalStorageLimit). Every pass has the same pods but for a few, so the answers
-	// are kept while the list holds the same pod objects: a pod's spec and annotations
-	// never change in place (podConfig hands the kubelet a new object for every change),
-	// so the same object gives the same answer.
-	storagePods    []*corev1.Pod
-	storageChecked []bool
-	// storageSpare and storageSpareChecked are the buffers of the list before, which
-	// recheckStorage fills next.
-	storageSpare        []*corev1.Pod
-	storageSpareChecked []bool
 }
 
 // NewManager returns an eviction manager. podFunc must list the pods the stats provider
@@ -239,9 +243,10 @@ func qty(v float64) *resource.Quantity {
 
 // makeSignalObservations turns a summary into the eviction signals (upstream
 // makeSignalObservations): available and capacity per signal, stamped with the sample time.
+// It also gives the observations' quantities by signal order (observedSignals).
 //
 // into, when not nil, is emptied and filled instead of a new map.
-func (m *Manager) makeSignalObservations(sum *Summary, into SignalObservations) SignalObservations {
+func (m *Manager) makeSignalObservations(sum *Summary, into SignalObservations) (SignalObservations, observedSignals) {
 	n := m.stats.node
 	obs := into
 	if obs == nil {
@@ -249,8 +254,12 @@ func (m *Manager) makeSignalObservations(sum *Summary, into SignalObservations) 
 	} else {
 		clear(obs)
 	}
+	var observed observedSignals
 	add := func(s Signal, available, capacity float64) {
-		obs[s] = SignalObservation{Available: m.availableQuantity(s, available), Capacity: m.capacityQuantity(s, capacity), Time: sum.Time}
+		i := signalIndex(s) // every signal added is one of signalOrder
+		o := SignalObservation{Available: m.availableQuantity(i, available), Capacity: m.capacityQuantity(i, capacity), Time: sum.Time}
+		obs[s] = o
+		observed.available[i], observed.capacity[i] = o.Available, o.Capacity
 	}
 	add(SignalMemoryAvailable, sum.MemoryAvailable, n.MemoryCapacity)
 	add(SignalAllocatableMemoryAvailable, sum.AllocatableMemoryAvailable, n.KubepodsLimit)
@@ -264,7 +273,43 @@ func (m *Manager) makeSignalObservations(sum *Summary, into SignalObservations) 
 		add(SignalImageFsInodesFree, n.NodeFsInodes-sum.NodeFsInodesUsed, n.NodeFsInodes)
 	}
 	add(SignalPIDAvailable, n.PidMax-sum.PidsUsed, n.PidMax)
-	return obs
+	return obs, observed
+}
+
+// observedSignals are the available and capacity quantities of a set of observations, by
+// signal order (nil: the signal has no observation). makeSignalObservations shares a
+// quantity between passes while its figure stays, and nobody changes one, so two passes
+// whose quantities are the same pointers have the same observations, figure for figure.
+type observedSignals struct {
+	available, capacity [len(signalOrder)]*resource.Quantity
+}
+
+// observedOf is obs's quantities by signal order.
+func observedOf(obs SignalObservations) observedSignals {
+	var observed observedSignals
+	for i, s := range signalOrder {
+		if o, ok := obs[s]; ok {
+			observed.available[i], observed.capacity[i] = o.Available, o.Capacity
+		}
+	}
+	return observed
+}
+
+// configThresholdsMet is ThresholdsMet(m.cfg.Thresholds, obs, false), with observed obs's
+// quantities (makeSignalObservations'). Whether a threshold is met follows from the
+// threshold and its signal's available and capacity quantities alone (a signal outside
+// signalOrder is never observed), and the thresholds are the configuration's, so a pass
+// with the same quantities as one that met none meets none: it is answered without
+// comparing them again. That pass's quantities are kept for it (noneMetOf).
+func (m *Manager) configThresholdsMet(obs SignalObservations, observed *observedSignals) []Threshold {
+	if m.noneMetKept && *observed == m.noneMetOf {
+		return []Threshold{}
+	}
+	met := ThresholdsMet(m.cfg.Thresholds, obs, false)
+	if len(met) == 0 {
+		m.noneMetOf, m.noneMetKept = *observed, true
+	}
+	return met
 }
 
 // capacityQuantity is a signal's capacity figure and its quantity (qty's; nil: none yet).
@@ -273,13 +318,10 @@ type capacityQuantity struct {
 	q      *resource.Quantity
 }
 
-// capacityQuantity is qty(capacity), the same quantity as the last pass's when the signal's
-// capacity figure is the same (the node's resources do not change during a run).
-func (m *Manager) capacityQuantity(s Signal, capacity float64) *resource.Quantity {
-	i := signalIndex(s)
-	if i < 0 {
-		return qty(capacity)
-	}
+// capacityQuantity is qty(capacity) for the signal at index i of signalOrder, the same
+// quantity as the last pass's when the signal's capacity figure is the same (the node's
+// resources do not change during a run).
+func (m *Manager) capacityQuantity(i int, capacity float64) *resource.Quantity {
 	c := &m.capacities[i]
 	if c.q == nil || c.figure != capacity {
 		*c = capacityQuantity{figure: capacity, q: qty(capacity)}
@@ -295,16 +337,12 @@ type availableQuantity struct {
 	q     *resource.Quantity
 }
 
-// availableQuantity is qty(available), the same quantity as the last pass's when the
-// signal's whole figure is the same: qty's quantity is a function of that figure alone,
-// and an observation's readers only read it (Cmp, DeepCopy, String, whose cached text is
-// the same for every reader).
-func (m *Manager) availableQuantity(s Signal, available float64) *resource.Quantity {
+// availableQuantity is qty(available) for the signal at index i of signalOrder, the same
+// quantity as the last pass's when the signal's whole figure is the same: qty's quantity
+// is a function of that figure alone, and an observation's readers only read it (Cmp,
+// DeepCopy, String, whose cached text is the same for every reader).
+func (m *Manager) availableQuantity(i int, available float64) *resource.Quantity {
 	v := int64(math.Floor(available))
-	i := signalIndex(s)
-	if i < 0 {
-		return qty(available)
-	}
 	memo := &m.available[i]
 	if !memo.ok || memo.value != v {
 		*memo = availableQuantity{ok: true, value: v, q: qty(available)}
@@ -320,15 +358,32 @@ type signalText struct {
 	text  string
 }
 
-// formatObservationsMemo is formatObservations, keeping each signal's text while its
-// figure stays the same: a quantity's text is a function of its value and format alone,
-// and the memo is used only for whole numbers in binary SI, as makeSignalObservations
-// makes them (others are formatted afresh).
+// formatObservationsMemo is formatObservations (see formatObserved). An observation without
+// an available quantity (makeSignalObservations makes none) is formatted afresh.
 func (m *Manager) formatObservationsMemo(obs SignalObservations) string {
+	for _, o := range obs {
+		if o.Available == nil {
+			return formatObservations(obs)
+		}
+	}
+	observed := observedOf(obs)
+	return m.formatObserved(&observed)
+}
+
+// formatObserved is formatObservations of the observations whose quantities are observed.
+// The text of the last call is kept with its available quantities (signalsTextOf): the
+// same quantities, never changed by anyone, give the same text. Otherwise each signal's
+// text is kept while its figure stays the same: a quantity's text is a function of its
+// value and format alone, and that memo is used only for whole numbers in binary SI, as
+// makeSignalObservations makes them (others are formatted afresh).
+func (m *Manager) formatObserved(observed *observedSignals) string {
+	if m.signalsTextKept && observed.available == m.signalsTextOf {
+		return m.signalsText
+	}
 	buf := m.signalBuf[:0]
 	for i, s := range signalOrder {
-		o, ok := obs[s]
-		if !ok {
+		q := observed.available[i]
+		if q == nil {
 			continue
 		}
 		if len(buf) > 0 {
@@ -336,8 +391,7 @@ func (m *Manager) formatObservationsMemo(obs SignalObservations) string {
 		}
 		buf = append(buf, s...)
 		buf = append(buf, '=')
-		q := o.Available
-		if q == nil || q.Format != resource.BinarySI {
+		if q.Format != resource.BinarySI {
 			buf = append(buf, q.String()...)
 			continue
 		}
@@ -353,7 +407,8 @@ func (m *Manager) formatObservationsMemo(obs SignalObservations) string {
 		buf = append(buf, memo.text...)
 	}
 	m.signalBuf = buf
-	return string(buf)
+	m.signalsText, m.signalsTextOf, m.signalsTextKept = string(buf), observed.available, true
+	return m.signalsText
 }
 
 func formatObservations(obs SignalObservations) string {
@@ -413,8 +468,8 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 		m.armNotifiers()
 		m.lastNotifierRefresh = now
 	}
-	obs := m.makeSignalObservations(sum, m.spareObservations)
-	met := ThresholdsMet(m.cfg.Thresholds, obs, false)
+	obs, observed := m.makeSignalObservations(sum, m.spareObservations)
+	met := m.configThresholdsMet(obs, &observed)
 	if len(m.thresholdsMet) > 0 {
 		met = MergeThresholds(met, ThresholdsMet(m.thresholdsMet, obs, true))
 	}
@@ -449,7 +504,7 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 	for _, c := range conds {
 		condNames = append(condNames, string(c))
 	}
-	attrs := []trace.Attr{{Key: "signals", Value: m.formatObservationsMemo(obs)}, {Key: "met", Value: thresholdList(met)},
+	attrs := []trace.Attr{{Key: "signals", Value: m.formatObserved(&observed)}, {Key: "met", Value: thresholdList(met)},
 		{Key: "actionable", Value: thresholdList(fresh)}, {Key: "conditions", Value: strings.Join(condNames, ",")}}
 	if len(held) > 0 {
 		attrs = append(attrs, trace.Attr{Key: "held", Value: strings.Join(held, "; ")})
@@ -615,13 +670,18 @@ func (m *Manager) localStorageEviction(pods []*corev1.Pod, done func([]*corev1.P
 		signal  string
 	}
 	var victims []victim
-	if !slices.Equal(pods, m.storagePods) {
-		m.recheckStorage(pods)
-	}
-	for i, pod := range pods {
-		if !m.storageChecked[i] {
-			continue
+	entries := m.stats.entriesOf(pods)
+	if version := m.stats.listedVersion; !m.storageKept || m.storageVersion != version {
+		m.storageIndexes = m.storageIndexes[:0]
+		for i, e := range entries {
+			if storageCheckedOf(e, pods[i]) {
+				m.storageIndexes = append(m.storageIndexes, i)
+			}
 		}
+		m.storageVersion, m.storageKept = version, true
+	}
+	for _, i := range m.storageIndexes {
+		pod := pods[i]
 		st, ok := m.stats.PodStats(pod)
 		if !ok {
 			continue
@@ -654,32 +714,23 @@ func (m *Manager) localStorageEviction(pods []*corev1.Pod, done func([]*corev1.P
 	return true
 }
 
-// recheckStorage makes storagePods and storageChecked pods and their answers. A pod
-// object the last list held keeps its answer (the same object gives the same one): the
-// lists keep the pod manager's order with a few pods in or out, so each pod is looked for
-// a few places ahead of the last one found, and answered afresh when it is not there.
-func (m *Manager) recheckStorage(pods []*corev1.Pod) {
-	const lookahead = 8
-	oldPods, oldChecked := m.storagePods, m.storageChecked
-	newPods, newChecked := m.storageSpare[:0], m.storageSpareChecked[:0]
-	j := 0
-	for _, pod := range pods {
-		checked, found := false, false
-		for k := j; k < len(oldPods) && k < j+lookahead; k++ {
-			if oldPods[k] == pod {
-				checked, found, j = oldChecked[k], true, k+1
-				break
-			}
-		}
-		if !found {
-			checked = !IsCriticalPod(pod) && hasLocalStorageLimit(pod)
-		}
-		newPods = append(newPods, pod)
-		newChecked = append(newChecked, checked)
+// storageCheckedOf reports whether localStorageEviction checks pod, whose stats entry is
+// e: whether it could be evicted for a local storage limit (not critical, and
+// hasLocalStorageLimit). The answer is kept in the entry with the pod object it was made
+// for, and made afresh only for a new object: every pass has the same pod objects but for
+// a few, and an object's spec and annotations never change in place (podConfig hands the
+// kubelet a new object for every change).
+func storageCheckedOf(e *podEntry, pod *corev1.Pod) bool {
+	if e.storageOf != pod {
+		answerStorage(e, pod)
 	}
-	clear(oldPods) // the spare list holds no pods the kubelet has let go of
-	m.storagePods, m.storageChecked = newPods, newChecked
-	m.storageSpare, m.storageSpareChecked = oldPods[:0], oldChecked[:0]
+	return e.storageChecked
+}
+
+// answerStorage answers storageCheckedOf for a pod object not seen before (kept apart so
+// that the usual case, the same object, is inlined).
+func answerStorage(e *podEntry, pod *corev1.Pod) {
+	e.storageOf, e.storageChecked = pod, !IsCriticalPod(pod) && hasLocalStorageLimit(pod)
 }
 
 // hasLocalStorageLimit reports whether the pod has a limit localStorageEviction checks: an
@@ -723,7 +774,7 @@ func (m *Manager) reclaimNodeLevelResources(s Signal) bool {
 			f()
 		}
 	}
-	obs := m.makeSignalObservations(m.stats.Get(), nil)
+	obs, observed := m.makeSignalObservations(m.stats.Get(), nil)
 	var noGrace []Threshold
 	for _, t := range m.cfg.Thresholds {
 		t.GracePeriod = 0
@@ -731,7 +782,7 @@ func (m *Manager) reclaimNodeLevelResources(s Signal) bool {
 	}
 	stillMet := ThresholdsMet(noGrace, obs, true)
 	m.clk.Record(&trace.Event{Kind: trace.EvictionPass, Name: "reclaimNodeLevelResources", Attrs: []trace.Attr{
-		{Key: "signal", Value: string(s)}, {Key: "signals", Value: m.formatObservationsMemo(obs)}, {Key: "stillMet", Value: thresholdList(stillMet)}}})
+		{Key: "signal", Value: string(s)}, {Key: "signals", Value: m.formatObserved(&observed)}, {Key: "stillMet", Value: thresholdList(stillMet)}}})
 	return len(stillMet) == 0
 }
 

@@ -1,6 +1,7 @@
 package eviction
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"nodesim/model/cri"
+	"nodesim/model/usage"
 	"nodesim/sim"
 	"nodesim/trace"
 )
@@ -64,6 +66,16 @@ type StatsProvider struct {
 	// same UID, checked all the same) has the same entry without a lookup.
 	listed        []*corev1.Pod
 	listedEntries []*podEntry
+	// podSums are summaryOf's sums, kept while they hold; volumesVersion counts
+	// volumeStats' refreshes that changed some entry's volume bytes.
+	podSums        podSums
+	volumesVersion uint64
+	// listedVersion counts the lists entriesOf has taken in (a list unlike the last one):
+	// while it stays, entriesOf's answers are the same pods and entries, index for index.
+	// entriesVersion counts only the lists whose entries were not the last list's, entry
+	// for entry: a list with new objects for the same pods (a status update) keeps it.
+	listedVersion  uint64
+	entriesVersion uint64
 	// timer runs housekeeping and vtimer volumeStats. Each is made once and re-armed by the
 	// round it runs (Reset): only that round arms it, and it runs once the timer has fired,
 	// so the timer is never pending then and a reset queues what a fresh timer would.
@@ -132,7 +144,6 @@ func (p *StatsProvider) Stop() {
 
 // podEntry is what the provider keeps of one pod (by UID).
 type podEntry struct {
-	uid types.UID
 	// rt holds the pod's runtime objects for the runtime's stats reads.
 	rt cri.UsageHandle
 	// st is the pod's record in sampled, nil until its first sample.
@@ -142,39 +153,57 @@ type podEntry struct {
 	// in any order and grouping (far below 2^53).
 	volumes      map[string]int64
 	volumesBytes float64
-	// disk and pids are the pod's totals (the runtime's PodTotals) at its last sample.
+	// disk and pids are the pod's totals (the runtime's PodTotals) at its last sample, and
+	// until the time until which they hold (PodTotalsUntilOf's).
 	disk, pids float64
+	until      time.Duration
+	// storageOf is the pod object the eviction manager's localStorageEviction last asked
+	// about, and storageChecked its answer (see Manager.storageCheckedOf). The answer
+	// follows from the object alone, which is never changed in place, so it holds while
+	// the pod's object is the same; a new object for the pod is answered afresh.
+	storageOf      *corev1.Pod
+	storageChecked bool
 }
 
 // entriesOf are the entries of pods, index for index (made for pods not seen before). The
 // answer is valid until the next call.
+//
+// A pod found at the same place as in the last list has the same entry: the same object
+// has the same UID, since pod objects are never changed in place (podConfig hands the
+// kubelet a new object for every change). Most calls are given the list of the last one
+// pod for pod (the eviction manager's pass and housekeeping between two changes of the
+// pod manager), which one comparison of the two lists answers.
 func (p *StatsProvider) entriesOf(pods []*corev1.Pod) []*podEntry {
 	listed, out := p.listed, p.listedEntries
-	same := len(pods) == len(listed)
+	if slices.Equal(pods, listed) {
+		return out // the list read last time, pod for pod
+	}
+	entriesChanged := len(pods) != len(out)
 	for i, pod := range pods {
-		if i < len(listed) && listed[i] == pod && out[i].uid == pod.UID {
+		if i < len(listed) && listed[i] == pod {
 			continue
 		}
-		same = false
 		e := p.entries[pod.UID]
 		if e == nil {
-			e = &podEntry{uid: pod.UID}
+			e = &podEntry{}
 			p.entries[pod.UID] = e
 		}
 		if i < len(out) {
+			entriesChanged = entriesChanged || out[i] != e
 			out[i] = e
 		} else {
 			out = append(out, e)
 		}
-	}
-	if same {
-		return out // the list read last time, pod for pod
 	}
 	clear(out[len(pods):])
 	out = out[:len(pods)]
 	p.listed = append(p.listed[:0], pods...)
 	clear(p.listed[len(pods):cap(p.listed)])
 	p.listedEntries = out
+	p.listedVersion++
+	if entriesChanged {
+		p.entriesVersion++
+	}
 	return out
 }
 
@@ -192,11 +221,14 @@ func (p *StatsProvider) housekeeping() {
 	// The summary's pod totals are the ones each sample has just read: at the same instant
 	// PodTotalsOf would give them again, pod for pod, and they are added in the same order.
 	var podsDisk, pids, vols float64
+	until := usage.Never
 	for _, e := range entries {
 		podsDisk += e.disk
 		pids += e.pids
 		vols += e.volumesBytes
+		until = min(until, e.until)
 	}
+	p.keepPodSums(podsDisk, pids, vols, until)
 	sum := p.summaryWith(podsDisk, pids, vols)
 	clear(round)
 	p.round = round[:0]
@@ -208,10 +240,13 @@ func (p *StatsProvider) housekeeping() {
 // copies from it, nobody keeps it) and made only for a pod that writes to a volume.
 func (p *StatsProvider) volumeStats() {
 	pods := p.pods()
+	volumesChanged := false
 	for i, e := range p.entriesOf(pods) {
 		vols := e.volumes
 		had := len(vols) > 0
-		clear(vols)
+		if had { // most pods write to no volume: no map to clear or walk
+			clear(vols)
+		}
 		p.rt.EachVolumeOf(pods[i].UID, &e.rt, func(name string, bytes float64) {
 			if vols == nil {
 				vols = map[string]int64{}
@@ -219,15 +254,24 @@ func (p *StatsProvider) volumeStats() {
 			vols[name] += int64(bytes) // integer sums: order-free
 		})
 		e.volumes = vols
-		e.volumesBytes = 0
-		for _, v := range vols {
-			e.volumesBytes += float64(v)
+		bytes := 0.0
+		if len(vols) > 0 {
+			for _, v := range vols {
+				bytes += float64(v)
+			}
+		}
+		if bytes != e.volumesBytes {
+			e.volumesBytes = bytes
+			volumesChanged = true
 		}
 		if had || len(vols) > 0 {
 			if e.st != nil {
 				e.st.volumesRead = false
 			}
 		}
+	}
+	if volumesChanged {
+		p.volumesVersion++
 	}
 	p.vtimer.Reset(volumeStatsAggPeriod)
 }
@@ -307,7 +351,7 @@ func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
 	st.keyOf = pod
 	var memory, rootFs, processes int64
 	ctrs := st.Containers[:0]
-	mark, disk, pids := p.rt.UsageSinceOf(pod.UID, &e.rt, since, func(name string, running bool, mem, disk, pids float64) {
+	mark, disk, pids, until := p.rt.UsageSinceUntilOf(pod.UID, &e.rt, since, func(name string, running bool, mem, disk, pids float64) {
 		i := 0
 		for i < len(ctrs) && ctrs[i].Name != name {
 			i++
@@ -324,7 +368,7 @@ func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
 		cs.RootFsUsed += int64(disk)
 		rootFs += int64(disk)
 	})
-	e.disk, e.pids = disk, pids
+	e.disk, e.pids, e.until = disk, pids, until
 	if sameKey && st.volumesRead && mark == st.mark {
 		return st // the containers were not reported: nothing changed
 	}
@@ -373,15 +417,48 @@ func (p *StatsProvider) summary(pods []*corev1.Pod) *Summary {
 // summaryOf is summary, with entries those of pods (entriesOf). A pod's totals come from
 // PodTotalsOf, which answers from the totals the runtime keeps while they hold (a sample at
 // the same instant has just made them).
+//
+// The sums over the pods are kept (podSums) with what they were made from: the list's
+// entries (entriesVersion: the sums read the entries alone, in order, whatever pod
+// objects stand for them), the volume figures (volumesVersion), and the runtime's totals
+// (TotalsVersion) and the time until which every pod's answer holds. While all of them
+// hold, each pod's totals would be read again to the same figures, added in the same
+// order, so the kept sums serve; on a node without pressure most passes between two
+// housekeeping rounds find them so.
 func (p *StatsProvider) summaryOf(pods []*corev1.Pod, entries []*podEntry) *Summary {
+	k := &p.podSums
+	if k.ok && k.entries == p.entriesVersion && k.volumes == p.volumesVersion && p.rt.TotalsHold(k.totals, k.until) {
+		return p.summaryWith(k.disk, k.pids, k.vols)
+	}
 	var podsDisk, pids, vols float64
+	until := usage.Never
 	for i, pod := range pods {
-		d, n := p.rt.PodTotalsOf(pod.UID, &entries[i].rt)
+		d, n, u := p.rt.PodTotalsUntilOf(pod.UID, &entries[i].rt)
 		podsDisk += d
 		pids += n
 		vols += entries[i].volumesBytes
+		until = min(until, u)
 	}
+	p.keepPodSums(podsDisk, pids, vols, until)
 	return p.summaryWith(podsDisk, pids, vols)
+}
+
+// keepPodSums keeps the sums over the pods of the list entriesOf last answered, just
+// made, for summaryOf; until is the earliest time until which a pod's totals hold. The
+// runtime's version is read now, after every pod's totals were read: the totals that
+// reading made are part of it.
+func (p *StatsProvider) keepPodSums(disk, pids, vols float64, until time.Duration) {
+	p.podSums = podSums{ok: true, entries: p.entriesVersion, volumes: p.volumesVersion, totals: p.rt.TotalsVersion(), until: until,
+		disk: disk, pids: pids, vols: vols}
+}
+
+// podSums are summaryOf's sums over the pods of a list, and what they hold for.
+type podSums struct {
+	ok               bool
+	entries, volumes uint64 // the provider's entriesVersion and volumesVersion
+	totals           uint64 // the runtime's TotalsVersion
+	until            time.Duration
+	disk, pids, vols float64
 }
 
 // summaryWith is summaryOf, given the sums over its pods of their totals (podsDisk, pids)

@@ -6,11 +6,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/types"
 )
 
-// recheckStorage answers every pod of a changed list as hasLocalStorageLimit does, whether
-// the pod object was in the last list (in order, moved, or far away) or not.
-func TestRecheckStorageKeepsAnswersPerPodObject(t *testing.T) {
+// storageCheckedOf answers every pod of a changed list as hasLocalStorageLimit does, whether
+// the pod object was in the last list (in order, moved, or far away) or not, and entriesOf
+// gives each pod its own entry whatever the list.
+func TestStorageCheckedKeepsAnswersPerPodObject(t *testing.T) {
 	var pods []*corev1.Pod
 	for i := range 30 {
 		p := evPod(fmt.Sprintf("p%d", i), 0, corev1.Container{Name: "c"})
@@ -19,16 +21,22 @@ func TestRecheckStorageKeepsAnswersPerPodObject(t *testing.T) {
 		}
 		pods = append(pods, p)
 	}
-	m := &Manager{}
+	p := &StatsProvider{entries: map[types.UID]*podEntry{}}
+	byUID := map[types.UID]*podEntry{}
 	check := func(list []*corev1.Pod) {
 		t.Helper()
-		m.recheckStorage(list)
-		if len(m.storagePods) != len(list) || len(m.storageChecked) != len(list) {
-			t.Fatalf("kept %d pods and %d answers for %d", len(m.storagePods), len(m.storageChecked), len(list))
+		entries := p.entriesOf(list)
+		if len(entries) != len(list) {
+			t.Fatalf("%d entries for %d pods", len(entries), len(list))
 		}
-		for i, p := range list {
-			if m.storagePods[i] != p || m.storageChecked[i] != (!IsCriticalPod(p) && hasLocalStorageLimit(p)) {
-				t.Errorf("%s: kept %v, want %v", p.Name, m.storageChecked[i], hasLocalStorageLimit(p))
+		for i, pod := range list {
+			e := entries[i]
+			if first, seen := byUID[pod.UID]; seen && first != e {
+				t.Errorf("%s: a second entry", pod.Name)
+			}
+			byUID[pod.UID] = e
+			if got, want := storageCheckedOf(e, pod), !IsCriticalPod(pod) && hasLocalStorageLimit(pod); got != want {
+				t.Errorf("%s: answered %v, want %v", pod.Name, got, want)
 			}
 		}
 	}
@@ -40,6 +48,10 @@ func TestRecheckStorageKeepsAnswersPerPodObject(t *testing.T) {
 	fresh.Spec.InitContainers = []corev1.Container{{Name: "init", Resources: corev1.ResourceRequirements{
 		Limits: corev1.ResourceList{corev1.ResourceEphemeralStorage: resource.MustParse("1Gi")}}}}
 	check(append([]*corev1.Pod{fresh}, pods...))
+	// A new object for a pod (same UID) is answered afresh.
+	limited := pods[1].DeepCopy()
+	limited.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceEphemeralStorage: resource.MustParse("1Gi")}
+	check(append([]*corev1.Pod{pods[0], limited}, pods[2:]...))
 	check(nil)
 	check(pods)
 }
