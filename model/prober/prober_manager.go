@@ -165,6 +165,33 @@ func (m *Manager) AddPod(pod *corev1.Pod) {
 	}
 }
 
+// HasProbes reports whether AddPod(pod) may create a worker: whether a regular container
+// or a sidecar of the pod has a probe. AddPod of a pod without one changes nothing.
+func HasProbes(pod *corev1.Pod) bool {
+	for i := range pod.Spec.InitContainers {
+		c := &pod.Spec.InitContainers[i]
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways && hasProbe(c) {
+			return true
+		}
+	}
+	for i := range pod.Spec.Containers {
+		if hasProbe(&pod.Spec.Containers[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasProbe reports whether addWorkers would look for a worker of c.
+func hasProbe(c *corev1.Container) bool {
+	for _, pt := range [...]ProbeType{Startup, Readiness, Liveness} {
+		if probeOf(c, pt) != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // podWorkersOf returns the pod's entry in byPod, nil if it has no workers.
 func (m *Manager) podWorkersOf(pod *corev1.Pod) *podWorkers {
 	if pod != m.synced {
