@@ -148,7 +148,7 @@ func (kl *Kubelet) syncAPIPodStatus(memo *syncMemo, pod *corev1.Pod, podStatus *
 		// What generateAPIPodStatus does besides generating: the readiness triggers
 		// (UpdatePodStatus does not read the status).
 		if kl.probeManager != nil {
-			kl.probeManager.UpdatePodStatus(pod, nil)
+			kl.probeManager.UpdatePodStatusRef(pod, &memo.proberRef)
 		}
 		return isTerminal(memo.phase), memo.restartingAll
 	}
@@ -219,6 +219,10 @@ type syncMemo struct {
 	// entry is the status manager's PodStatusEntry of the pod (nil: none held), which
 	// cachedStatus reads instead of looking the pod up at every sync.
 	entry *status.PodStatusEntry
+	// proberRef is the pod's entry in the prober, for the readiness triggers of every
+	// sync (UpdatePodStatusRef). Unlike the rest of the memo, reset keeps it: the prober
+	// checks it at every use.
+	proberRef prober.PodRef
 }
 
 // cachedStatus is the status manager's PeekPodStatus of uid (nil when none is cached),
@@ -534,7 +538,11 @@ func (kl *Kubelet) generateAPIPodStatusMemo(pod *corev1.Pod, podStatus *containe
 		// The readiness triggers. The prober does not read the status (generation has
 		// applied its results already), so none is passed, as a memoized sync passes
 		// none: taking st's address would move every generated status to the heap.
-		kl.probeManager.UpdatePodStatus(pod, nil)
+		if memo != nil {
+			kl.probeManager.UpdatePodStatusRef(pod, &memo.proberRef)
+		} else {
+			kl.probeManager.UpdatePodStatus(pod, nil)
+		}
 	}
 	if !isTerminal(st.Phase) && kl.pastActiveDeadline(pod) {
 		st.Phase = corev1.PodFailed
