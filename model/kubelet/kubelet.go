@@ -178,6 +178,9 @@ type ProbeManager interface {
 	RemovePod(pod *corev1.Pod)
 	CleanupPods(desired func(types.UID) bool, desiredVersion uint64)
 	UpdatePodStatus(pod *corev1.Pod, st *corev1.PodStatus)
+	// UpdatePodStatusRef is UpdatePodStatus(pod, nil) for a caller that keeps ref for
+	// the pod from call to call, so that the prober need not look the pod up every time.
+	UpdatePodStatusRef(pod *corev1.Pod, ref *prober.PodRef)
 }
 
 // New builds a kubelet over the node's runtime and API server (upstream NewMainKubelet).

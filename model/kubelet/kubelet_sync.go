@@ -12,6 +12,7 @@ import (
 	"nodesim/model/kuberuntime"
 	"nodesim/model/podconfig"
 	"nodesim/model/podworkers"
+	"nodesim/model/prober"
 	"nodesim/model/prober/results"
 	"nodesim/model/status"
 	"nodesim/trace"
@@ -36,7 +37,7 @@ func (kl *Kubelet) SyncPod(updateType podworkers.UpdateType, pod, mirrorPod *cor
 	if ps.isStaticPod(pod) {
 		kl.tryReconcileMirrorPods(pod, mirrorPod)
 	}
-	if kl.probeManager != nil {
+	if kl.probeManager != nil && ps.hasProbes(pod) {
 		kl.probeManager.AddPod(pod)
 	}
 	ps.pod, ps.mirrorPod, ps.restartingAll, ps.done = pod, mirrorPod, restartingAllContainers, done
@@ -61,6 +62,9 @@ type podSyncer struct {
 	// staticOf is the pod object static was read from (see isStaticPod).
 	staticOf *corev1.Pod
 	static   bool
+	// probesOf is the pod object probes was read from (see hasProbes).
+	probesOf *corev1.Pod
+	probes   bool
 
 	// The runtime sync in flight: SyncPod's arguments its answer needs.
 	pod, mirrorPod  *corev1.Pod
@@ -85,6 +89,17 @@ func (ps *podSyncer) isStaticPod(pod *corev1.Pod) bool {
 		ps.staticOf, ps.static = pod, podconfig.IsStaticPod(pod)
 	}
 	return ps.static
+}
+
+// hasProbes is prober.HasProbes(pod), read again only for a new object of the pod (a pod
+// object is never changed in place, see isStaticPod). SyncPod asks the prober to add
+// workers only for a pod with a probe: for one without, AddPod finds nothing to add and
+// changes nothing, whatever workers exist.
+func (ps *podSyncer) hasProbes(pod *corev1.Pod) bool {
+	if pod != ps.probesOf {
+		ps.probesOf, ps.probes = pod, prober.HasProbes(pod)
+	}
+	return ps.probes
 }
 
 // runtimeSynced is the runtime manager's answer to SyncPod: upstream's postSync, then the
@@ -133,7 +148,7 @@ func (kl *Kubelet) syncAPIPodStatus(memo *syncMemo, pod *corev1.Pod, podStatus *
 		// What generateAPIPodStatus does besides generating: the readiness triggers
 		// (UpdatePodStatus does not read the status).
 		if kl.probeManager != nil {
-			kl.probeManager.UpdatePodStatus(pod, nil)
+			kl.probeManager.UpdatePodStatusRef(pod, &memo.proberRef)
 		}
 		return isTerminal(memo.phase), memo.restartingAll
 	}
@@ -189,6 +204,13 @@ type syncMemo struct {
 	// The questions asked while generating the status, with their answers.
 	probeCalls  []probeCall
 	reasonCalls []reasonCall
+	// startupVersion and readinessVersion are the versions of the startup and readiness
+	// results when the questions were asked (read before: a later change only makes the
+	// memo ask again). While both are unchanged, every answer in probeCalls is the same,
+	// unless one came from outside the results (fromPodState): a container with a
+	// readiness probe and no result yet is as ready as the pod and its start time say.
+	startupVersion, readinessVersion uint64
+	fromPodState                     bool
 
 	// The ProbeState and ReasonLookup handed to status generation, made once per memo.
 	probes  memoProbes
@@ -197,6 +219,10 @@ type syncMemo struct {
 	// entry is the status manager's PodStatusEntry of the pod (nil: none held), which
 	// cachedStatus reads instead of looking the pod up at every sync.
 	entry *status.PodStatusEntry
+	// proberRef is the pod's entry in the prober, for the readiness triggers of every
+	// sync (UpdatePodStatusRef). Unlike the rest of the memo, reset keeps it: the prober
+	// checks it at every use.
+	proberRef prober.PodRef
 }
 
 // cachedStatus is the status manager's PeekPodStatus of uid (nil when none is cached),
@@ -253,6 +279,8 @@ func (m *syncMemo) reset(pod *corev1.Pod) {
 	clear(m.probeCalls)
 	clear(m.reasonCalls)
 	m.probeCalls, m.reasonCalls = m.probeCalls[:0], m.reasonCalls[:0]
+	m.startupVersion, m.readinessVersion = m.kl.startupManager.Version(), m.kl.readinessManager.Version()
+	m.fromPodState = false
 	m.probes.p = probeState{m.kl, pod}
 }
 
@@ -272,6 +300,23 @@ func (m *syncMemo) matches(pod *corev1.Pod, podStatus *container.PodStatus, cach
 	if !m.valid || m.pod != pod || m.podStatus != podStatus || m.cached != cached || pod.DeletionTimestamp != nil {
 		return false
 	}
+	if m.fromPodState || m.startupVersion != m.kl.startupManager.Version() || m.readinessVersion != m.kl.readinessManager.Version() {
+		if !m.probesAnswerAsRecorded(pod) {
+			return false
+		}
+	}
+	for i := range m.reasonCalls {
+		c := &m.reasonCalls[i]
+		if e, ok := m.kl.reasonCache.Get(pod.UID, c.name); ok != c.ok || e.err != c.reason.Err || e.message != c.reason.Message {
+			return false
+		}
+	}
+	return true
+}
+
+// probesAnswerAsRecorded asks the prober the memo's questions again and reports whether
+// every answer is the one recorded.
+func (m *syncMemo) probesAnswerAsRecorded(pod *corev1.Pod) bool {
 	p := probeState{m.kl, pod}
 	for i := range m.probeCalls {
 		c := &m.probeCalls[i]
@@ -288,12 +333,6 @@ func (m *syncMemo) matches(pod *corev1.Pod, podStatus *container.PodStatus, cach
 			if p.ready(pod.UID, c.id, c.key, c.c) != c.answer {
 				return false
 			}
-		}
-	}
-	for i := range m.reasonCalls {
-		c := &m.reasonCalls[i]
-		if e, ok := m.kl.reasonCache.Get(pod.UID, c.name); ok != c.ok || e.err != c.reason.Err || e.message != c.reason.Message {
-			return false
 		}
 	}
 	return true
@@ -332,8 +371,14 @@ func (mp *memoProbes) Started(uid types.UID, id string, c *corev1.Container) boo
 }
 
 func (mp *memoProbes) Ready(uid types.UID, id string, c *corev1.Container) bool {
-	answer := mp.p.Ready(uid, id, c)
-	mp.memo.probeCalls = append(mp.memo.probeCalls, probeCall{kind: callReady, id: id, key: trimID(id), c: c, answer: answer})
+	key := trimID(id)
+	answer := mp.p.ready(uid, id, key, c)
+	if c != nil && c.ReadinessProbe != nil {
+		if _, ok := mp.p.kl.readinessManager.Get(key); !ok {
+			mp.memo.fromPodState = true
+		}
+	}
+	mp.memo.probeCalls = append(mp.memo.probeCalls, probeCall{kind: callReady, id: id, key: key, c: c, answer: answer})
 	return answer
 }
 
@@ -493,7 +538,11 @@ func (kl *Kubelet) generateAPIPodStatusMemo(pod *corev1.Pod, podStatus *containe
 		// The readiness triggers. The prober does not read the status (generation has
 		// applied its results already), so none is passed, as a memoized sync passes
 		// none: taking st's address would move every generated status to the heap.
-		kl.probeManager.UpdatePodStatus(pod, nil)
+		if memo != nil {
+			kl.probeManager.UpdatePodStatusRef(pod, &memo.proberRef)
+		} else {
+			kl.probeManager.UpdatePodStatus(pod, nil)
+		}
 	}
 	if !isTerminal(st.Phase) && kl.pastActiveDeadline(pod) {
 		st.Phase = corev1.PodFailed

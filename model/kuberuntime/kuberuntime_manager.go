@@ -21,6 +21,7 @@ import (
 	"nodesim/model/flowcontrol"
 	"nodesim/model/images"
 	"nodesim/model/oom"
+	"nodesim/model/prober/results"
 	"nodesim/sim"
 	"nodesim/trace"
 )
@@ -306,7 +307,10 @@ type Manager struct {
 	images          *images.ImageManager
 	livenessManager ProbeResults
 	startupManager  ProbeResults
-	memoryCapacity  int64
+	// livenessResults and startupResults are livenessManager and startupManager when they
+	// are results.Managers (nil otherwise), whose versions the actions memo reads.
+	livenessResults, startupResults *results.Manager
+	memoryCapacity                  int64
 	// podState answers whether the pod worker was asked to terminate a pod.
 	podState PodStateProvider
 
@@ -420,8 +424,11 @@ var errSyncCancelled = errors.New("pod sync cancelled: pod termination requested
 // NewManager returns a runtime manager over the fake runtime; memoryCapacity is the
 // machine's memory, for oom_score_adj.
 func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageManager, liveness, startup ProbeResults, memoryCapacity int64, podState PodStateProvider) *Manager {
-	return &Manager{s: s, runtime: runtime, images: imageManager, livenessManager: liveness, startupManager: startup, memoryCapacity: memoryCapacity, podState: podState, PodLevelResources: true, Restart: DefaultRestartGates(),
+	m := &Manager{s: s, runtime: runtime, images: imageManager, livenessManager: liveness, startupManager: startup, memoryCapacity: memoryCapacity, podState: podState, PodLevelResources: true, Restart: DefaultRestartGates(),
 		reasons: s.Clock("kuberuntime", sim.PriorityDefault)}
+	m.livenessResults, _ = liveness.(*results.Manager)
+	m.startupResults, _ = startup.(*results.Manager)
+	return m
 }
 
 // SyncPod drives the runtime towards the pod's spec (upstream kubeGenericRuntimeManager.SyncPod).

@@ -300,6 +300,11 @@ type ActionsMemo struct {
 	// none is the actions the memo holds: the sandbox's ID and attempt, nothing else.
 	none  PodActions
 	asked []probeAnswer
+	// versioned says the liveness and startup results keep a version, and
+	// livenessVersion and startupVersion are theirs when the questions were asked: while
+	// both are unchanged, every answer in asked is too, and matches need not ask again.
+	versioned                       bool
+	livenessVersion, startupVersion uint64
 	// buf is where asked starts: room for a one-container pod's questions (its liveness
 	// and startup results), so that most memos need no slice of their own. A memo is
 	// used in place (by pointer), never copied.
@@ -328,6 +333,9 @@ func (m *Manager) memoPodActions(memo *ActionsMemo, changes *PodActions, pod *co
 	if memo.asked == nil {
 		memo.asked = memo.buf[:0]
 	}
+	// The versions are read before the questions are asked: a change after that (none
+	// is made while computing the actions) only makes the next sync ask again.
+	memo.livenessVersion, memo.startupVersion, memo.versioned = m.resultsVersions()
 	m.recording = memo
 	m.podActions(changes, pod, podStatus, restartAllContainers, startBuf)
 	m.recording = nil
@@ -345,6 +353,11 @@ func (memo *ActionsMemo) matches(m *Manager, pod *corev1.Pod, podStatus *contain
 	if !memo.valid || memo.pod != pod || memo.podStatus != podStatus || memo.restartAll != restartAllContainers || memo.gates != m.Restart {
 		return false
 	}
+	if memo.versioned {
+		if liveness, startup, _ := m.resultsVersions(); liveness == memo.livenessVersion && startup == memo.startupVersion {
+			return true
+		}
+	}
 	for i := range memo.asked {
 		a := &memo.asked[i]
 		var r results.Result
@@ -359,6 +372,16 @@ func (memo *ActionsMemo) matches(m *Manager, pod *corev1.Pod, podStatus *contain
 		}
 	}
 	return true
+}
+
+// resultsVersions are the versions of the liveness and startup results (see
+// results.Manager.Version); ok is false unless both are results.Managers, which keep one
+// (a test's fake results do not).
+func (m *Manager) resultsVersions() (liveness, startup uint64, ok bool) {
+	if m.livenessResults == nil || m.startupResults == nil {
+		return 0, 0, false
+	}
+	return m.livenessResults.Version(), m.startupResults.Version(), true
 }
 
 // computeInitContainerActions walks the init containers from last to first, deciding which

@@ -95,6 +95,9 @@ type Manager struct {
 	// last one removed) clears synced.
 	synced        *corev1.Pod
 	syncedWorkers *podWorkers
+	// podsVersion counts the changes to byPod's set of pods (a pod's first worker added,
+	// its last one removed): while it stands, each UID has the same entry, or none.
+	podsVersion uint64
 	// workersVersion counts the workers added. cleanedUp says CleanupPods left only
 	// workers of desired pods when workersVersion was cleanedWorkers and its desired set
 	// was at cleanedDesired.
@@ -165,6 +168,33 @@ func (m *Manager) AddPod(pod *corev1.Pod) {
 	}
 }
 
+// HasProbes reports whether AddPod(pod) may create a worker: whether a regular container
+// or a sidecar of the pod has a probe. AddPod of a pod without one changes nothing.
+func HasProbes(pod *corev1.Pod) bool {
+	for i := range pod.Spec.InitContainers {
+		c := &pod.Spec.InitContainers[i]
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways && hasProbe(c) {
+			return true
+		}
+	}
+	for i := range pod.Spec.Containers {
+		if hasProbe(&pod.Spec.Containers[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasProbe reports whether addWorkers would look for a worker of c.
+func hasProbe(c *corev1.Container) bool {
+	for _, pt := range [...]ProbeType{Startup, Readiness, Liveness} {
+		if probeOf(c, pt) != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // podWorkersOf returns the pod's entry in byPod, nil if it has no workers.
 func (m *Manager) podWorkersOf(pod *corev1.Pod) *podWorkers {
 	if pod != m.synced {
@@ -196,6 +226,7 @@ func (m *Manager) addWorkers(pw *podWorkers, pod *corev1.Pod, c *corev1.Containe
 			pw = &podWorkers{}
 			m.byPod[pod.UID] = pw
 			m.synced = nil // byPod has another pod
+			m.podsVersion++
 		}
 		w := newWorker(m, pod, c, pt, probe)
 		pw.workers = slices.Insert(workers, i, w)
@@ -283,7 +314,33 @@ func (m *Manager) CleanupPods(desired func(types.UID) bool, desiredVersion uint6
 // not Success is triggered at once, so readiness is usually probed right after a container
 // starts instead of a full period later.
 func (m *Manager) UpdatePodStatus(pod *corev1.Pod, _ *corev1.PodStatus) {
-	pw := m.podWorkersOf(pod)
+	m.triggerReadiness(m.podWorkersOf(pod))
+}
+
+// PodRef is a caller's memo of a pod's entry in the prober, kept from call to call of
+// UpdatePodStatusRef for that pod (the zero PodRef holds nothing yet).
+type PodRef struct {
+	valid   bool
+	uid     types.UID
+	version uint64 // podsVersion when workers was looked up
+	workers *podWorkers
+}
+
+// UpdatePodStatusRef is UpdatePodStatus for a caller that keeps ref for the pod: the
+// pod's entry is looked up again only when byPod's set of pods changed since ref was
+// filled (podsVersion), rather than hashing the UID at every status generation. The
+// entry becomes the synced one, for the AddPod that follows.
+func (m *Manager) UpdatePodStatusRef(pod *corev1.Pod, ref *PodRef) {
+	if !ref.valid || ref.version != m.podsVersion || ref.uid != pod.UID {
+		*ref = PodRef{valid: true, uid: pod.UID, version: m.podsVersion, workers: m.byPod[pod.UID]}
+	}
+	m.synced, m.syncedWorkers = pod, ref.workers
+	m.triggerReadiness(ref.workers)
+}
+
+// triggerReadiness triggers the pod's readiness workers (pw: its entry in byPod, nil for
+// none) whose result is not Success.
+func (m *Manager) triggerReadiness(pw *podWorkers) {
 	if pw == nil {
 		return
 	}
@@ -314,6 +371,7 @@ func (m *Manager) remove(w *worker) {
 	if pw.workers = slices.Delete(pw.workers, i, i+1); len(pw.workers) == 0 {
 		delete(m.byPod, uid)
 		m.synced = nil // byPod has one pod less
+		m.podsVersion++
 	}
 }
 

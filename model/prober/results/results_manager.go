@@ -45,6 +45,10 @@ const UpdatesCapacity = 20
 type Manager struct {
 	cache   map[string]Result
 	updates *sim.Chan[Update]
+	// version counts the changes to cache: Set of a new or different result and Remove
+	// bump it, and nothing else writes cache. A caller that asked Get some questions
+	// and finds the version unchanged since knows every answer is still the same.
+	version uint64
 }
 
 // NewManager returns a manager whose update channel is called name (livenessCh, ...).
@@ -68,11 +72,19 @@ func (m *Manager) Set(id string, result Result, podUID types.UID, resume func())
 		return
 	}
 	m.cache[id] = result
+	m.version++
 	m.updates.Send(Update{ContainerID: id, Result: result, PodUID: podUID}, resume)
 }
 
 // Remove forgets the container's result.
-func (m *Manager) Remove(id string) { delete(m.cache, id) }
+func (m *Manager) Remove(id string) {
+	delete(m.cache, id)
+	m.version++
+}
+
+// Version is the number of changes to the results so far (see Manager.version): equal
+// versions mean Get answers every question as it did.
+func (m *Manager) Version() uint64 { return m.version }
 
 // Updates is the channel the syncLoop selects on.
 func (m *Manager) Updates() *sim.Chan[Update] { return m.updates }
