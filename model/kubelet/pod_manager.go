@@ -12,6 +12,7 @@ import (
 
 	"nodesim/model/kuberuntime"
 	"nodesim/model/podconfig"
+	"nodesim/model/podworkers"
 	"nodesim/trace"
 )
 
@@ -74,6 +75,10 @@ type uidEntry struct {
 	// fullName is fullName(pod), made once: a pod's name does not change, and set files
 	// the pod by it on every status echo.
 	fullName string
+	// worker is the pod's worker as its last sync found it (see syncDesiredPod): an entry
+	// belongs to one UID, and the pod workers check that the worker it holds is still the
+	// UID's before they use it (podworkers.WorkerRef).
+	worker podworkers.WorkerRef
 }
 
 // AddPod files p in the pod map, or in the mirror-pod map when it is a mirror pod.

@@ -126,9 +126,9 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 	case casePLEG:
 		e, _ := kl.pleg.Watch().TryRecv()
 		if e.Type != pleg.ContainerRemoved {
-			if pod, ok := kl.podManager.GetPodByUID(e.ID); ok {
-				kl.desiredHandler("HandlePodSyncs", plegCause(e.Type), []*corev1.Pod{pod})
-				kl.HandlePodSyncs([]*corev1.Pod{pod})
+			if pe := kl.podManager.entry(e.ID); pe != nil {
+				kl.desiredHandler("HandlePodSyncs", plegCause(e.Type), []*corev1.Pod{pe.pod})
+				kl.syncDesiredPod(pe.pod, pe, kl.clk.Now())
 			} else {
 				kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: "plegCh", Attrs: []trace.Attr{{Key: "type", Value: string(e.Type)}},
 					Reason: trace.Because("podNotInPodManager", "the event's pod is not in the pod manager (gone from every config source): the syncLoop ignores it")})
@@ -150,8 +150,9 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 		kl.syncTicker.C.TryRecv()
 		if pods := kl.getPodsToSync(); len(pods) > 0 {
 			kl.desiredHandler("HandlePodSyncs", "syncCh", pods)
-			kl.HandlePodSyncs(pods)
-			clear(pods) // the pods are not kept past their tick
+			kl.handleDesiredSyncs(pods, kl.entriesToSync)
+			clear(pods) // the pods and their entries are not kept past their tick
+			clear(kl.entriesToSync)
 		}
 	case caseLiveness:
 		u, _ := kl.livenessManager.Updates().TryRecv()
@@ -244,12 +245,12 @@ func (kl *Kubelet) recordSelectCases(cases []selectCase) {
 }
 
 func (kl *Kubelet) handleProbeSync(u results.Update, probe string) {
-	pod, ok := kl.podManager.GetPodByUID(u.PodUID)
-	if !ok {
+	e := kl.podManager.entry(u.PodUID)
+	if e == nil {
 		return
 	}
-	kl.desiredHandler("HandlePodSyncs", probeCause(probe, u.Result), []*corev1.Pod{pod})
-	kl.HandlePodSyncs([]*corev1.Pod{pod})
+	kl.desiredHandler("HandlePodSyncs", probeCause(probe, u.Result), []*corev1.Pod{e.pod})
+	kl.syncDesiredPod(e.pod, e, kl.clk.Now())
 }
 
 // probeCause is the handler's cause for a probe result: "<probe>Ch <result>", with the
@@ -453,52 +454,50 @@ func mirrorPodKeys(pods []*corev1.Pod) string {
 // active deadline (upstream getPodsToSync), in UID order. Only the due pods and the pods
 // with an active deadline are looked at: both lists come in UID order, and are merged.
 //
-// The list is kl.podsToSync, reused at every tick: its one caller, the syncCh case of
-// syncLoopIteration, hands it to handler and HandlePodSyncs, which read it before they
-// return and keep none of it (UpdatePod keeps the pod, not the list).
+// The list is kl.podsToSync, reused at every tick, and kl.entriesToSync holds, at the
+// same places, the pods' pod manager entries (nil for a pod only past its deadline): its
+// one caller, the syncCh case of syncLoopIteration, hands them to handler and
+// handleDesiredSyncs, which read them before they return and keep none of them
+// (UpdatePod keeps the pod, not the list).
 func (kl *Kubelet) getPodsToSync() []*corev1.Pod {
 	ready := kl.workQueue.GetWork()
 	deadlined := kl.podManager.podsWithActiveDeadline()
-	out := kl.podsToSync[:0]
+	out, entries := kl.podsToSync[:0], kl.entriesToSync[:0]
 	for i := 0; i < len(ready) || len(deadlined) > 0; {
 		switch {
 		case len(deadlined) == 0 || i < len(ready) && ready[i] < deadlined[0].UID:
 			// Due; a pod no longer desired is left out.
-			if pod := kl.duePod(i, ready[i]); pod != nil {
-				out = append(out, pod)
+			if e := kl.duePod(i, ready[i]); e != nil {
+				out, entries = append(out, e.pod), append(entries, e)
 			}
 			i++
 		case i < len(ready) && ready[i] == deadlined[0].UID:
-			out = append(out, deadlined[0])
+			out, entries = append(out, deadlined[0]), append(entries, nil)
 			i, deadlined = i+1, deadlined[1:]
 		default:
 			if kl.pastActiveDeadline(deadlined[0]) {
-				out = append(out, deadlined[0])
+				out, entries = append(out, deadlined[0]), append(entries, nil)
 			}
 			deadlined = deadlined[1:]
 		}
 	}
-	kl.podsToSync = out[:0]
+	kl.podsToSync, kl.entriesToSync = out[:0], entries
 	return out
 }
 
-// duePod is the desired pod of uid, the i-th pod GetWork returned, nil if there is none.
-// The pod manager's entry for the pod is kept in the pod's work queue entry, so that the
-// pod's later syncs read it there instead of looking it up: an entry not marked gone is
-// the pod manager's current one for the UID (see uidEntry).
-func (kl *Kubelet) duePod(i int, uid types.UID) *corev1.Pod {
+// duePod is the pod manager's entry for uid, the i-th pod GetWork returned, nil if the
+// pod is not desired. The entry is kept in the pod's work queue entry, so that the pod's
+// later syncs read it there instead of looking it up: an entry not marked gone is the pod
+// manager's current one for the UID (see uidEntry).
+func (kl *Kubelet) duePod(i int, uid types.UID) *uidEntry {
 	qe := kl.workQueue.takenEntry(i)
 	if qe == nil {
-		pod, _ := kl.podManager.GetPodByUID(uid)
-		return pod
+		return kl.podManager.entry(uid)
 	}
 	if qe.pod == nil || qe.pod.gone {
 		qe.pod = kl.podManager.entry(uid)
-		if qe.pod == nil {
-			return nil
-		}
 	}
-	return qe.pod.pod
+	return qe.pod
 }
 
 func (kl *Kubelet) pastActiveDeadline(pod *corev1.Pod) bool {
