@@ -127,7 +127,7 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 		e, _ := kl.pleg.Watch().TryRecv()
 		if e.Type != pleg.ContainerRemoved {
 			if pe := kl.podManager.entry(e.ID); pe != nil {
-				kl.desiredHandler("HandlePodSyncs", plegCause(e.Type), []*corev1.Pod{pe.pod})
+				kl.desiredHandler("HandlePodSyncs", plegCause(e.Type), []*corev1.Pod{pe.pod}, pe)
 				kl.syncDesiredPod(pe.pod, pe, kl.clk.Now())
 			} else {
 				kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: "plegCh", Attrs: []trace.Attr{{Key: "type", Value: string(e.Type)}},
@@ -149,10 +149,12 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 	case caseSync:
 		kl.syncTicker.C.TryRecv()
 		if pods := kl.getPodsToSync(); len(pods) > 0 {
-			kl.desiredHandler("HandlePodSyncs", "syncCh", pods)
+			kl.desiredHandler("HandlePodSyncs", "syncCh", pods, kl.entriesToSync[0])
 			kl.handleDesiredSyncs(pods, kl.entriesToSync)
-			clear(pods) // the pods and their entries are not kept past their tick
-			clear(kl.entriesToSync)
+			// The pods are not kept past their tick. Their entries may be: the pod manager
+			// keeps an entry for as long as its pod, and one gone is garbage only to whoever
+			// still holds it.
+			clear(pods)
 		}
 	case caseLiveness:
 		u, _ := kl.livenessManager.Updates().TryRecv()
@@ -186,7 +188,7 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 			}
 		}
 		if len(pods) > 0 {
-			kl.desiredHandler("HandlePodSyncs", containerManagerCh, pods)
+			kl.desiredHandler("HandlePodSyncs", containerManagerCh, pods, nil)
 			kl.HandlePodSyncs(pods)
 		} else {
 			kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: containerManagerCh,
@@ -249,7 +251,7 @@ func (kl *Kubelet) handleProbeSync(u results.Update, probe string) {
 	if e == nil {
 		return
 	}
-	kl.desiredHandler("HandlePodSyncs", probeCause(probe, u.Result), []*corev1.Pod{e.pod})
+	kl.desiredHandler("HandlePodSyncs", probeCause(probe, u.Result), []*corev1.Pod{e.pod}, e)
 	kl.syncDesiredPod(e.pod, e, kl.clk.Now())
 }
 
@@ -289,20 +291,32 @@ func plegCause(t pleg.PodLifeCycleEventType) string {
 
 // handler records a handler called with pods (why: the channel and message).
 func (kl *Kubelet) handler(name, why string, pods []*corev1.Pod) {
-	kl.handlerWith(name, why, pods, mirrorPodKeys(pods))
+	kl.handlerWith(name, why, pods, mirrorPodKeys(pods), nil)
 }
 
 // desiredHandler is handler for pods taken from the pod manager's pod map (GetPodByUID,
 // getPodsToSync), which never holds a mirror pod: there are none among them to look for.
-func (kl *Kubelet) desiredHandler(name, why string, pods []*corev1.Pod) {
-	kl.handlerWith(name, why, pods, "")
+// first is the pod manager's entry of pods[0], nil if the caller has none at hand.
+func (kl *Kubelet) desiredHandler(name, why string, pods []*corev1.Pod, first *uidEntry) {
+	kl.handlerWith(name, why, pods, "", first)
 }
 
 // handlerWith is handler given mirrors, the keys of the mirror pods among pods ("" for
-// none, as mirrorPodKeys joins them).
-func (kl *Kubelet) handlerWith(name, why string, pods []*corev1.Pod, mirrors string) {
+// none, as mirrorPodKeys joins them), and first, the pod manager's entry of pods[0] or nil.
+// The strings of a pod alone are kept with its entry when there is one (see uidEntry),
+// else in handlerAttrs.
+func (kl *Kubelet) handlerWith(name, why string, pods []*corev1.Pod, mirrors string, first *uidEntry) {
 	if len(pods) == 1 && mirrors == "" {
-		key, attrs := kl.handlerAttrs.get(pods[0], why)
+		var hp *handlerPod
+		if first != nil && first.pod == pods[0] {
+			if first.handler == nil {
+				first.handler = &handlerPod{}
+			}
+			hp = first.handler
+		} else {
+			hp = kl.handlerAttrs.pod(pods[0].UID)
+		}
+		key, attrs := hp.get(pods[0], why)
 		kl.clk.Record(&trace.Event{Kind: KindHandler, Name: name, Pod: key, Attrs: attrs})
 		return
 	}
@@ -358,7 +372,8 @@ func (c *handlerChunk) joinPodKeys(pods []*corev1.Pod) string {
 	return c.keys.Copy(b)
 }
 
-// handlerMemo keeps, for each pod the handlers were called with alone, its key and the
+// handlerMemo keeps, for each pod the handlers were called with alone and without its pod
+// manager entry at hand (the entry keeps the same for the others), its key and the
 // handler event's attributes for the first few causes seen, so that the syncs of a pod
 // that PLEG and the probes wake again and again record the same strings instead of
 // building them anew. There is room for every cause a pod usually meets (its addition,
@@ -382,17 +397,23 @@ type handlerCause struct {
 	attrs []trace.Attr
 }
 
-// get returns the key of pod, a non-mirror pod, and the attributes of a handler event for
-// it alone with cause why: pods=key, and cause=why unless why is empty.
-func (m *handlerMemo) get(pod *corev1.Pod, why string) (string, []trace.Attr) {
-	hp := m.byUID[pod.UID]
+// pod is the memo's entry for uid, made empty at the first call.
+func (m *handlerMemo) pod(uid types.UID) *handlerPod {
+	hp := m.byUID[uid]
 	if hp == nil {
 		if m.byUID == nil {
 			m.byUID = map[types.UID]*handlerPod{}
 		}
 		hp = &handlerPod{}
-		m.byUID[pod.UID] = hp
+		m.byUID[uid] = hp
 	}
+	return hp
+}
+
+// get returns the key of pod, a non-mirror pod whose strings hp keeps, and the attributes
+// of a handler event for it alone with cause why: pods=key, and cause=why unless why is
+// empty.
+func (hp *handlerPod) get(pod *corev1.Pod, why string) (string, []trace.Attr) {
 	if hp.key == "" || hp.namespace != pod.Namespace || hp.name != pod.Name {
 		*hp = handlerPod{namespace: pod.Namespace, name: pod.Name, key: container.Key(pod)}
 	}
