@@ -83,8 +83,9 @@ type uidEntry struct {
 	// the list since, so it is only a guess, which set checks (the pod at that place has
 	// this UID, and UIDs are unique in sorted) before using it instead of a search.
 	at int
-	// handler is the handler events' strings of the pod (see handlerMemo), for the
-	// handlers of syncs that have the entry at hand; nil until the first.
+	// handler is handlerMemo's entry for the pod, for the handlers of syncs that have the
+	// entry at hand; nil until the first. The memo forgets a pod as it leaves the pod
+	// manager, which marks this entry gone: a pod that comes back gets a new entry.
 	handler *handlerPod
 }
 

@@ -303,14 +303,15 @@ func (kl *Kubelet) desiredHandler(name, why string, pods []*corev1.Pod, first *u
 
 // handlerWith is handler given mirrors, the keys of the mirror pods among pods ("" for
 // none, as mirrorPodKeys joins them), and first, the pod manager's entry of pods[0] or nil.
-// The strings of a pod alone are kept with its entry when there is one (see uidEntry),
-// else in handlerAttrs.
+// The strings of a pod alone are handlerAttrs', reached through the entry when there is
+// one (see uidEntry).
 func (kl *Kubelet) handlerWith(name, why string, pods []*corev1.Pod, mirrors string, first *uidEntry) {
 	if len(pods) == 1 && mirrors == "" {
 		var hp *handlerPod
 		if first != nil && first.pod == pods[0] {
 			if first.handler == nil {
-				first.handler = &handlerPod{}
+				// The memo's own, shared: the pod's addition already made it.
+				first.handler = kl.handlerAttrs.pod(pods[0].UID)
 			}
 			hp = first.handler
 		} else {
@@ -372,9 +373,9 @@ func (c *handlerChunk) joinPodKeys(pods []*corev1.Pod) string {
 	return c.keys.Copy(b)
 }
 
-// handlerMemo keeps, for each pod the handlers were called with alone and without its pod
-// manager entry at hand (the entry keeps the same for the others), its key and the
-// handler event's attributes for the first few causes seen, so that the syncs of a pod
+// handlerMemo keeps, for each pod the handlers were called with alone, its key and the
+// handler event's attributes (a pod manager entry keeps a pointer to its pod's, so that
+// the syncs that hold the entry find them without a lookup) for the first few causes seen, so that the syncs of a pod
 // that PLEG and the probes wake again and again record the same strings instead of
 // building them anew. There is room for every cause a pod usually meets (its addition,
 // the sync tick, the PLEG's started and died, both readiness results); a rarer one past
