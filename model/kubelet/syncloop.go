@@ -159,23 +159,25 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 	case caseLiveness:
 		u, _ := kl.livenessManager.Updates().TryRecv()
 		if u.Result == results.Failure {
-			kl.handleProbeSync(u, "liveness")
+			kl.handleProbeSync(kl.podManager.entry(u.PodUID), u, "liveness")
 		} else {
 			kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: "livenessCh", Attrs: []trace.Attr{{Key: "result", Value: u.Result.String()}},
 				Reason: trace.Because("livenessSuccessIgnored", "the syncLoop acts on a liveness result only when it is Failure; a Success, such as the initial value the prober worker sets for each new container, changes nothing")})
 		}
 	case caseReadiness:
 		u, _ := kl.readinessManager.Updates().TryRecv()
-		if pod, ok := kl.podManager.GetPodByUID(u.PodUID); ok {
-			kl.statusManager.SetContainerReadiness(pod, u.ContainerID, u.Result == results.Success)
+		e := kl.podManager.entry(u.PodUID)
+		if e != nil {
+			kl.statusManager.SetContainerReadiness(e.pod, u.ContainerID, u.Result == results.Success)
 		}
-		kl.handleProbeSync(u, "readiness")
+		kl.handleProbeSync(e, u, "readiness")
 	case caseStartup:
 		u, _ := kl.startupManager.Updates().TryRecv()
-		if pod, ok := kl.podManager.GetPodByUID(u.PodUID); ok {
-			kl.statusManager.SetContainerStartup(pod, u.ContainerID, u.Result == results.Success)
+		e := kl.podManager.entry(u.PodUID)
+		if e != nil {
+			kl.statusManager.SetContainerStartup(e.pod, u.ContainerID, u.Result == results.Success)
 		}
-		kl.handleProbeSync(u, "startup")
+		kl.handleProbeSync(e, u, "startup")
 	case caseContainerManager:
 		// Devices or dynamic resources changed health: sync the pods still in the pod
 		// manager, ignore the rest (upstream's containerManager case). Nothing in nodesim
@@ -246,8 +248,11 @@ func (kl *Kubelet) recordSelectCases(cases []selectCase) {
 	kl.clk.Record(e)
 }
 
-func (kl *Kubelet) handleProbeSync(u results.Update, probe string) {
-	e := kl.podManager.entry(u.PodUID)
+// handleProbeSync syncs the pod of probe result u, given e, the pod manager's entry of
+// u's pod (nil: the pod is not desired, and nothing is synced). The callers look the
+// entry up once, before the status manager takes the result: only the syncLoop's config
+// handlers change the pod manager, and none runs inside an iteration's probe case.
+func (kl *Kubelet) handleProbeSync(e *uidEntry, u results.Update, probe string) {
 	if e == nil {
 		return
 	}
