@@ -124,6 +124,27 @@ func (kl *Kubelet) HandlePodSyncs(pods []*corev1.Pod) {
 	}
 }
 
+// handleDesiredSyncs is HandlePodSyncs for pods of the pod map given with their entries
+// (entries[i] is pods[i]'s, or nil where the caller has none): see syncDesiredPod.
+func (kl *Kubelet) handleDesiredSyncs(pods []*corev1.Pod, entries []*uidEntry) {
+	start := kl.clk.Now()
+	for i, pod := range pods {
+		kl.syncDesiredPod(pod, entries[i], start)
+	}
+}
+
+// syncDesiredPod is HandlePodSyncs for one pod of the pod map and its entry e (nil for
+// none): the update reaches the pod's worker through the WorkerRef the entry keeps,
+// without a lookup by UID on every sync of the pod.
+func (kl *Kubelet) syncDesiredPod(pod *corev1.Pod, e *uidEntry, start time.Time) {
+	mirror, _ := kl.podManager.GetMirrorPodByPod(pod)
+	var ref *podworkers.WorkerRef
+	if e != nil {
+		ref = &e.worker
+	}
+	kl.podWorkers.UpdatePodRef(ref, podworkers.UpdatePodOptions{Pod: pod, MirrorPod: mirror, UpdateType: podworkers.SyncPodSync, StartTime: start})
+}
+
 func isTerminal(p corev1.PodPhase) bool { return p == corev1.PodSucceeded || p == corev1.PodFailed }
 
 // filterOutInactivePods drops pods the workers finished and terminal pods not being

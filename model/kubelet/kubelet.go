@@ -128,6 +128,8 @@ type Kubelet struct {
 	activeFilter   activeFilter // filterOutInactivePods' last answer
 	// podsToSync is getPodsToSync's list, reused from one sync tick to the next (see there).
 	podsToSync []*corev1.Pod
+	// entriesToSync is getPodsToSync's list of the pods' pod manager entries (see there).
+	entriesToSync []*uidEntry
 	// gcClean are the runtime pods the last containerGC found nothing to remove in, in UID
 	// order; gcCleanNext is the other buffer, which the next pass fills.
 	gcClean, gcCleanNext []gcCleanPod

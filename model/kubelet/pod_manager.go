@@ -12,6 +12,7 @@ import (
 
 	"nodesim/model/kuberuntime"
 	"nodesim/model/podconfig"
+	"nodesim/model/podworkers"
 	"nodesim/trace"
 )
 
@@ -74,6 +75,18 @@ type uidEntry struct {
 	// fullName is fullName(pod), made once: a pod's name does not change, and set files
 	// the pod by it on every status echo.
 	fullName string
+	// worker is the pod's worker as its last sync found it (see syncDesiredPod): an entry
+	// belongs to one UID, and the pod workers check that the worker it holds is still the
+	// UID's before they use it (podworkers.WorkerRef).
+	worker podworkers.WorkerRef
+	// at is where set last found or put the pod in sorted. Pods come and go elsewhere in
+	// the list since, so it is only a guess, which set checks (the pod at that place has
+	// this UID, and UIDs are unique in sorted) before using it instead of a search.
+	at int
+	// handler is handlerMemo's entry for the pod, for the handlers of syncs that have the
+	// entry at hand; nil until the first. The memo forgets a pod as it leaves the pod
+	// manager, which marks this entry gone: a pod that comes back gets a new entry.
+	handler *handlerPod
 }
 
 // AddPod files p in the pod map, or in the mirror-pod map when it is a mirror pod.
@@ -113,13 +126,19 @@ func (m *podManager) set(op string, p *corev1.Pod) {
 	} else {
 		m.byFullName[e.fullName] = &podRef{pod: p}
 	}
-	i, found := m.search(p.UID)
+	// A pod already in sorted is usually where set left it: a status echo replaces the
+	// object of a pod the list has held for long, and pods seldom come and go before it.
+	i, found := e.at, e.at < len(m.sorted) && m.sorted[e.at].UID == p.UID
+	if !found {
+		i, found = m.search(p.UID)
+	}
 	m.own(1)
 	if found {
 		m.sorted[i] = p
 	} else {
 		m.sorted = slices.Insert(m.sorted, i, p)
 	}
+	e.at = i
 	m.fileDeadline(p, p.Spec.ActiveDeadlineSeconds != nil)
 	if !had {
 		m.changed(op, p)

@@ -126,9 +126,9 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 	case casePLEG:
 		e, _ := kl.pleg.Watch().TryRecv()
 		if e.Type != pleg.ContainerRemoved {
-			if pod, ok := kl.podManager.GetPodByUID(e.ID); ok {
-				kl.desiredHandler("HandlePodSyncs", plegCause(e.Type), []*corev1.Pod{pod})
-				kl.HandlePodSyncs([]*corev1.Pod{pod})
+			if pe := kl.podManager.entry(e.ID); pe != nil {
+				kl.desiredHandler("HandlePodSyncs", plegCause(e.Type), []*corev1.Pod{pe.pod}, pe)
+				kl.syncDesiredPod(pe.pod, pe, kl.clk.Now())
 			} else {
 				kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: "plegCh", Attrs: []trace.Attr{{Key: "type", Value: string(e.Type)}},
 					Reason: trace.Because("podNotInPodManager", "the event's pod is not in the pod manager (gone from every config source): the syncLoop ignores it")})
@@ -149,30 +149,35 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 	case caseSync:
 		kl.syncTicker.C.TryRecv()
 		if pods := kl.getPodsToSync(); len(pods) > 0 {
-			kl.desiredHandler("HandlePodSyncs", "syncCh", pods)
-			kl.HandlePodSyncs(pods)
-			clear(pods) // the pods are not kept past their tick
+			kl.desiredHandler("HandlePodSyncs", "syncCh", pods, kl.entriesToSync[0])
+			kl.handleDesiredSyncs(pods, kl.entriesToSync)
+			// The pods are not kept past their tick. Their entries may be: the pod manager
+			// keeps an entry for as long as its pod, and one gone is garbage only to whoever
+			// still holds it.
+			clear(pods)
 		}
 	case caseLiveness:
 		u, _ := kl.livenessManager.Updates().TryRecv()
 		if u.Result == results.Failure {
-			kl.handleProbeSync(u, "liveness")
+			kl.handleProbeSync(kl.podManager.entry(u.PodUID), u, "liveness")
 		} else {
 			kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: "livenessCh", Attrs: []trace.Attr{{Key: "result", Value: u.Result.String()}},
 				Reason: trace.Because("livenessSuccessIgnored", "the syncLoop acts on a liveness result only when it is Failure; a Success, such as the initial value the prober worker sets for each new container, changes nothing")})
 		}
 	case caseReadiness:
 		u, _ := kl.readinessManager.Updates().TryRecv()
-		if pod, ok := kl.podManager.GetPodByUID(u.PodUID); ok {
-			kl.statusManager.SetContainerReadiness(pod, u.ContainerID, u.Result == results.Success)
+		e := kl.podManager.entry(u.PodUID)
+		if e != nil {
+			kl.statusManager.SetContainerReadiness(e.pod, u.ContainerID, u.Result == results.Success)
 		}
-		kl.handleProbeSync(u, "readiness")
+		kl.handleProbeSync(e, u, "readiness")
 	case caseStartup:
 		u, _ := kl.startupManager.Updates().TryRecv()
-		if pod, ok := kl.podManager.GetPodByUID(u.PodUID); ok {
-			kl.statusManager.SetContainerStartup(pod, u.ContainerID, u.Result == results.Success)
+		e := kl.podManager.entry(u.PodUID)
+		if e != nil {
+			kl.statusManager.SetContainerStartup(e.pod, u.ContainerID, u.Result == results.Success)
 		}
-		kl.handleProbeSync(u, "startup")
+		kl.handleProbeSync(e, u, "startup")
 	case caseContainerManager:
 		// Devices or dynamic resources changed health: sync the pods still in the pod
 		// manager, ignore the rest (upstream's containerManager case). Nothing in nodesim
@@ -185,7 +190,7 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 			}
 		}
 		if len(pods) > 0 {
-			kl.desiredHandler("HandlePodSyncs", containerManagerCh, pods)
+			kl.desiredHandler("HandlePodSyncs", containerManagerCh, pods, nil)
 			kl.HandlePodSyncs(pods)
 		} else {
 			kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: containerManagerCh,
@@ -243,13 +248,16 @@ func (kl *Kubelet) recordSelectCases(cases []selectCase) {
 	kl.clk.Record(e)
 }
 
-func (kl *Kubelet) handleProbeSync(u results.Update, probe string) {
-	pod, ok := kl.podManager.GetPodByUID(u.PodUID)
-	if !ok {
+// handleProbeSync syncs the pod of probe result u, given e, the pod manager's entry of
+// u's pod (nil: the pod is not desired, and nothing is synced). The callers look the
+// entry up once, before the status manager takes the result: only the syncLoop's config
+// handlers change the pod manager, and none runs inside an iteration's probe case.
+func (kl *Kubelet) handleProbeSync(e *uidEntry, u results.Update, probe string) {
+	if e == nil {
 		return
 	}
-	kl.desiredHandler("HandlePodSyncs", probeCause(probe, u.Result), []*corev1.Pod{pod})
-	kl.HandlePodSyncs([]*corev1.Pod{pod})
+	kl.desiredHandler("HandlePodSyncs", probeCause(probe, u.Result), []*corev1.Pod{e.pod}, e)
+	kl.syncDesiredPod(e.pod, e, kl.clk.Now())
 }
 
 // probeCause is the handler's cause for a probe result: "<probe>Ch <result>", with the
@@ -288,20 +296,33 @@ func plegCause(t pleg.PodLifeCycleEventType) string {
 
 // handler records a handler called with pods (why: the channel and message).
 func (kl *Kubelet) handler(name, why string, pods []*corev1.Pod) {
-	kl.handlerWith(name, why, pods, mirrorPodKeys(pods))
+	kl.handlerWith(name, why, pods, mirrorPodKeys(pods), nil)
 }
 
 // desiredHandler is handler for pods taken from the pod manager's pod map (GetPodByUID,
 // getPodsToSync), which never holds a mirror pod: there are none among them to look for.
-func (kl *Kubelet) desiredHandler(name, why string, pods []*corev1.Pod) {
-	kl.handlerWith(name, why, pods, "")
+// first is the pod manager's entry of pods[0], nil if the caller has none at hand.
+func (kl *Kubelet) desiredHandler(name, why string, pods []*corev1.Pod, first *uidEntry) {
+	kl.handlerWith(name, why, pods, "", first)
 }
 
 // handlerWith is handler given mirrors, the keys of the mirror pods among pods ("" for
-// none, as mirrorPodKeys joins them).
-func (kl *Kubelet) handlerWith(name, why string, pods []*corev1.Pod, mirrors string) {
+// none, as mirrorPodKeys joins them), and first, the pod manager's entry of pods[0] or nil.
+// The strings of a pod alone are handlerAttrs', reached through the entry when there is
+// one (see uidEntry).
+func (kl *Kubelet) handlerWith(name, why string, pods []*corev1.Pod, mirrors string, first *uidEntry) {
 	if len(pods) == 1 && mirrors == "" {
-		key, attrs := kl.handlerAttrs.get(pods[0], why)
+		var hp *handlerPod
+		if first != nil && first.pod == pods[0] {
+			if first.handler == nil {
+				// The memo's own, shared: the pod's addition already made it.
+				first.handler = kl.handlerAttrs.pod(pods[0].UID)
+			}
+			hp = first.handler
+		} else {
+			hp = kl.handlerAttrs.pod(pods[0].UID)
+		}
+		key, attrs := hp.get(pods[0], why)
 		kl.clk.Record(&trace.Event{Kind: KindHandler, Name: name, Pod: key, Attrs: attrs})
 		return
 	}
@@ -358,7 +379,8 @@ func (c *handlerChunk) joinPodKeys(pods []*corev1.Pod) string {
 }
 
 // handlerMemo keeps, for each pod the handlers were called with alone, its key and the
-// handler event's attributes for the first few causes seen, so that the syncs of a pod
+// handler event's attributes (a pod manager entry keeps a pointer to its pod's, so that
+// the syncs that hold the entry find them without a lookup) for the first few causes seen, so that the syncs of a pod
 // that PLEG and the probes wake again and again record the same strings instead of
 // building them anew. There is room for every cause a pod usually meets (its addition,
 // the sync tick, the PLEG's started and died, both readiness results); a rarer one past
@@ -381,17 +403,23 @@ type handlerCause struct {
 	attrs []trace.Attr
 }
 
-// get returns the key of pod, a non-mirror pod, and the attributes of a handler event for
-// it alone with cause why: pods=key, and cause=why unless why is empty.
-func (m *handlerMemo) get(pod *corev1.Pod, why string) (string, []trace.Attr) {
-	hp := m.byUID[pod.UID]
+// pod is the memo's entry for uid, made empty at the first call.
+func (m *handlerMemo) pod(uid types.UID) *handlerPod {
+	hp := m.byUID[uid]
 	if hp == nil {
 		if m.byUID == nil {
 			m.byUID = map[types.UID]*handlerPod{}
 		}
 		hp = &handlerPod{}
-		m.byUID[pod.UID] = hp
+		m.byUID[uid] = hp
 	}
+	return hp
+}
+
+// get returns the key of pod, a non-mirror pod whose strings hp keeps, and the attributes
+// of a handler event for it alone with cause why: pods=key, and cause=why unless why is
+// empty.
+func (hp *handlerPod) get(pod *corev1.Pod, why string) (string, []trace.Attr) {
 	if hp.key == "" || hp.namespace != pod.Namespace || hp.name != pod.Name {
 		*hp = handlerPod{namespace: pod.Namespace, name: pod.Name, key: container.Key(pod)}
 	}
@@ -453,52 +481,50 @@ func mirrorPodKeys(pods []*corev1.Pod) string {
 // active deadline (upstream getPodsToSync), in UID order. Only the due pods and the pods
 // with an active deadline are looked at: both lists come in UID order, and are merged.
 //
-// The list is kl.podsToSync, reused at every tick: its one caller, the syncCh case of
-// syncLoopIteration, hands it to handler and HandlePodSyncs, which read it before they
-// return and keep none of it (UpdatePod keeps the pod, not the list).
+// The list is kl.podsToSync, reused at every tick, and kl.entriesToSync holds, at the
+// same places, the pods' pod manager entries (nil for a pod only past its deadline): its
+// one caller, the syncCh case of syncLoopIteration, hands them to handler and
+// handleDesiredSyncs, which read them before they return and keep none of them
+// (UpdatePod keeps the pod, not the list).
 func (kl *Kubelet) getPodsToSync() []*corev1.Pod {
 	ready := kl.workQueue.GetWork()
 	deadlined := kl.podManager.podsWithActiveDeadline()
-	out := kl.podsToSync[:0]
+	out, entries := kl.podsToSync[:0], kl.entriesToSync[:0]
 	for i := 0; i < len(ready) || len(deadlined) > 0; {
 		switch {
 		case len(deadlined) == 0 || i < len(ready) && ready[i] < deadlined[0].UID:
 			// Due; a pod no longer desired is left out.
-			if pod := kl.duePod(i, ready[i]); pod != nil {
-				out = append(out, pod)
+			if e := kl.duePod(i, ready[i]); e != nil {
+				out, entries = append(out, e.pod), append(entries, e)
 			}
 			i++
 		case i < len(ready) && ready[i] == deadlined[0].UID:
-			out = append(out, deadlined[0])
+			out, entries = append(out, deadlined[0]), append(entries, nil)
 			i, deadlined = i+1, deadlined[1:]
 		default:
 			if kl.pastActiveDeadline(deadlined[0]) {
-				out = append(out, deadlined[0])
+				out, entries = append(out, deadlined[0]), append(entries, nil)
 			}
 			deadlined = deadlined[1:]
 		}
 	}
-	kl.podsToSync = out[:0]
+	kl.podsToSync, kl.entriesToSync = out[:0], entries
 	return out
 }
 
-// duePod is the desired pod of uid, the i-th pod GetWork returned, nil if there is none.
-// The pod manager's entry for the pod is kept in the pod's work queue entry, so that the
-// pod's later syncs read it there instead of looking it up: an entry not marked gone is
-// the pod manager's current one for the UID (see uidEntry).
-func (kl *Kubelet) duePod(i int, uid types.UID) *corev1.Pod {
+// duePod is the pod manager's entry for uid, the i-th pod GetWork returned, nil if the
+// pod is not desired. The entry is kept in the pod's work queue entry, so that the pod's
+// later syncs read it there instead of looking it up: an entry not marked gone is the pod
+// manager's current one for the UID (see uidEntry).
+func (kl *Kubelet) duePod(i int, uid types.UID) *uidEntry {
 	qe := kl.workQueue.takenEntry(i)
 	if qe == nil {
-		pod, _ := kl.podManager.GetPodByUID(uid)
-		return pod
+		return kl.podManager.entry(uid)
 	}
 	if qe.pod == nil || qe.pod.gone {
 		qe.pod = kl.podManager.entry(uid)
-		if qe.pod == nil {
-			return nil
-		}
 	}
-	return qe.pod.pod
+	return qe.pod
 }
 
 func (kl *Kubelet) pastActiveDeadline(pod *corev1.Pod) bool {

@@ -68,15 +68,23 @@ type PodConfig struct {
 	s       *sim.Sim
 	clk     *sim.Clock
 	updates *sim.Chan[PodUpdate]
-	pods    map[string]map[types.UID]*corev1.Pod
+	// pods holds each source's pods, each through an entry that a change of the pod
+	// updates in place: a status echo, the commonest change, then stores nothing in the
+	// map.
+	pods    map[string]map[types.UID]*sourcePod
 	seen    map[string]bool
 	sources []string
-	// reconciled holds, for each pod the sources hold, the attributes of the configMerge
-	// event of a RECONCILE of that pod alone (a status patch's echo, the commonest change),
-	// made at the first one: they depend only on the pod's namespace and name (checked at
-	// each use), and a recorded event keeps its attributes but nothing writes them, so
-	// every such event may share them. An entry goes when a source drops the pod.
-	reconciled map[types.UID][]trace.Attr
+}
+
+// sourcePod is a source's pod: the kubelet's copy of it as classify made it last, and the
+// attributes of the configMerge event of a RECONCILE of that pod alone (a status patch's
+// echo), made at the first one (nil until then): they depend only on the pod's namespace
+// and name (checked at each use), and a recorded event keeps its attributes but nothing
+// writes them, so every such event may share them. The entry goes when the source drops
+// the pod.
+type sourcePod struct {
+	pod        *corev1.Pod
+	reconciled []trace.Attr
 }
 
 // New returns a mux for the given sources.
@@ -85,14 +93,12 @@ func New(s *sim.Sim, sources ...string) *PodConfig {
 		s: s, clk: s.Clock("config", sim.PriorityConfig),
 		// Upstream the mux's merge sends from its own goroutine: record it there.
 		updates: sim.NewChan[PodUpdate](s, "configCh", ChannelCapacity).SentFrom("config"),
-		pods:    map[string]map[types.UID]*corev1.Pod{},
+		pods:    map[string]map[types.UID]*sourcePod{},
 		seen:    map[string]bool{},
 		sources: sources,
-
-		reconciled: map[types.UID][]trace.Attr{},
 	}
 	for _, src := range sources {
-		c.pods[src] = map[types.UID]*corev1.Pod{}
+		c.pods[src] = map[types.UID]*sourcePod{}
 	}
 	return c
 }
@@ -108,11 +114,18 @@ func (c *PodConfig) Merge(source string, snapshot []*corev1.Pod) {
 	firstSet := !c.seen[source]
 	c.seen[source] = true
 	old := c.pods[source]
-	next := map[types.UID]*corev1.Pod{}
+	next := map[types.UID]*sourcePod{}
 	var adds, updates, deletes, removes, reconciles []*corev1.Pod
 	for _, in := range snapshot {
-		p, op := c.classify(source, old[in.UID], in, false)
-		next[p.UID] = p
+		// A new entry, which keeps the old one's attributes: the old entry must still
+		// give its pod to any later pod of the snapshot with the same UID.
+		var prev *corev1.Pod
+		var reconciled []trace.Attr
+		if sp := old[in.UID]; sp != nil {
+			prev, reconciled = sp.pod, sp.reconciled
+		}
+		p, op := c.classify(source, prev, in, false)
+		next[p.UID] = &sourcePod{pod: p, reconciled: reconciled}
 		switch op {
 		case ADD:
 			adds = append(adds, p)
@@ -124,10 +137,9 @@ func (c *PodConfig) Merge(source string, snapshot []*corev1.Pod) {
 			reconciles = append(reconciles, p)
 		}
 	}
-	for uid, p := range old {
+	for uid, sp := range old {
 		if _, ok := next[uid]; !ok {
-			removes = append(removes, p)
-			delete(c.reconciled, uid)
+			removes = append(removes, sp.pod)
 		}
 	}
 	c.pods[source] = next
@@ -216,19 +228,26 @@ func (c *PodConfig) UpdateStatus(source string, in *corev1.Pod) {
 
 func (c *PodConfig) update(source string, in *corev1.Pod, deleted, statusOnly bool) {
 	old := c.pods[source]
-	prev := old[in.UID]
+	sp := old[in.UID]
 	if deleted {
-		if prev == nil {
+		if sp == nil {
 			return
 		}
 		delete(old, in.UID)
-		delete(c.reconciled, in.UID)
-		c.record(source, nil, nil, nil, []*corev1.Pod{prev}, nil)
-		c.updates.Send(PodUpdate{Pods: []*corev1.Pod{prev}, Op: REMOVE, Source: source}, nil)
+		c.record(source, nil, nil, nil, []*corev1.Pod{sp.pod}, nil)
+		c.updates.Send(PodUpdate{Pods: []*corev1.Pod{sp.pod}, Op: REMOVE, Source: source}, nil)
 		return
 	}
+	var prev *corev1.Pod
+	if sp != nil {
+		prev = sp.pod
+	}
 	p, op := c.classify(source, prev, in, statusOnly)
-	old[p.UID] = p
+	if sp == nil {
+		sp = &sourcePod{}
+		old[p.UID] = sp
+	}
+	sp.pod = p
 	if op == noChange {
 		return
 	}
@@ -241,7 +260,7 @@ func (c *PodConfig) update(source string, in *corev1.Pod, deleted, statusOnly bo
 	case DELETE:
 		c.record(source, nil, nil, one, nil, nil)
 	case RECONCILE:
-		c.clk.Record(&trace.Event{Kind: KindMerge, Name: source, Attrs: c.reconcileAttrs(p)})
+		c.clk.Record(&trace.Event{Kind: KindMerge, Name: source, Attrs: sp.reconcileAttrs()})
 	}
 	c.updates.Send(PodUpdate{Pods: one, Op: op, Source: source}, nil)
 }
@@ -255,12 +274,12 @@ func mergeAttrs(adds, updates, deletes, removes, reconciles string) []trace.Attr
 		{Key: "remove", Value: removes}, {Key: "reconcile", Value: reconciles}}
 }
 
-// reconcileAttrs is record's attributes for a RECONCILE of p alone (see reconciled).
-func (c *PodConfig) reconcileAttrs(p *corev1.Pod) []trace.Attr {
-	attrs, ok := c.reconciled[p.UID]
-	if !ok || !isKey(attrs[len(attrs)-1].Value, p.Namespace, p.Name) { // the reconcile attribute
+// reconcileAttrs is record's attributes for a RECONCILE of sp's pod alone (see sourcePod).
+func (sp *sourcePod) reconcileAttrs() []trace.Attr {
+	p, attrs := sp.pod, sp.reconciled
+	if attrs == nil || !isKey(attrs[len(attrs)-1].Value, p.Namespace, p.Name) { // the reconcile attribute
 		attrs = mergeAttrs("", "", "", "", names([]*corev1.Pod{p}))
-		c.reconciled[p.UID] = attrs
+		sp.reconciled = attrs
 	}
 	return attrs
 }

@@ -111,7 +111,7 @@ func TestKubeletAnnotationsAreNotChanges(t *testing.T) {
 	if got := drain(c); len(got) != 0 || len(first) != 1 {
 		t.Fatalf("a kubelet annotation was taken for a change: %v", got)
 	}
-	if seen := c.pods[ApiserverSource]["1"].Annotations[ConfigFirstSeenAnnotationKey]; seen != sim.Epoch.Format("2006-01-02T15:04:05.000000000Z07:00") {
+	if seen := c.pods[ApiserverSource]["1"].pod.Annotations[ConfigFirstSeenAnnotationKey]; seen != sim.Epoch.Format("2006-01-02T15:04:05.000000000Z07:00") {
 		t.Fatalf("first-seen annotation changed to %q", seen)
 	}
 }

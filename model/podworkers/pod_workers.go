@@ -326,7 +326,21 @@ func isTerminalPhase(pod *corev1.Pod) bool {
 
 // UpdatePod hands an update to the pod's worker, creating the worker if needed. It never
 // blocks: the worker takes the update on its next round.
-func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
+func (p *PodWorkers) UpdatePod(options UpdatePodOptions) { p.UpdatePodRef(nil, options) }
+
+// WorkerRef is one pod's worker as UpdatePodRef last found it, kept by a caller that hands
+// the same pod update after update (the kubelet keeps one with each desired pod), so that
+// the worker is not looked up by UID each time. It is trusted only while its worker is not
+// closed: a worker is closed before it is forgotten (removeTerminatedWorker,
+// completeTerminatingRuntimePod) and never reopened, and only a forgotten worker's UID is
+// given a new one, so an open worker is still the one podSyncStatuses holds for its UID;
+// a closed one is looked up again. The zero value holds no worker.
+type WorkerRef struct{ st *podSyncStatus }
+
+// UpdatePodRef is UpdatePod with ref, the caller's WorkerRef for the pod's UID (nil for
+// none): it is used instead of a lookup while it holds an open worker, and made to hold
+// the worker the update went to.
+func (p *PodWorkers) UpdatePodRef(ref *WorkerRef, options UpdatePodOptions) {
 	// Runtime-only pods (orphans with no config) accept only kills.
 	var isRuntimePod bool
 	var uid types.UID
@@ -347,7 +361,13 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 	}
 	now := p.clk.Now()
 
-	status, ok := p.podSyncStatuses[uid]
+	var status *podSyncStatus
+	var ok bool
+	if ref != nil && ref.st != nil && !ref.st.closed {
+		status, ok = ref.st, true
+	} else {
+		status, ok = p.podSyncStatuses[uid]
+	}
 	if !ok {
 		status = &podSyncStatus{syncedAt: now, fullname: name + "_" + ns, key: ns + "/" + name, cacheEntry: container.NewCacheHandle(uid)}
 		// A terminal pod the runtime has nothing running for goes straight to terminated
@@ -371,6 +391,9 @@ func (p *PodWorkers) UpdatePod(options UpdatePodOptions) {
 		}
 		p.podSyncStatuses[uid] = status
 		p.workerVersion++
+	}
+	if ref != nil {
+		ref.st = status
 	}
 	var merged *trace.Reason
 	if status.pendingUpdate != nil {

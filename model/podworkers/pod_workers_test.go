@@ -1003,3 +1003,36 @@ func TestSyncKnownPodsFuncMatchesTheFullPass(t *testing.T) {
 		t.Fatalf("only %d of 1500 passes took the incremental path", incremental)
 	}
 }
+
+// A WorkerRef is used only while its worker is open: once the worker is forgotten, the
+// next update through the ref finds the UID's new worker and the ref follows it.
+func TestWorkerRefFollowsTheUIDsWorker(t *testing.T) {
+	e := newEnv(500 * time.Millisecond)
+	e.freshCache()
+	v1 := newPod("u1", "restarted")
+	again := version(v1, "9")
+	var ref WorkerRef
+	e.at(0, func() { e.pw.UpdatePodRef(&ref, UpdatePodOptions{UpdateType: SyncPodCreate, Pod: v1}) })
+	e.at(100*time.Millisecond, func() { e.pw.UpdatePodRef(&ref, UpdatePodOptions{UpdateType: SyncPodKill, Pod: v1}) })
+	e.s.RunUntil(300 * time.Millisecond)
+	first := e.pw.podSyncStatuses["u1"]
+	if ref.st != first {
+		t.Fatalf("the ref holds %p, the UID's worker is %p", ref.st, first)
+	}
+	e.s.RunUntil(2 * time.Second)
+	if known := e.pw.SyncKnownPods(nil); len(known) != 0 {
+		t.Fatalf("the terminated worker was not forgotten: %v", known)
+	}
+	if !ref.st.closed {
+		t.Fatal("a forgotten worker must be closed, or a ref to it would still be trusted")
+	}
+	e.pw.UpdatePodRef(&ref, UpdatePodOptions{UpdateType: SyncPodCreate, Pod: again})
+	second := e.pw.podSyncStatuses["u1"]
+	if second == nil || second == first || ref.st != second {
+		t.Fatalf("after the restart: worker %p (first %p), ref %p", second, first, ref.st)
+	}
+	e.s.RunUntil(3 * time.Second)
+	if n := len(e.h.calls); n != 4 || e.h.calls[3].fn != "SyncPod" || e.h.calls[3].pod != again {
+		t.Errorf("after the restart: %v", e.h.calls[2:])
+	}
+}
