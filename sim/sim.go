@@ -368,7 +368,8 @@ func (s *Sim) Record(e *trace.Event) {
 	if e.Track == "" {
 		e.Track = s.track
 	}
-	if s.noReasons && e.Reason != nil {
+	// Most events have no Reason: one test for them.
+	if e.Reason != nil && s.noReasons {
 		e.Reason = nil
 	}
 	if s.recording {
