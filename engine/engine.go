@@ -96,6 +96,10 @@ type recorder struct {
 	// place (newChecker), nil for the real one, which is called directly.
 	inv   *invariantChecker
 	check trace.Sink
+	// fast is inv while the common path applies: the real checker, no Options.Interrupted
+	// and the run not stopped. It is nil otherwise (set once by Run, cleared by stop), and
+	// every event then takes recordSlow, so the common path tests one field.
+	fast *invariantChecker
 	// interrupt is Options.Interrupt, or noInterrupt (which stays zero) when that is unset,
 	// so that reading it takes no nil check. interrupted is Options.Interrupted.
 	interrupt   *atomic.Int32
@@ -111,6 +115,28 @@ func (r *recorder) Record(e *trace.Event) {
 	if r.sink != nil {
 		r.sink.Record(e)
 	}
+	inv := r.fast
+	if inv == nil {
+		r.recordSlow(e)
+		return
+	}
+	// The real checker sees only the kinds it checks.
+	if checks(e) {
+		inv.Record(e)
+		// Only a call into the checker sets a violation.
+		if inv.violation != nil {
+			r.stop(inv.violation)
+			return
+		}
+	}
+	if r.interrupt.Load() != 0 {
+		r.stop(ErrInterrupted)
+	}
+}
+
+// recordSlow checks an event off the common path: with no checker or a test's checker,
+// with Options.Interrupted, or after the run stopped.
+func (r *recorder) recordSlow(e *trace.Event) {
 	if r.stoppedBy != nil {
 		return
 	}
@@ -151,6 +177,7 @@ func (t logThenSink) Record(e *trace.Event) {
 // stop ends the run at the event being recorded, for err.
 func (r *recorder) stop(err error) {
 	r.stoppedBy = err
+	r.fast = nil
 	r.s.Stop()
 }
 
@@ -174,6 +201,9 @@ func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 		if check != trace.Sink(out.inv) {
 			out.check = check
 		}
+	}
+	if out.check == nil && out.interrupted == nil {
+		out.fast = out.inv
 	}
 	s := sim.New(seed, out)
 	s.SetReasons(!opts.SkipReasons)

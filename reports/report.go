@@ -5,6 +5,7 @@ package reports
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -261,8 +262,13 @@ type Builder struct {
 	relists        int
 	initial        map[string]NodeCondition
 	conditionOrder []string
-	pr             pressure
-	hr             headroomState
+	// slowBefore is the time before which Record takes recordBoot: 0 while conditionOrder
+	// is empty, so that only the boot's events do, and the end of time while it holds
+	// conditions to flush, so that the next event does. One comparison per event instead
+	// of two; whatever changes conditionOrder sets it.
+	slowBefore time.Duration
+	pr         pressure
+	hr         headroomState
 }
 
 // NewBuilder starts a report for in (whose Trace is not used).
@@ -302,26 +308,8 @@ func Build(in Input) *Report {
 
 // Record takes one trace event.
 func (b *Builder) Record(e *trace.Event) {
-	if e.At < 0 {
-		// The kubelet's boot before the scenario: only the node's state at time zero
-		// matters, and the hard eviction levels, which the eviction manager's first pass
-		// records during the boot.
-		switch e.Kind {
-		case kindEvictionPass:
-			b.hr.evictionLevels(e)
-		case kindNodeCondition:
-			if _, ok := b.initial[e.Attr("type")]; !ok {
-				b.conditionOrder = append(b.conditionOrder, e.Attr("type"))
-			}
-			b.initial[e.Attr("type")] = NodeCondition{Time: 0, Type: e.Attr("type"), Status: e.Attr("status"), Reason: e.Attr("reason")}
-		}
+	if e.At < b.slowBefore && b.recordBoot(e) {
 		return
-	}
-	if len(b.conditionOrder) > 0 {
-		for _, t := range b.conditionOrder {
-			b.r.NodeConditions = append(b.r.NodeConditions, b.initial[t])
-		}
-		b.conditionOrder = nil
 	}
 	// One switch on the kind (a jump on its length, then a comparison or two): probe results
 	// and stats samples, most of a busy node's events, pay nothing more. A stats sample has
@@ -411,6 +399,11 @@ func (b *Builder) Record(e *trace.Event) {
 		held, _ := strconv.ParseInt(e.Attr("held"), 10, 64)
 		b.r.SystemMemoryHeld = append(b.r.SystemMemoryHeld, SystemMemoryHold{Time: secs(e.At), Requested: req, Held: held})
 	case kindProbeResult:
+		// Most of a busy node's events are probe successes while no run of failures is
+		// open, which change nothing (see probeResult): they are done here, without a call.
+		if a := e.Attrs; len(b.pr.failingSince) == 0 && len(a) > 0 && a[0].Key == "result" && a[0].Value == "success" {
+			break
+		}
 		b.probeResult(e)
 	case kindKilling:
 		b.killing(e)
@@ -462,13 +455,40 @@ func (b *Builder) Record(e *trace.Event) {
 	}
 }
 
+// recordBoot takes an event of the kubelet's boot before the scenario, and reports true,
+// or flushes the node conditions the boot left (the event is the first at time zero or
+// later) and reports false: Record then takes the event as usual.
+func (b *Builder) recordBoot(e *trace.Event) bool {
+	if e.At < 0 {
+		// The kubelet's boot before the scenario: only the node's state at time zero
+		// matters, and the hard eviction levels, which the eviction manager's first pass
+		// records during the boot.
+		switch e.Kind {
+		case kindEvictionPass:
+			b.hr.evictionLevels(e)
+		case kindNodeCondition:
+			if _, ok := b.initial[e.Attr("type")]; !ok {
+				b.conditionOrder = append(b.conditionOrder, e.Attr("type"))
+				b.slowBefore = math.MaxInt64
+			}
+			b.initial[e.Attr("type")] = NodeCondition{Time: 0, Type: e.Attr("type"), Status: e.Attr("status"), Reason: e.Attr("reason")}
+		}
+		return true
+	}
+	for _, t := range b.conditionOrder {
+		b.r.NodeConditions = append(b.r.NodeConditions, b.initial[t])
+	}
+	b.conditionOrder, b.slowBefore = nil, 0
+	return false
+}
+
 // Finish completes the report of a run that ended at end.
 func (b *Builder) Finish(end time.Duration) *Report {
 	b.r.Duration = secs(end)
 	for _, t := range b.conditionOrder {
 		b.r.NodeConditions = append(b.r.NodeConditions, b.initial[t])
 	}
-	b.conditionOrder = nil
+	b.conditionOrder, b.slowBefore = nil, 0
 	// The scenario's pods in their order, then the others the kubelet saw (static pods'
 	// mirrors, pods created during the run) by name. A set of the scenario's pods keeps
 	// this linear in the pods: a node of 10,000 pods would otherwise compare each with each.

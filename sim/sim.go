@@ -368,13 +368,12 @@ func (s *Sim) Record(e *trace.Event) {
 	if e.Track == "" {
 		e.Track = s.track
 	}
-	if s.noReasons && e.Reason != nil {
+	// Most events have no Reason: one test for them.
+	if e.Reason != nil && s.noReasons {
 		e.Reason = nil
 	}
 	if s.recording {
-		// A sink recorded an event while handling another: the shared event is in use.
-		c := *e
-		s.sink.Record(&c)
+		s.recordNested(e)
 		return
 	}
 	s.recording = true
@@ -384,6 +383,16 @@ func (s *Sim) Record(e *trace.Event) {
 	// to (one event's strings and attributes) is small. A sink that wrongly kept the
 	// pointer sees a later event either way.
 	s.recording = false
+}
+
+// recordNested hands the sink a copy of e of its own: a sink recorded an event while
+// handling another, so the shared event is in use. It is kept out of Record so that the
+// common path carries neither the copy nor its frame.
+//
+//go:noinline
+func (s *Sim) recordNested(e *trace.Event) {
+	c := *e
+	s.sink.Record(&c)
 }
 
 // depthAttrs returns the attributes of a channel step that leaves n values in the channel
