@@ -457,8 +457,10 @@ func (q *workQueue) GetWork() []types.UID {
 	now := q.now()
 	taken := q.taken[:0]
 	// Every slot before now's holds only due items; when now is a whole wheel or more
-	// ahead of the cursor, that is every slot.
-	end := slotOf(now)
+	// ahead of the cursor, that is every slot. Before the run's time zero slotOf rounds
+	// toward zero and Enqueue files every item at or after the cursor, so now's slot is
+	// never taken as one before the cursor (that would index the wheel below zero).
+	end := max(slotOf(now), q.cursor)
 	for k := q.cursor; k < end && k < q.cursor+queueSlots; k++ {
 		taken = q.takeSlot(taken, &q.wheel[k%queueSlots], true, now)
 	}

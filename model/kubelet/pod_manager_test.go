@@ -213,6 +213,31 @@ func TestCompareTakenIsUIDOrder(t *testing.T) {
 	}
 }
 
+// Before the run's time zero (the kubelet boots at -1s, a longer boot earlier still) the
+// queue takes what is due like at any other time, and files what it keeps in its first slot.
+func TestWorkQueueBeforeTimeZero(t *testing.T) {
+	clock := &fakeNow{t: sim.Epoch.Add(-5 * time.Second)}
+	q := newWorkQueue(clock)
+	q.Enqueue("early", -time.Second)               // due at -6s
+	q.Enqueue("later", 3*time.Second)              // due at -2s
+	q.Enqueue("after-zero", 5500*time.Millisecond) // due at 0.5s
+	clock.t = sim.Epoch.Add(-3 * time.Second)
+	if got := q.GetWork(); !slices.Equal(got, []types.UID{"early"}) {
+		t.Fatalf("GetWork at -3s = %v, want [early]", got)
+	}
+	clock.t = sim.Epoch.Add(-1500 * time.Millisecond)
+	if got := q.GetWork(); !slices.Equal(got, []types.UID{"later"}) {
+		t.Fatalf("GetWork at -1.5s = %v, want [later]", got)
+	}
+	if got := q.GetWork(); got != nil {
+		t.Fatalf("second GetWork at -1.5s = %v, want none", got)
+	}
+	clock.t = sim.Epoch.Add(time.Second)
+	if got := q.GetWork(); !slices.Equal(got, []types.UID{"after-zero"}) {
+		t.Fatalf("GetWork at 1s = %v, want [after-zero]", got)
+	}
+}
+
 // The work queue takes exactly the pods whose latest time is before now, in UID order,
 // whether their items wait in the wheel or, due more than the wheel's span ahead, in the
 // heap; with negative delays, and with the clock standing still or leaping a wheel or more
