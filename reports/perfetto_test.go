@@ -24,14 +24,7 @@ func TestPerfettoFromTrace(t *testing.T) {
 		{At: 3 * time.Second, Track: "podWorker default/web", Kind: "criCall", Name: "RunPodSandbox", Pod: "default/web", Dur: 300 * ms},
 		{At: 3*time.Second + 1500, Track: "pleg", Kind: trace.Send, Name: "plegCh", Flow: 9},
 	}
-	var b bytes.Buffer
-	p := NewPerfettoWriter(&b, "nodesim t")
-	for i := range tr {
-		p.Record(&tr[i])
-	}
-	if err := p.Finish(); err != nil {
-		t.Fatal(err)
-	}
+	b := perfettoOf(t, tr)
 	var doc struct {
 		DisplayTimeUnit string
 		TraceEvents     []struct {
@@ -99,14 +92,7 @@ func TestPerfettoUpdatePodFlows(t *testing.T) {
 		{At: 3 * time.Second, Track: w, Kind: kindUpdatePod, Name: "sync", Pod: "default/web"}, // no caller at 3s: its own track
 		{At: 4 * time.Second, Track: w, Kind: kindSyncStart, Name: "SyncPod", Pod: "default/web"},
 	}
-	var b bytes.Buffer
-	p := NewPerfettoWriter(&b, "nodesim t")
-	for i := range tr {
-		p.Record(&tr[i])
-	}
-	if err := p.Finish(); err != nil {
-		t.Fatal(err)
-	}
+	b := perfettoOf(t, tr)
 	var doc struct {
 		TraceEvents []struct {
 			Name, Ph string
@@ -152,14 +138,7 @@ func TestPerfettoBlockingWaits(t *testing.T) {
 		{At: 68152 * ms, Track: w, Kind: kindWaitCache, Name: "GetNewerThan", Pod: "default/web"},
 		{At: 69153 * ms, Track: w, Kind: kindCacheReady, Name: "GetNewerThan", Pod: "default/web"},
 	}
-	var b bytes.Buffer
-	p := NewPerfettoWriter(&b, "nodesim t")
-	for i := range tr {
-		p.Record(&tr[i])
-	}
-	if err := p.Finish(); err != nil {
-		t.Fatal(err)
-	}
+	b := perfettoOf(t, tr)
 	var doc struct {
 		TraceEvents []struct {
 			Name, Ph string
@@ -192,16 +171,25 @@ func TestPerfettoBlockingWaits(t *testing.T) {
 func TestPerfettoMemoryCounter(t *testing.T) {
 	tr := []trace.Event{{At: 10 * time.Second, Track: "cadvisor", Kind: kindStats, Name: "node",
 		Attrs: []trace.Attr{{Key: "memoryWorkingSet", Value: "1048576"}, {Key: "memoryAvailable", Value: "8588886016"}}}}
-	var b bytes.Buffer
-	p := NewPerfettoWriter(&b, "nodesim t")
-	p.Record(&tr[0])
-	if err := p.Finish(); err != nil {
-		t.Fatal(err)
-	}
+	b := perfettoOf(t, tr)
 	want := `{"name":"node memory (bytes)","ph":"C","ts":10000000,"pid":1,"tid":0,"args":{"memoryAvailable":8588886016,"memoryWorkingSet":1048576}}`
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("no counter %s in\n%s", want, b.String())
 	}
+}
+
+// perfettoOf is the Perfetto file the writer makes of tr.
+func perfettoOf(t *testing.T, tr []trace.Event) *bytes.Buffer {
+	t.Helper()
+	var b bytes.Buffer
+	p := NewPerfettoWriter(&b, "nodesim t")
+	for i := range tr {
+		p.Record(&tr[i])
+	}
+	if err := p.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	return &b
 }
 
 // flowEnds lists a trace's arrows as "cat name: fromTid@ts -> toTid@ts".
@@ -243,14 +231,7 @@ func TestPerfettoCacheAndTickerArrows(t *testing.T) {
 		{At: 2000 * ms, Track: "syncLoop", Kind: trace.Select, Name: "syncCh", Ready: []string{"syncCh"},
 			Attrs: []trace.Attr{{Key: "select", Value: "syncLoopIteration"}, {Key: "sentAt", Value: "2000000000"}}},
 	}
-	var b bytes.Buffer
-	p := NewPerfettoWriter(&b, "nodesim t")
-	for i := range tr {
-		p.Record(&tr[i])
-	}
-	if err := p.Finish(); err != nil {
-		t.Fatal(err)
-	}
+	b := perfettoOf(t, tr)
 	// Threads in order of first use: pleg 1, the worker 2, syncLoop 3, ticker syncCh 4.
 	want := []string{
 		"podCache podCache → GetNewerThan: 1@1003999.999 -> 2@1004000",
@@ -267,14 +248,7 @@ func TestPerfettoChannelDepthCounter(t *testing.T) {
 		{At: time.Second, Track: "pleg", Kind: trace.Send, Name: "plegCh", Flow: 7, Attrs: []trace.Attr{{Key: "len", Value: "1"}}},
 		{At: time.Second, Track: "syncLoop", Kind: trace.Recv, Name: "plegCh", Flow: 7, Attrs: []trace.Attr{{Key: "len", Value: "0"}}},
 	}
-	var b bytes.Buffer
-	p := NewPerfettoWriter(&b, "nodesim t")
-	for i := range tr {
-		p.Record(&tr[i])
-	}
-	if err := p.Finish(); err != nil {
-		t.Fatal(err)
-	}
+	b := perfettoOf(t, tr)
 	for _, want := range []string{
 		`{"name":"plegCh depth","ph":"C","ts":1000000,"pid":1,"tid":0,"args":{"len":1}}`,
 		`{"name":"plegCh depth","ph":"C","ts":1000000,"pid":1,"tid":0,"args":{"len":0}}`,
@@ -301,14 +275,7 @@ func TestPerfettoRelistRequestArrowAndPodManagerCounter(t *testing.T) {
 		{At: 2004 * ms, Track: "pleg", Kind: kindRelist, Name: "relist", Dur: 4 * ms},
 		{At: 2010 * ms, Track: "pleg", Kind: kindRelist, Name: "relistPod", Dur: 4 * ms, Attrs: []trace.Attr{{Key: "uid", Value: "u1"}}},
 	}
-	var b bytes.Buffer
-	p := NewPerfettoWriter(&b, "nodesim t")
-	for i := range tr {
-		p.Record(&tr[i])
-	}
-	if err := p.Finish(); err != nil {
-		t.Fatal(err)
-	}
+	b := perfettoOf(t, tr)
 	// Threads: syncLoop 1, the worker 2, pleg 3.
 	want := []string{"relistRequest RequestPodRelist: 2@450000 -> 3@450001"}
 	if got := flowEnds(t, b.Bytes()); strings.Join(got, "|") != strings.Join(want, "|") {
@@ -328,14 +295,7 @@ func TestPerfettoNoCacheArrowFromABootRelist(t *testing.T) {
 		{At: 0, Track: "pleg", Kind: kindRelist, Name: "relist", Dur: 2 * time.Millisecond},
 		{At: 0, Track: "podWorker default/web", Kind: kindCacheReady, Name: "GetNewerThan", Pod: "default/web"},
 	}
-	var b bytes.Buffer
-	p := NewPerfettoWriter(&b, "nodesim t")
-	for i := range tr {
-		p.Record(&tr[i])
-	}
-	if err := p.Finish(); err != nil {
-		t.Fatal(err)
-	}
+	b := perfettoOf(t, tr)
 	if got := flowEnds(t, b.Bytes()); len(got) != 0 {
 		t.Errorf("arrows %q, want none", got)
 	}
