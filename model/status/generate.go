@@ -448,7 +448,27 @@ func apiTime(t time.Time) metav1.Time {
 	if t.IsZero() {
 		return metav1.Time{}
 	}
-	return metav1.NewTime(t.Truncate(time.Second))
+	return metav1.NewTime(wholeSecond(t))
+}
+
+// zeroUnix is the zero time's Unix time: the earliest time wholeSecond truncates itself.
+const zeroUnix = -62135596800
+
+// wholeSecond is t.Truncate(time.Second): t without its monotonic reading, rounded down
+// to its second. Truncate divides t's seconds by the duration to find the remainder; for
+// a whole second that remainder is t's nanosecond within its second, for any time from
+// the zero time on (every time a run makes), which is all wholeSecond subtracts. Earlier
+// times, where Truncate counts backwards from the zero time, are left to Truncate. Status
+// generation and the status manager truncate every timestamp of every status they make.
+func wholeSecond(t time.Time) time.Time {
+	if t.Unix() < zeroUnix {
+		return t.Truncate(time.Second)
+	}
+	t = t.Truncate(0) // only strips the monotonic reading, as Truncate(time.Second) does
+	if ns := t.Nanosecond(); ns != 0 {
+		return t.Add(-time.Duration(ns))
+	}
+	return t
 }
 
 func apiContainerID(id string) string {

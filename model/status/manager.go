@@ -409,7 +409,7 @@ func (m *Manager) updateStatusInternal(pod *corev1.Pod, status corev1.PodStatus,
 	if oldStatus.StartTime != nil && !oldStatus.StartTime.IsZero() {
 		status.StartTime = oldStatus.StartTime
 	} else if status.StartTime == nil || status.StartTime.IsZero() {
-		t := metav1.NewTime(now.Truncate(time.Second))
+		t := metav1.NewTime(wholeSecond(now))
 		status.StartTime = &t
 	}
 	normalize(&status)
@@ -499,7 +499,7 @@ func keepTransitionTimes(status, old *corev1.PodStatus, now time.Time) {
 		if oc != nil && oc.Status == nc.Status {
 			nc.LastTransitionTime = oc.LastTransitionTime
 		} else {
-			nc.LastTransitionTime = metav1.NewTime(now.Truncate(time.Second))
+			nc.LastTransitionTime = metav1.NewTime(wholeSecond(now))
 		}
 	}
 }
