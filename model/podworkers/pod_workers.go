@@ -1217,12 +1217,16 @@ func (p *PodWorkers) durationText(d time.Duration) string {
 // their text is written here directly, two digits at a time: the minutes, the seconds,
 // and the fraction without its trailing zeros, as Duration.String writes them. Any other
 // duration is left to Duration.String.
+//
+// The fraction's nine digits are appended at once (one append of ten bytes is a few
+// stores, with no copy from a scratch array), then its trailing zeros are cut off again:
+// every resync formats one such delay.
 func appendDuration(b []byte, d time.Duration) []byte {
 	if d < time.Second || d >= time.Hour {
 		return append(b, d.String()...)
 	}
 	u := uint64(d)
-	frac := u % uint64(time.Second)
+	frac := uint32(u % uint64(time.Second))
 	secs := u / uint64(time.Second)
 	if mins := secs / 60; mins > 0 {
 		b = appendSmall(b, mins)
@@ -1230,21 +1234,20 @@ func appendDuration(b []byte, d time.Duration) []byte {
 	}
 	b = appendSmall(b, secs%60)
 	if frac != 0 {
-		// The nine digits of the fraction, then without its trailing zeros.
-		var digits [10]byte
-		digits[0] = '.'
-		for i := 9; i > 1; i -= 2 {
-			q := frac / 100
-			r := (frac - q*100) * 2
-			digits[i-1], digits[i] = digitPairs[r], digitPairs[r+1]
-			frac = q
+		// frac is d1 d23 d45 d67 d89 in decimal (d1 one digit, the others two each).
+		q89 := frac / 100
+		r89 := 2 * (frac - q89*100)
+		q67 := q89 / 100
+		r67 := 2 * (q89 - q67*100)
+		q45 := q67 / 100
+		r45 := 2 * (q67 - q45*100)
+		d1 := q45 / 100
+		r23 := 2 * (q45 - d1*100)
+		b = append(b, '.', byte('0'+d1), digitPairs[r23], digitPairs[r23+1], digitPairs[r45], digitPairs[r45+1],
+			digitPairs[r67], digitPairs[r67+1], digitPairs[r89], digitPairs[r89+1])
+		for b[len(b)-1] == '0' { // stops at a digit: frac is not zero
+			b = b[:len(b)-1]
 		}
-		digits[1] = byte('0' + frac)
-		n := len(digits)
-		for digits[n-1] == '0' {
-			n--
-		}
-		b = append(b, digits[:n]...)
 	}
 	return append(b, 's')
 }
