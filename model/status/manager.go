@@ -613,6 +613,11 @@ func (m *Manager) syncOne(uid types.UID, all bool) bool {
 // visited if the full pass would still reach it: it was cached when the pass began and
 // comes after the pod being visited.
 func (m *Manager) reconcileBatch() {
+	if len(m.reconcile) == 0 {
+		// Nothing to visit (most passes: every pod is written and matches the API), and
+		// starting a walk over the empty map is not free.
+		return
+	}
 	all := m.sortedUIDs()
 	todo := m.todo[:0]
 	for uid := range m.reconcile {
@@ -649,9 +654,13 @@ func (m *Manager) changedUIDs(uids []types.UID) []types.UID {
 	for uid := range m.unsynced {
 		uids = append(uids, uid)
 	}
-	for uid := range m.finished {
-		if !m.unsynced[uid] {
-			uids = append(uids, uid)
+	// Starting a walk costs even over an empty map, and finished is empty but for pods
+	// being deleted.
+	if len(m.finished) > 0 {
+		for uid := range m.finished {
+			if !m.unsynced[uid] {
+				uids = append(uids, uid)
+			}
 		}
 	}
 	slices.Sort(uids)
