@@ -477,26 +477,28 @@ func (m *Manager) syncChanged() {
 }
 
 // keepTransitionTimes sets the LastTransitionTime of each condition of a type the manager
-// tracks (transitionBit): the time of old's condition of that type when its status is the
-// same, else now. Of several conditions of one type, the last one of each list counts, and
-// only the last one in status is set. One pass from the end of status finds those.
+// tracks (transitionIndex): the time of old's condition of that type when its status is
+// the same, else now. Of several conditions of one type, the last one of each list
+// counts, and only the last one in status is set. One pass over old finds its last
+// condition of each tracked type, and one pass from the end of status the conditions to
+// set: every stored status goes through here, and looking each type up in old again
+// compared the type strings of old's conditions over and over.
 func keepTransitionTimes(status, old *corev1.PodStatus, now time.Time) {
+	var olds [trackedTransitions]*corev1.PodCondition
+	for j := range old.Conditions {
+		if k := transitionIndex(old.Conditions[j].Type); k >= 0 {
+			olds[k] = &old.Conditions[j]
+		}
+	}
 	var done uint8
 	for i := len(status.Conditions) - 1; i >= 0; i-- {
 		nc := &status.Conditions[i]
-		bit := transitionBit(nc.Type)
-		if bit == 0 || done&bit != 0 {
+		k := transitionIndex(nc.Type)
+		if k < 0 || done&(1<<k) != 0 {
 			continue
 		}
-		done |= bit
-		var oc *corev1.PodCondition
-		for j := len(old.Conditions) - 1; j >= 0; j-- {
-			if old.Conditions[j].Type == nc.Type {
-				oc = &old.Conditions[j]
-				break
-			}
-		}
-		if oc != nil && oc.Status == nc.Status {
+		done |= 1 << k
+		if oc := olds[k]; oc != nil && oc.Status == nc.Status {
 			nc.LastTransitionTime = oc.LastTransitionTime
 		} else {
 			nc.LastTransitionTime = metav1.NewTime(wholeSecond(now))
@@ -504,24 +506,27 @@ func keepTransitionTimes(status, old *corev1.PodStatus, now time.Time) {
 	}
 }
 
-// transitionBit is a distinct bit for each condition type whose transition time the
-// manager keeps, 0 for the others.
-func transitionBit(t corev1.PodConditionType) uint8 {
+// trackedTransitions is how many condition types keepTransitionTimes tracks.
+const trackedTransitions = 6
+
+// transitionIndex is a distinct index below trackedTransitions for each condition type
+// whose transition time the manager keeps, -1 for the others.
+func transitionIndex(t corev1.PodConditionType) int {
 	switch t {
 	case corev1.ContainersReady:
-		return 1 << 0
+		return 0
 	case corev1.PodReady:
-		return 1 << 1
+		return 1
 	case corev1.PodInitialized:
-		return 1 << 2
+		return 2
 	case corev1.PodReadyToStartContainers:
-		return 1 << 3
+		return 3
 	case corev1.PodScheduled:
-		return 1 << 4
+		return 4
 	case corev1.DisruptionTarget:
-		return 1 << 5
+		return 5
 	}
-	return 0
+	return -1
 }
 
 // normalize orders the conditions by type. The sort is stable (an insertion sort: a status
