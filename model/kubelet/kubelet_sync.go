@@ -107,6 +107,13 @@ func (ps *podSyncer) hasProbes(pod *corev1.Pod) bool {
 func (ps *podSyncer) runtimeSynced(result *kuberuntime.PodSyncResult) {
 	kl, pod, mirrorPod, restartingAllContainers, done := ps.kl, ps.pod, ps.mirrorPod, ps.restartingAll, ps.done
 	ps.pod, ps.mirrorPod, ps.done = nil, nil, nil
+	if result.SyncError == nil && len(result.SyncResults) == 0 {
+		// A sync that did nothing (every periodic resync of a steady pod): the reason
+		// cache has no start to note, there is no error, and nothing acted or was removed,
+		// so neither postSync nor the restart-all resync applies.
+		done(false, nil)
+		return
+	}
 	kl.reasonCache.Update(pod.UID, result)
 	err := result.Error()
 	if err == nil && len(result.SyncResults) > 0 {
