@@ -303,8 +303,8 @@ type workQueue struct {
 	wheelItems int   // items in the wheel
 	cursor     int64 // the first slot that may hold items
 	due        queueHeap
-	// taken is GetWork's due pods, sorted into UID order, kept until the next call (see
-	// takenEntry); out is its answer. Both reused.
+	// taken is takeDue's due pods, sorted into UID order, kept until the next call; out
+	// is GetWork's answer. Both reused.
 	taken []takenPod
 	out   []types.UID
 }
@@ -447,13 +447,36 @@ func (q *workQueue) Enqueue(uid types.UID, delay time.Duration) {
 
 // GetWork removes and returns the pods whose time is strictly before now, in UID order
 // (nil when none is due). The slice is reused by the next call.
+func (q *workQueue) GetWork() []types.UID {
+	taken := q.takeDue()
+	if len(taken) == 0 {
+		return nil
+	}
+	out := q.out[:0]
+	for _, t := range taken {
+		out = append(out, q.entries[t.id].uid)
+	}
+	q.out = out
+	return out
+}
+
+// takeDue is GetWork answering with the due pods' places in entries, in UID order: the
+// syncLoop reads each pod's UID there, and the pod manager entry it keeps with it (see
+// duePod), without a copy of the UIDs. The slice is reused by the next call, and the
+// places stay the pods' until then: only sweep frees a place, and it runs as a call
+// starts, before anything is taken.
 //
 // The pods come from the items whose time is before now, in the wheel's slots and off
 // the heap: an item whose pod has since been given another time (Enqueue replaced its
 // entry) no longer matches the pod's entry and is dropped when its own time comes, so
 // only due items are looked at, not every queued pod. Which items are due is all that
 // decides the answer (it is sorted), not the order they are found in.
-func (q *workQueue) GetWork() []types.UID {
+func (q *workQueue) takeDue() []takenPod {
+	// The entries the last call left idle (its pods, until their workers requeue them)
+	// are dropped here, once the idle ones outnumber the others.
+	if q.idle > len(q.ids)-q.idle+workQueueIdleSlack {
+		q.sweep()
+	}
 	now := q.now()
 	taken := q.taken[:0]
 	// Every slot before now's holds only due items; when now is a whole wheel or more
@@ -471,29 +494,9 @@ func (q *workQueue) GetWork() []types.UID {
 	for len(q.due) > 0 && q.due[0].t < now {
 		taken = q.take(taken, q.due.pop())
 	}
-	// The pods are sorted and named before sweep may drop their entries.
 	q.sortTaken(taken)
-	out := q.out[:0]
-	for _, t := range taken {
-		out = append(out, q.entries[t.id].uid)
-	}
-	q.taken, q.out = taken, out
-	if q.idle > len(q.ids)-q.idle+workQueueIdleSlack {
-		q.sweep()
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
-
-// takenEntry is the queue entry of the i-th pod the last GetWork returned, nil if GetWork
-// dropped it as idle (sweep). It stays the pod's until the next Enqueue or GetWork.
-func (q *workQueue) takenEntry(i int) *queueEntry {
-	if e := &q.entries[q.taken[i].id]; e.uid == q.out[i] {
-		return e
-	}
-	return nil
+	q.taken = taken
+	return taken
 }
 
 // take is GetWork taking the due item it: its pod is added to taken if the item holds the
@@ -533,6 +536,7 @@ func (q *workQueue) queuedItems() int { return q.wheelItems + len(q.due) }
 
 // workQueueIdleSlack is how many idle entries beyond the others the queue keeps before
 // sweeping: a sync tick leaves the pods it took idle until their workers requeue them.
+// takeDue sweeps as it starts, never between handing out places and the next call.
 const workQueueIdleSlack = 64
 
 // sweep drops the idle entries, in the order of their places (the map's order never

@@ -197,6 +197,12 @@ func (g *GenericPLEG) Healthy() (bool, error) {
 	return true, nil
 }
 
+// IsHealthy is Healthy's verdict alone: the syncLoop's health gate asks at every pass and
+// needs the error only when the answer is no.
+func (g *GenericPLEG) IsHealthy() bool {
+	return !g.relistTime.IsZero() && g.clk.Elapsed()-g.relistElapsed <= RelistThreshold
+}
+
 // OnDemand reports whether single-pod relists on request are on (PLEGOnDemandRelist).
 func (g *GenericPLEG) OnDemand() bool { return g.onDemand }
 
