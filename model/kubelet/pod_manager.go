@@ -75,6 +75,10 @@ type uidEntry struct {
 	// fullName is fullName(pod), made once: a pod's name does not change, and set files
 	// the pod by it on every status echo.
 	fullName string
+	// key is container.Key(pod) (namespace/name, as the trace names the pod) once a
+	// handler of the pod alone has made it ("" until then), for the handlers of several
+	// pods to join (see joinPodKeys). set clears it if the pod's name changes.
+	key string
 	// worker is the pod's worker as its last sync found it (see syncDesiredPod): an entry
 	// belongs to one UID, and the pod workers check that the worker it holds is still the
 	// UID's before they use it (podworkers.WorkerRef).
@@ -117,7 +121,7 @@ func (m *podManager) set(op string, p *corev1.Pod) {
 		m.podsVersion++
 	}
 	if e.pod == nil || e.pod.Name != p.Name || e.pod.Namespace != p.Namespace {
-		e.fullName = fullName(p)
+		e.fullName, e.key = fullName(p), ""
 	}
 	e.pod = p
 	m.touch(p.UID)

@@ -130,7 +130,7 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 		e, _ := kl.pleg.Watch().TryRecv()
 		if e.Type != pleg.ContainerRemoved {
 			if pe := kl.podManager.entry(e.ID); pe != nil {
-				kl.desiredHandler("HandlePodSyncs", plegCause(e.Type), []*corev1.Pod{pe.pod}, pe)
+				kl.desiredHandler("HandlePodSyncs", plegCause(e.Type), []*corev1.Pod{pe.pod}, []*uidEntry{pe})
 				kl.syncDesiredPod(pe.pod, pe, kl.clk.Now())
 			} else {
 				kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: "plegCh", Attrs: []trace.Attr{{Key: "type", Value: string(e.Type)}},
@@ -152,12 +152,11 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 	case caseSync:
 		kl.syncTicker.C.TryRecv()
 		if pods := kl.getPodsToSync(); len(pods) > 0 {
-			kl.desiredHandler("HandlePodSyncs", "syncCh", pods, kl.entriesToSync[0])
+			kl.desiredHandler("HandlePodSyncs", "syncCh", pods, kl.entriesToSync)
 			kl.handleDesiredSyncs(pods, kl.entriesToSync)
-			// The pods are not kept past their tick. Their entries may be: the pod manager
-			// keeps an entry for as long as its pod, and one gone is garbage only to whoever
-			// still holds it.
-			clear(pods)
+			// The pods and entries stay in the reused lists until the next tick with as
+			// many due overwrites them: a few pointers, to pods the pod manager holds for
+			// as long as they are desired (an entry gone is garbage only to its holders).
 		}
 	case caseLiveness:
 		u, _ := kl.livenessManager.Updates().TryRecv()
@@ -259,7 +258,7 @@ func (kl *Kubelet) handleProbeSync(e *uidEntry, u results.Update, probe string) 
 	if e == nil {
 		return
 	}
-	kl.desiredHandler("HandlePodSyncs", probeCause(probe, u.Result), []*corev1.Pod{e.pod}, e)
+	kl.desiredHandler("HandlePodSyncs", probeCause(probe, u.Result), []*corev1.Pod{e.pod}, []*uidEntry{e})
 	kl.syncDesiredPod(e.pod, e, kl.clk.Now())
 }
 
@@ -304,28 +303,35 @@ func (kl *Kubelet) handler(name, why string, pods []*corev1.Pod) {
 
 // desiredHandler is handler for pods taken from the pod manager's pod map (GetPodByUID,
 // getPodsToSync), which never holds a mirror pod: there are none among them to look for.
-// first is the pod manager's entry of pods[0], nil if the caller has none at hand.
-func (kl *Kubelet) desiredHandler(name, why string, pods []*corev1.Pod, first *uidEntry) {
-	kl.handlerWith(name, why, pods, "", first)
+// entries[i] is the pod manager's entry of pods[i], nil where the caller has none at hand
+// (entries may be shorter than pods, or nil).
+func (kl *Kubelet) desiredHandler(name, why string, pods []*corev1.Pod, entries []*uidEntry) {
+	kl.handlerWith(name, why, pods, "", entries)
 }
 
 // handlerWith is handler given mirrors, the keys of the mirror pods among pods ("" for
-// none, as mirrorPodKeys joins them), and first, the pod manager's entry of pods[0] or nil.
-// The strings of a pod alone are handlerAttrs', reached through the entry when there is
-// one (see uidEntry).
-func (kl *Kubelet) handlerWith(name, why string, pods []*corev1.Pod, mirrors string, first *uidEntry) {
+// none, as mirrorPodKeys joins them), and entries, the pods' pod manager entries as
+// desiredHandler takes them. The strings of a pod alone are handlerAttrs', reached through
+// the entry when there is one (see uidEntry); the keys of several are joined from those
+// their entries keep.
+func (kl *Kubelet) handlerWith(name, why string, pods []*corev1.Pod, mirrors string, entries []*uidEntry) {
 	if len(pods) == 1 && mirrors == "" {
 		var hp *handlerPod
-		if first != nil && first.pod == pods[0] {
+		var known string
+		if len(entries) > 0 && entries[0] != nil && entries[0].pod == pods[0] {
+			first := entries[0]
 			if first.handler == nil {
 				// The memo's own, shared: the pod's addition already made it.
 				first.handler = kl.handlerAttrs.pod(pods[0].UID)
 			}
-			hp = first.handler
+			hp, known = first.handler, first.key
 		} else {
 			hp = kl.handlerAttrs.pod(pods[0].UID)
 		}
-		key, attrs := hp.get(pods[0], why)
+		key, attrs := hp.get(pods[0], why, known)
+		if len(entries) > 0 && entries[0] != nil && entries[0].pod == pods[0] {
+			entries[0].key = key // for the handlers of several pods (see joinPodKeys)
+		}
 		kl.clk.Record(&trace.Event{Kind: KindHandler, Name: name, Pod: key, Attrs: attrs})
 		return
 	}
@@ -343,7 +349,7 @@ func (kl *Kubelet) handlerWith(name, why string, pods []*corev1.Pod, mirrors str
 		e.Pod = container.Key(pods[0])
 		e.Attrs = append(e.Attrs, trace.Attr{Key: "pods", Value: e.Pod})
 	} else {
-		e.Attrs = append(e.Attrs, trace.Attr{Key: "pods", Value: kl.handlerChunk.joinPodKeys(pods)})
+		e.Attrs = append(e.Attrs, trace.Attr{Key: "pods", Value: kl.handlerChunk.joinPodKeys(pods, entries)})
 	}
 	if why != "" {
 		e.Attrs = append(e.Attrs, trace.Attr{Key: "cause", Value: why})
@@ -365,8 +371,10 @@ type handlerChunk struct {
 	buf   []byte // joinPodKeys' scratch: only the string made from it is kept
 }
 
-// joinPodKeys is joinPodKeys(pods), as a part of the chunk's text.
-func (c *handlerChunk) joinPodKeys(pods []*corev1.Pod) string {
+// joinPodKeys is joinPodKeys(pods), as a part of the chunk's text. entries are the pods'
+// pod manager entries as desiredHandler takes them: the key an entry keeps for its pod
+// (once a handler of the pod alone made it) is copied whole.
+func (c *handlerChunk) joinPodKeys(pods []*corev1.Pod, entries []*uidEntry) string {
 	if len(pods) == 0 {
 		return ""
 	}
@@ -375,7 +383,11 @@ func (c *handlerChunk) joinPodKeys(pods []*corev1.Pod) string {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(append(append(b, p.Namespace...), '/'), p.Name...)
+		if i < len(entries) && entries[i] != nil && entries[i].pod == p && entries[i].key != "" {
+			b = append(b, entries[i].key...)
+		} else {
+			b = append(append(append(b, p.Namespace...), '/'), p.Name...)
+		}
 	}
 	c.buf = b
 	return c.keys.Copy(b)
@@ -421,10 +433,14 @@ func (m *handlerMemo) pod(uid types.UID) *handlerPod {
 
 // get returns the key of pod, a non-mirror pod whose strings hp keeps, and the attributes
 // of a handler event for it alone with cause why: pods=key, and cause=why unless why is
-// empty.
-func (hp *handlerPod) get(pod *corev1.Pod, why string) (string, []trace.Attr) {
+// empty. known is the pod's key if the caller has it at hand (the one its pod manager
+// entry keeps), "" if not.
+func (hp *handlerPod) get(pod *corev1.Pod, why, known string) (string, []trace.Attr) {
 	if hp.key == "" || hp.namespace != pod.Namespace || hp.name != pod.Name {
-		*hp = handlerPod{namespace: pod.Namespace, name: pod.Name, key: container.Key(pod)}
+		if known == "" {
+			known = container.Key(pod)
+		}
+		*hp = handlerPod{namespace: pod.Namespace, name: pod.Name, key: known}
 	}
 	for _, c := range hp.causes[:hp.n] {
 		if c.why == why {

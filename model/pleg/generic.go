@@ -309,11 +309,8 @@ func (g *GenericPLEG) changedSinceLastListing(pods []*container.Pod) (changed []
 		return nil, false
 	}
 	changed = g.changed[:0]
-	for i, p := range pods {
-		if p == g.lastListing[i] {
-			continue
-		}
-		r := g.records[i]
+	for i := container.NextChanged(pods, g.lastListing, 0); i < len(pods); i = container.NextChanged(pods, g.lastListing, i+1) {
+		p, r := pods[i], g.records[i]
 		if p.ID != r.uid {
 			clear(changed)
 			return nil, false
