@@ -26,6 +26,11 @@ type podManager struct {
 	// their number. Once handed out it is shared, so the next change works on a copy.
 	sorted    []*corev1.Pod
 	handedOut bool
+	// terminalPods counts the pods of sorted whose own status phase is terminal (Succeeded
+	// or Failed), kept as pods come, go and are replaced: while none is, and the pod
+	// workers and the status manager hold no pod terminal, every pod is active, which
+	// filterOutInactivePods then knows without reading each pod.
+	terminalPods int
 	// byUID holds each desired pod through an entry that set points at each new object of
 	// the pod, kept until the pod leaves: an entry holder (the work queue's, see
 	// duePod) then reads the pod without a lookup, and a replaced pod costs no map store.
@@ -138,15 +143,25 @@ func (m *podManager) set(op string, p *corev1.Pod) {
 	}
 	m.own(1)
 	if found {
+		m.terminalPods -= terminalCount(m.sorted[i])
 		m.sorted[i] = p
 	} else {
 		m.sorted = slices.Insert(m.sorted, i, p)
 	}
+	m.terminalPods += terminalCount(p)
 	e.at = i
 	m.fileDeadline(p, p.Spec.ActiveDeadlineSeconds != nil)
 	if !had {
 		m.changed(op, p)
 	}
+}
+
+// terminalCount is 1 for a pod whose status phase is terminal, 0 otherwise (terminalPods).
+func terminalCount(p *corev1.Pod) int {
+	if isTerminal(p.Status.Phase) {
+		return 1
+	}
+	return 0
 }
 
 // search finds where the pod with this UID is, or would go, in sorted.
@@ -182,6 +197,7 @@ func (m *podManager) RemovePod(p *corev1.Pod) {
 	m.touch(p.UID)
 	if i, found := m.search(p.UID); found {
 		m.own(0)
+		m.terminalPods -= terminalCount(m.sorted[i])
 		m.sorted = slices.Delete(m.sorted, i, i+1)
 	}
 	m.fileDeadline(p, false)
