@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"nodesim/model/container"
 	"nodesim/model/podconfig"
 	"nodesim/model/podworkers"
 	"nodesim/trace"
@@ -40,7 +41,8 @@ func (kl *Kubelet) HandlePodAdditions(pods []*corev1.Pod) {
 // handlePodAddition is HandlePodAdditions for one pod.
 func (kl *Kubelet) handlePodAddition(pod *corev1.Pod, start time.Time, active **activePods) {
 	kl.podManager.AddPod(pod)
-	kl.clk.Record(&trace.Event{Kind: KindPodSeen, Pod: pod.Namespace + "/" + pod.Name,
+	key := container.Key(pod) // both events' pod: made once
+	kl.clk.Record(&trace.Event{Kind: KindPodSeen, Pod: key,
 		Attrs: []trace.Attr{{Key: "uid", Value: string(pod.UID)}}})
 	if podconfig.IsMirrorPod(pod) {
 		if static, ok := kl.podManager.GetPodByFullName(pod.Name + "_" + pod.Namespace); ok {
@@ -56,7 +58,7 @@ func (kl *Kubelet) handlePodAddition(pod *corev1.Pod, start time.Time, active **
 			kl.rejectPod(pod, reason, message)
 			return
 		}
-		kl.clk.Record(&trace.Event{Kind: KindAdmitted, Pod: pod.Namespace + "/" + pod.Name})
+		kl.clk.Record(&trace.Event{Kind: KindAdmitted, Pod: key})
 	}
 	mirror, _ := kl.podManager.GetMirrorPodByPod(pod)
 	kl.dispatchWork(pod, podworkers.SyncPodCreate, mirror, start)

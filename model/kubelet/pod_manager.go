@@ -68,8 +68,13 @@ func newPodManager(record func(*trace.Event)) *podManager {
 
 func fullName(p *corev1.Pod) string { return p.Name + "_" + p.Namespace }
 
-// podRef is a pod manager entry that set updates in place.
-type podRef struct{ pod *corev1.Pod }
+// podRef is a pod manager entry that set updates in place. filed says byFullName holds it:
+// RemovePod clears it as it drops the ref, and only a dropped name is given a new ref, so
+// a uidEntry's ref that is still filed is the one its full name maps to.
+type podRef struct {
+	pod   *corev1.Pod
+	filed bool
+}
 
 // uidEntry is the pod map's entry for one UID: the pod object set last. RemovePod marks
 // it gone as it drops it (a UID that comes back gets a new entry), so that whoever keeps
@@ -84,6 +89,8 @@ type uidEntry struct {
 	// handler of the pod alone has made it ("" until then), for the handlers of several
 	// pods to join (see joinPodKeys). set clears it if the pod's name changes.
 	key string
+	// ref is byFullName's ref for fullName as set last found or made it (see podRef).
+	ref *podRef
 	// worker is the pod's worker as its last sync found it (see syncDesiredPod): an entry
 	// belongs to one UID, and the pod workers check that the worker it holds is still the
 	// UID's before they use it (podworkers.WorkerRef).
@@ -126,26 +133,39 @@ func (m *podManager) set(op string, p *corev1.Pod) {
 		m.podsVersion++
 	}
 	if e.pod == nil || e.pod.Name != p.Name || e.pod.Namespace != p.Namespace {
-		e.fullName, e.key = fullName(p), ""
+		e.fullName, e.key, e.ref = fullName(p), "", nil
 	}
 	e.pod = p
 	m.touch(p.UID)
-	if ref := m.byFullName[e.fullName]; ref != nil {
-		ref.pod = p
-	} else {
-		m.byFullName[e.fullName] = &podRef{pod: p}
+	if e.ref == nil || !e.ref.filed {
+		// Not at hand: look the name up, filing a new ref if the name has none.
+		e.ref = m.byFullName[e.fullName]
+		if e.ref == nil {
+			e.ref = &podRef{filed: true}
+			m.byFullName[e.fullName] = e.ref
+		}
 	}
+	e.ref.pod = p
 	// A pod already in sorted is usually where set left it: a status echo replaces the
 	// object of a pod the list has held for long, and pods seldom come and go before it.
 	i, found := e.at, e.at < len(m.sorted) && m.sorted[e.at].UID == p.UID
 	if !found {
 		i, found = m.search(p.UID)
 	}
-	m.own(1)
-	if found {
+	switch {
+	case found:
+		m.own(1)
 		m.terminalPods -= terminalCount(m.sorted[i])
 		m.sorted[i] = p
-	} else {
+	case m.handedOut:
+		// The copy own would make, made with p in its place: the pods after it are
+		// copied once, not copied and then shifted.
+		grown := make([]*corev1.Pod, len(m.sorted)+1)
+		copy(grown, m.sorted[:i])
+		grown[i] = p
+		copy(grown[i+1:], m.sorted[i:])
+		m.sorted, m.handedOut = grown, false
+	default:
 		m.sorted = slices.Insert(m.sorted, i, p)
 	}
 	m.terminalPods += terminalCount(p)
@@ -203,6 +223,7 @@ func (m *podManager) RemovePod(p *corev1.Pod) {
 	m.fileDeadline(p, false)
 	if ref := m.byFullName[fullName(p)]; ref != nil && ref.pod.UID == p.UID {
 		delete(m.byFullName, fullName(p))
+		ref.filed = false
 	}
 	if had {
 		m.changed("RemovePod", p)
