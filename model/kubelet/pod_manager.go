@@ -528,7 +528,11 @@ func (q *workQueue) takeDue() []takenPod {
 	for k := q.cursor; k < end && k < q.cursor+queueSlots; k++ {
 		taken = q.takeSlot(taken, &q.wheel[k%queueSlots], true, now)
 	}
-	if end < q.cursor+queueSlots {
+	// Now's slot holds times from its first instant on, but for the cursor's (Enqueue
+	// files earlier times there): when now is that first instant (a sync tick on the
+	// second) and the slot was not the cursor's, none of its items is due.
+	atStart := end > q.cursor && time.Duration(end)*queueSlot == now
+	if end < q.cursor+queueSlots && !atStart {
 		taken = q.takeSlot(taken, &q.wheel[end%queueSlots], false, now)
 	}
 	q.cursor = max(q.cursor, end)
