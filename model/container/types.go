@@ -102,6 +102,21 @@ type Pod struct {
 	Sandboxes       []*Container
 }
 
+// NextChanged is the first place from i on at which listings a and b, of the same length,
+// hold different pod objects, len(a) if there is none. The runtime gives an unchanged pod
+// as the same object from listing to listing, so the walkers of two listings of the same
+// pods (PLEG's relist, housekeeping's orphan check) find the few changed ones this way,
+// comparing pointers only.
+func NextChanged(a, b []*Pod, i int) int {
+	b = b[:len(a)]
+	for ; i < len(a); i++ {
+		if a[i] != b[i] {
+			break
+		}
+	}
+	return i
+}
+
 // Container is one listed container or sandbox.
 type Container struct {
 	ID    string

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"nodesim/model/container"
 	"nodesim/model/podconfig"
 	"nodesim/model/podworkers"
 	"nodesim/trace"
@@ -40,7 +41,8 @@ func (kl *Kubelet) HandlePodAdditions(pods []*corev1.Pod) {
 // handlePodAddition is HandlePodAdditions for one pod.
 func (kl *Kubelet) handlePodAddition(pod *corev1.Pod, start time.Time, active **activePods) {
 	kl.podManager.AddPod(pod)
-	kl.clk.Record(&trace.Event{Kind: KindPodSeen, Pod: pod.Namespace + "/" + pod.Name,
+	key := container.Key(pod) // both events' pod: made once
+	kl.clk.Record(&trace.Event{Kind: KindPodSeen, Pod: key,
 		Attrs: []trace.Attr{{Key: "uid", Value: string(pod.UID)}}})
 	if podconfig.IsMirrorPod(pod) {
 		if static, ok := kl.podManager.GetPodByFullName(pod.Name + "_" + pod.Namespace); ok {
@@ -56,7 +58,7 @@ func (kl *Kubelet) handlePodAddition(pod *corev1.Pod, start time.Time, active **
 			kl.rejectPod(pod, reason, message)
 			return
 		}
-		kl.clk.Record(&trace.Event{Kind: KindAdmitted, Pod: pod.Namespace + "/" + pod.Name})
+		kl.clk.Record(&trace.Event{Kind: KindAdmitted, Pod: key})
 	}
 	mirror, _ := kl.podManager.GetMirrorPodByPod(pod)
 	kl.dispatchWork(pod, podworkers.SyncPodCreate, mirror, start)
@@ -182,6 +184,7 @@ func (kl *Kubelet) filterOutInactivePods(pods []*corev1.Pod) []*corev1.Pod {
 	}
 	if !versionsHeld {
 		c.flags = c.flags[:0]
+		c.noneInactive = true
 		for _, p := range pods {
 			var f activeFlags
 			if kl.podWorkers.IsPodKnownTerminated(p.UID) {
@@ -194,8 +197,17 @@ func (kl *Kubelet) filterOutInactivePods(pods []*corev1.Pod) []*corev1.Pod {
 				f |= terminationRequested
 			}
 			c.flags = append(c.flags, f)
+			if f&(knownTerminated|statusTerminal) != 0 {
+				c.noneInactive = false
+			}
 		}
 		c.valid, c.pods, c.workers, c.statuses = true, podsVersion, workers, statuses
+	}
+	if c.noneInactive && kl.podManager.terminalPods == 0 {
+		// No flag makes a pod inactive and no pod's own phase is terminal: every pod is
+		// active, as the walk below would find.
+		c.out, c.outOf = pods, pods
+		return pods
 	}
 	// isActive, with what it reads besides the pod object taken from the flags.
 	active := func(i int, p *corev1.Pod) bool {
@@ -243,6 +255,9 @@ type activeFilter struct {
 	pods, workers, statuses uint64
 	flags                   []activeFlags
 	out, outOf              []*corev1.Pod
+	// noneInactive: no pod's flags say known terminated or terminal in the status manager,
+	// so only a pod's own terminal phase could make it inactive (see terminalPods).
+	noneInactive bool
 }
 
 // activeFlags are one pod's answers from the pod workers and the status manager.

@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -66,16 +67,17 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 		// pods, a few of them changed), each pod is compared with the one at its own
 		// place; a pod found elsewhere in it is then checked afresh, which finds it no
 		// orphan again, since nothing the check reads has moved.
-		aligned := len(clean) == len(runtimePods)
-		for i, rp := range runtimePods {
-			// A pod of a listing that had no orphan, as the same object, is none now. Most
-			// pods are the next one of that listing: the pointer test finds them before
-			// any comparison of UIDs.
-			if aligned {
-				if clean[i] == rp {
-					continue
+		if len(clean) == len(runtimePods) {
+			for i := container.NextChanged(runtimePods, clean, 0); i < len(runtimePods); i = container.NextChanged(runtimePods, clean, i+1) {
+				if kl.killIfOrphan(runtimePods[i], workingPods) {
+					orphans++
 				}
-			} else {
+			}
+		} else {
+			for _, rp := range runtimePods {
+				// A pod of a listing that had no orphan, as the same object, is none now.
+				// Most pods are the next one of that listing: the pointer test finds them
+				// before any comparison of UIDs.
 				if len(clean) > 0 && clean[0] != rp {
 					for len(clean) > 0 && clean[0].ID < rp.ID {
 						clean = clean[1:]
@@ -85,14 +87,10 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 					clean = clean[1:]
 					continue
 				}
+				if kl.killIfOrphan(rp, workingPods) {
+					orphans++
+				}
 			}
-			if _, ok := workingPods[rp.ID]; ok || kl.podManager.HasUID(rp.ID) || !hasRunning(rp) {
-				continue
-			}
-			one := int64(1) // made per orphan: most passes find none
-			kl.podWorkers.UpdatePod(podworkers.UpdatePodOptions{RunningPod: rp, UpdateType: podworkers.SyncPodKill,
-				KillPodOptions: &podworkers.KillPodOptions{PodTerminationGracePeriodSecondsOverride: &one}})
-			orphans++
 		}
 		if orphans == 0 {
 			memo.orphansChecked(runtimePods, listingVersion, podsVersion, workersVersion)
@@ -103,6 +101,18 @@ func (kl *Kubelet) HandlePodCleanups() time.Duration {
 	kl.clk.Record(&trace.Event{Kind: KindHousekeeping, Name: "HandlePodCleanups", Dur: cost,
 		Attrs: memo.attrs(len(workingPods), restarted, killed, orphans), Reason: memo.reason()})
 	return cost
+}
+
+// killIfOrphan asks a worker to kill runtime pod rp if it is an orphan: running, with no
+// worker in workingPods and not desired. It reports whether it did.
+func (kl *Kubelet) killIfOrphan(rp *container.Pod, workingPods map[types.UID]podworkers.PodWorkerSync) bool {
+	if _, ok := workingPods[rp.ID]; ok || kl.podManager.HasUID(rp.ID) || !hasRunning(rp) {
+		return false
+	}
+	one := int64(1) // made per orphan: most passes find none
+	kl.podWorkers.UpdatePod(podworkers.UpdatePodOptions{RunningPod: rp, UpdateType: podworkers.SyncPodKill,
+		KillPodOptions: &podworkers.KillPodOptions{PodTerminationGracePeriodSecondsOverride: &one}})
+	return true
 }
 
 // probeDesired is the prober's cleanup test: a pod is desired while it has a worker that
@@ -289,7 +299,9 @@ func (kl *Kubelet) cleanUpContainersInPod(uid types.UID, exitedID string) {
 // listing gives an unchanged pod as the same object, so a pod found with nothing to remove
 // is remembered (gcClean) with its listing object and those answers, and passed over while
 // all three are the same. A pod whose listing shows nothing dead (hasExited) is passed over
-// without asking the workers at all.
+// without asking the workers at all, and a pod listed by the same object, at the same
+// place, as in the last pass's listing is known to show what it showed then (the runtime
+// makes a new object for every change of a pod).
 func (kl *Kubelet) containerGC() {
 	// containerGC runs only from gcTimer (see Run), which has just fired: resetting it
 	// queues what a fresh timer of the same process would, without allocating.
@@ -305,8 +317,16 @@ func (kl *Kubelet) containerGC() {
 	removed := 0
 	// Both the listing and gcClean are in UID order: walk them together.
 	prev, clean := kl.gcClean, kl.gcCleanNext[:0]
-	for _, p := range pods {
-		if !hasExited(p) {
+	if len(kl.gcListing) != len(pods) {
+		kl.gcListing = slices.Grow(kl.gcListing[:0], len(pods))[:len(pods)]
+		kl.gcExited = slices.Grow(kl.gcExited[:0], len(pods))[:len(pods)]
+		clear(kl.gcListing) // no pod is the same as last time
+	}
+	for i, p := range pods {
+		if kl.gcListing[i] != p {
+			kl.gcListing[i], kl.gcExited[i] = p, hasExited(p)
+		}
+		if !kl.gcExited[i] {
 			// Only dead containers and sandboxes that are not ready are ever removed, and
 			// the listing shows none: whatever the workers answer, nothing goes.
 			continue

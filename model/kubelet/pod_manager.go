@@ -26,6 +26,11 @@ type podManager struct {
 	// their number. Once handed out it is shared, so the next change works on a copy.
 	sorted    []*corev1.Pod
 	handedOut bool
+	// terminalPods counts the pods of sorted whose own status phase is terminal (Succeeded
+	// or Failed), kept as pods come, go and are replaced: while none is, and the pod
+	// workers and the status manager hold no pod terminal, every pod is active, which
+	// filterOutInactivePods then knows without reading each pod.
+	terminalPods int
 	// byUID holds each desired pod through an entry that set points at each new object of
 	// the pod, kept until the pod leaves: an entry holder (the work queue's, see
 	// duePod) then reads the pod without a lookup, and a replaced pod costs no map store.
@@ -63,8 +68,13 @@ func newPodManager(record func(*trace.Event)) *podManager {
 
 func fullName(p *corev1.Pod) string { return p.Name + "_" + p.Namespace }
 
-// podRef is a pod manager entry that set updates in place.
-type podRef struct{ pod *corev1.Pod }
+// podRef is a pod manager entry that set updates in place. filed says byFullName holds it:
+// RemovePod clears it as it drops the ref, and only a dropped name is given a new ref, so
+// a uidEntry's ref that is still filed is the one its full name maps to.
+type podRef struct {
+	pod   *corev1.Pod
+	filed bool
+}
 
 // uidEntry is the pod map's entry for one UID: the pod object set last. RemovePod marks
 // it gone as it drops it (a UID that comes back gets a new entry), so that whoever keeps
@@ -75,6 +85,12 @@ type uidEntry struct {
 	// fullName is fullName(pod), made once: a pod's name does not change, and set files
 	// the pod by it on every status echo.
 	fullName string
+	// key is container.Key(pod) (namespace/name, as the trace names the pod) once a
+	// handler of the pod alone has made it ("" until then), for the handlers of several
+	// pods to join (see joinPodKeys). set clears it if the pod's name changes.
+	key string
+	// ref is byFullName's ref for fullName as set last found or made it (see podRef).
+	ref *podRef
 	// worker is the pod's worker as its last sync found it (see syncDesiredPod): an entry
 	// belongs to one UID, and the pod workers check that the worker it holds is still the
 	// UID's before they use it (podworkers.WorkerRef).
@@ -117,32 +133,55 @@ func (m *podManager) set(op string, p *corev1.Pod) {
 		m.podsVersion++
 	}
 	if e.pod == nil || e.pod.Name != p.Name || e.pod.Namespace != p.Namespace {
-		e.fullName = fullName(p)
+		e.fullName, e.key, e.ref = fullName(p), "", nil
 	}
 	e.pod = p
 	m.touch(p.UID)
-	if ref := m.byFullName[e.fullName]; ref != nil {
-		ref.pod = p
-	} else {
-		m.byFullName[e.fullName] = &podRef{pod: p}
+	if e.ref == nil || !e.ref.filed {
+		// Not at hand: look the name up, filing a new ref if the name has none.
+		e.ref = m.byFullName[e.fullName]
+		if e.ref == nil {
+			e.ref = &podRef{filed: true}
+			m.byFullName[e.fullName] = e.ref
+		}
 	}
+	e.ref.pod = p
 	// A pod already in sorted is usually where set left it: a status echo replaces the
 	// object of a pod the list has held for long, and pods seldom come and go before it.
 	i, found := e.at, e.at < len(m.sorted) && m.sorted[e.at].UID == p.UID
 	if !found {
 		i, found = m.search(p.UID)
 	}
-	m.own(1)
-	if found {
+	switch {
+	case found:
+		m.own(1)
+		m.terminalPods -= terminalCount(m.sorted[i])
 		m.sorted[i] = p
-	} else {
+	case m.handedOut:
+		// The copy own would make, made with p in its place: the pods after it are
+		// copied once, not copied and then shifted.
+		grown := make([]*corev1.Pod, len(m.sorted)+1)
+		copy(grown, m.sorted[:i])
+		grown[i] = p
+		copy(grown[i+1:], m.sorted[i:])
+		m.sorted, m.handedOut = grown, false
+	default:
 		m.sorted = slices.Insert(m.sorted, i, p)
 	}
+	m.terminalPods += terminalCount(p)
 	e.at = i
 	m.fileDeadline(p, p.Spec.ActiveDeadlineSeconds != nil)
 	if !had {
 		m.changed(op, p)
 	}
+}
+
+// terminalCount is 1 for a pod whose status phase is terminal, 0 otherwise (terminalPods).
+func terminalCount(p *corev1.Pod) int {
+	if isTerminal(p.Status.Phase) {
+		return 1
+	}
+	return 0
 }
 
 // search finds where the pod with this UID is, or would go, in sorted.
@@ -178,11 +217,13 @@ func (m *podManager) RemovePod(p *corev1.Pod) {
 	m.touch(p.UID)
 	if i, found := m.search(p.UID); found {
 		m.own(0)
+		m.terminalPods -= terminalCount(m.sorted[i])
 		m.sorted = slices.Delete(m.sorted, i, i+1)
 	}
 	m.fileDeadline(p, false)
 	if ref := m.byFullName[fullName(p)]; ref != nil && ref.pod.UID == p.UID {
 		delete(m.byFullName, fullName(p))
+		ref.filed = false
 	}
 	if had {
 		m.changed("RemovePod", p)
@@ -303,8 +344,8 @@ type workQueue struct {
 	wheelItems int   // items in the wheel
 	cursor     int64 // the first slot that may hold items
 	due        queueHeap
-	// taken is GetWork's due pods, sorted into UID order, kept until the next call (see
-	// takenEntry); out is its answer. Both reused.
+	// taken is takeDue's due pods, sorted into UID order, kept until the next call; out
+	// is GetWork's answer. Both reused.
 	taken []takenPod
 	out   []types.UID
 }
@@ -447,13 +488,36 @@ func (q *workQueue) Enqueue(uid types.UID, delay time.Duration) {
 
 // GetWork removes and returns the pods whose time is strictly before now, in UID order
 // (nil when none is due). The slice is reused by the next call.
+func (q *workQueue) GetWork() []types.UID {
+	taken := q.takeDue()
+	if len(taken) == 0 {
+		return nil
+	}
+	out := q.out[:0]
+	for _, t := range taken {
+		out = append(out, q.entries[t.id].uid)
+	}
+	q.out = out
+	return out
+}
+
+// takeDue is GetWork answering with the due pods' places in entries, in UID order: the
+// syncLoop reads each pod's UID there, and the pod manager entry it keeps with it (see
+// duePod), without a copy of the UIDs. The slice is reused by the next call, and the
+// places stay the pods' until then: only sweep frees a place, and it runs as a call
+// starts, before anything is taken.
 //
 // The pods come from the items whose time is before now, in the wheel's slots and off
 // the heap: an item whose pod has since been given another time (Enqueue replaced its
 // entry) no longer matches the pod's entry and is dropped when its own time comes, so
 // only due items are looked at, not every queued pod. Which items are due is all that
 // decides the answer (it is sorted), not the order they are found in.
-func (q *workQueue) GetWork() []types.UID {
+func (q *workQueue) takeDue() []takenPod {
+	// The entries the last call left idle (its pods, until their workers requeue them)
+	// are dropped here, once the idle ones outnumber the others.
+	if q.idle > len(q.ids)-q.idle+workQueueIdleSlack {
+		q.sweep()
+	}
 	now := q.now()
 	taken := q.taken[:0]
 	// Every slot before now's holds only due items; when now is a whole wheel or more
@@ -464,36 +528,20 @@ func (q *workQueue) GetWork() []types.UID {
 	for k := q.cursor; k < end && k < q.cursor+queueSlots; k++ {
 		taken = q.takeSlot(taken, &q.wheel[k%queueSlots], true, now)
 	}
-	if end < q.cursor+queueSlots {
+	// Now's slot holds times from its first instant on, but for the cursor's (Enqueue
+	// files earlier times there): when now is that first instant (a sync tick on the
+	// second) and the slot was not the cursor's, none of its items is due.
+	atStart := end > q.cursor && time.Duration(end)*queueSlot == now
+	if end < q.cursor+queueSlots && !atStart {
 		taken = q.takeSlot(taken, &q.wheel[end%queueSlots], false, now)
 	}
 	q.cursor = max(q.cursor, end)
 	for len(q.due) > 0 && q.due[0].t < now {
 		taken = q.take(taken, q.due.pop())
 	}
-	// The pods are sorted and named before sweep may drop their entries.
 	q.sortTaken(taken)
-	out := q.out[:0]
-	for _, t := range taken {
-		out = append(out, q.entries[t.id].uid)
-	}
-	q.taken, q.out = taken, out
-	if q.idle > len(q.ids)-q.idle+workQueueIdleSlack {
-		q.sweep()
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
-
-// takenEntry is the queue entry of the i-th pod the last GetWork returned, nil if GetWork
-// dropped it as idle (sweep). It stays the pod's until the next Enqueue or GetWork.
-func (q *workQueue) takenEntry(i int) *queueEntry {
-	if e := &q.entries[q.taken[i].id]; e.uid == q.out[i] {
-		return e
-	}
-	return nil
+	q.taken = taken
+	return taken
 }
 
 // take is GetWork taking the due item it: its pod is added to taken if the item holds the
@@ -533,6 +581,7 @@ func (q *workQueue) queuedItems() int { return q.wheelItems + len(q.due) }
 
 // workQueueIdleSlack is how many idle entries beyond the others the queue keeps before
 // sweeping: a sync tick leaves the pods it took idle until their workers requeue them.
+// takeDue sweeps as it starts, never between handing out places and the next call.
 const workQueueIdleSlack = 64
 
 // sweep drops the idle entries, in the order of their places (the map's order never

@@ -369,3 +369,31 @@ func TestPodManagerListsTheLatestObjects(t *testing.T) {
 		}
 	}
 }
+
+// A sync tick on the second takes what is due before it, and nothing of its own slot:
+// a time on that very instant is not before now, and a negative delay given while the
+// slot was the cursor's (filed there, though earlier) is taken at once.
+func TestWorkQueueTickOnTheSecond(t *testing.T) {
+	clock := &fakeNow{t: sim.Epoch.Add(500 * time.Millisecond)}
+	q := newWorkQueue(clock)
+	q.Enqueue("on-the-second", 500*time.Millisecond) // due at 1s: slot 1's first instant
+	q.Enqueue("just-before", 400*time.Millisecond)   // due at 0.9s
+	q.Enqueue("just-after", 600*time.Millisecond)    // due at 1.1s
+	clock.t = sim.Epoch.Add(time.Second)
+	if got := q.GetWork(); !slices.Equal(got, []types.UID{"just-before"}) {
+		t.Fatalf("GetWork at 1s = %v, want [just-before]", got)
+	}
+	clock.t = sim.Epoch.Add(1200 * time.Millisecond)
+	q.Enqueue("negative", -time.Second) // due at 0.2s, filed in the cursor's slot (1)
+	if got := q.GetWork(); !slices.Equal(got, []types.UID{"just-after", "negative", "on-the-second"}) {
+		t.Fatalf("GetWork at 1.2s = %v, want [just-after negative on-the-second]", got)
+	}
+	clock.t = sim.Epoch.Add(2 * time.Second)
+	if got := q.GetWork(); got != nil {
+		t.Fatalf("GetWork at 2s = %v, want none", got)
+	}
+	q.Enqueue("again", -500*time.Millisecond) // due at 1.5s, filed in slot 2 (the cursor's)
+	if got := q.GetWork(); !slices.Equal(got, []types.UID{"again"}) {
+		t.Fatalf("second GetWork at 2s = %v, want [again]", got)
+	}
+}

@@ -57,6 +57,9 @@ const (
 // runtimeState.runtimeErrors): the runtime must have answered a status check within 30s and
 // PLEG must be healthy.
 func (kl *Kubelet) runtimeErrors() error {
+	if kl.runtimeUpSeen && kl.clk.Elapsed()-kl.lastRuntimeUp <= maxWaitForContainerRuntime && kl.pleg.IsHealthy() {
+		return nil // the gate passes, as it does on nearly every pass
+	}
 	var errs []string
 	if !kl.runtimeUpSeen {
 		errs = append(errs, "container runtime status check may not have completed yet")
@@ -127,7 +130,7 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 		e, _ := kl.pleg.Watch().TryRecv()
 		if e.Type != pleg.ContainerRemoved {
 			if pe := kl.podManager.entry(e.ID); pe != nil {
-				kl.desiredHandler("HandlePodSyncs", plegCause(e.Type), []*corev1.Pod{pe.pod}, pe)
+				kl.desiredHandler("HandlePodSyncs", plegCause(e.Type), []*corev1.Pod{pe.pod}, []*uidEntry{pe})
 				kl.syncDesiredPod(pe.pod, pe, kl.clk.Now())
 			} else {
 				kl.clk.Record(&trace.Event{Kind: KindIgnored, Name: "plegCh", Attrs: []trace.Attr{{Key: "type", Value: string(e.Type)}},
@@ -149,12 +152,11 @@ func (kl *Kubelet) syncLoopIteration(chosen int) {
 	case caseSync:
 		kl.syncTicker.C.TryRecv()
 		if pods := kl.getPodsToSync(); len(pods) > 0 {
-			kl.desiredHandler("HandlePodSyncs", "syncCh", pods, kl.entriesToSync[0])
+			kl.desiredHandler("HandlePodSyncs", "syncCh", pods, kl.entriesToSync)
 			kl.handleDesiredSyncs(pods, kl.entriesToSync)
-			// The pods are not kept past their tick. Their entries may be: the pod manager
-			// keeps an entry for as long as its pod, and one gone is garbage only to whoever
-			// still holds it.
-			clear(pods)
+			// The pods and entries stay in the reused lists until the next tick with as
+			// many due overwrites them: a few pointers, to pods the pod manager holds for
+			// as long as they are desired (an entry gone is garbage only to its holders).
 		}
 	case caseLiveness:
 		u, _ := kl.livenessManager.Updates().TryRecv()
@@ -256,7 +258,7 @@ func (kl *Kubelet) handleProbeSync(e *uidEntry, u results.Update, probe string) 
 	if e == nil {
 		return
 	}
-	kl.desiredHandler("HandlePodSyncs", probeCause(probe, u.Result), []*corev1.Pod{e.pod}, e)
+	kl.desiredHandler("HandlePodSyncs", probeCause(probe, u.Result), []*corev1.Pod{e.pod}, []*uidEntry{e})
 	kl.syncDesiredPod(e.pod, e, kl.clk.Now())
 }
 
@@ -301,28 +303,35 @@ func (kl *Kubelet) handler(name, why string, pods []*corev1.Pod) {
 
 // desiredHandler is handler for pods taken from the pod manager's pod map (GetPodByUID,
 // getPodsToSync), which never holds a mirror pod: there are none among them to look for.
-// first is the pod manager's entry of pods[0], nil if the caller has none at hand.
-func (kl *Kubelet) desiredHandler(name, why string, pods []*corev1.Pod, first *uidEntry) {
-	kl.handlerWith(name, why, pods, "", first)
+// entries[i] is the pod manager's entry of pods[i], nil where the caller has none at hand
+// (entries may be shorter than pods, or nil).
+func (kl *Kubelet) desiredHandler(name, why string, pods []*corev1.Pod, entries []*uidEntry) {
+	kl.handlerWith(name, why, pods, "", entries)
 }
 
 // handlerWith is handler given mirrors, the keys of the mirror pods among pods ("" for
-// none, as mirrorPodKeys joins them), and first, the pod manager's entry of pods[0] or nil.
-// The strings of a pod alone are handlerAttrs', reached through the entry when there is
-// one (see uidEntry).
-func (kl *Kubelet) handlerWith(name, why string, pods []*corev1.Pod, mirrors string, first *uidEntry) {
+// none, as mirrorPodKeys joins them), and entries, the pods' pod manager entries as
+// desiredHandler takes them. The strings of a pod alone are handlerAttrs', reached through
+// the entry when there is one (see uidEntry); the keys of several are joined from those
+// their entries keep.
+func (kl *Kubelet) handlerWith(name, why string, pods []*corev1.Pod, mirrors string, entries []*uidEntry) {
 	if len(pods) == 1 && mirrors == "" {
 		var hp *handlerPod
-		if first != nil && first.pod == pods[0] {
+		var known string
+		if len(entries) > 0 && entries[0] != nil && entries[0].pod == pods[0] {
+			first := entries[0]
 			if first.handler == nil {
 				// The memo's own, shared: the pod's addition already made it.
 				first.handler = kl.handlerAttrs.pod(pods[0].UID)
 			}
-			hp = first.handler
+			hp, known = first.handler, first.key
 		} else {
 			hp = kl.handlerAttrs.pod(pods[0].UID)
 		}
-		key, attrs := hp.get(pods[0], why)
+		key, attrs := hp.get(pods[0], why, known)
+		if len(entries) > 0 && entries[0] != nil && entries[0].pod == pods[0] {
+			entries[0].key = key // for the handlers of several pods (see joinPodKeys)
+		}
 		kl.clk.Record(&trace.Event{Kind: KindHandler, Name: name, Pod: key, Attrs: attrs})
 		return
 	}
@@ -340,7 +349,7 @@ func (kl *Kubelet) handlerWith(name, why string, pods []*corev1.Pod, mirrors str
 		e.Pod = container.Key(pods[0])
 		e.Attrs = append(e.Attrs, trace.Attr{Key: "pods", Value: e.Pod})
 	} else {
-		e.Attrs = append(e.Attrs, trace.Attr{Key: "pods", Value: kl.handlerChunk.joinPodKeys(pods)})
+		e.Attrs = append(e.Attrs, trace.Attr{Key: "pods", Value: kl.handlerChunk.joinPodKeys(pods, entries)})
 	}
 	if why != "" {
 		e.Attrs = append(e.Attrs, trace.Attr{Key: "cause", Value: why})
@@ -362,8 +371,10 @@ type handlerChunk struct {
 	buf   []byte // joinPodKeys' scratch: only the string made from it is kept
 }
 
-// joinPodKeys is joinPodKeys(pods), as a part of the chunk's text.
-func (c *handlerChunk) joinPodKeys(pods []*corev1.Pod) string {
+// joinPodKeys is joinPodKeys(pods), as a part of the chunk's text. entries are the pods'
+// pod manager entries as desiredHandler takes them: the key an entry keeps for its pod
+// (once a handler of the pod alone made it) is copied whole.
+func (c *handlerChunk) joinPodKeys(pods []*corev1.Pod, entries []*uidEntry) string {
 	if len(pods) == 0 {
 		return ""
 	}
@@ -372,7 +383,11 @@ func (c *handlerChunk) joinPodKeys(pods []*corev1.Pod) string {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(append(append(b, p.Namespace...), '/'), p.Name...)
+		if i < len(entries) && entries[i] != nil && entries[i].pod == p && entries[i].key != "" {
+			b = append(b, entries[i].key...)
+		} else {
+			b = append(append(append(b, p.Namespace...), '/'), p.Name...)
+		}
 	}
 	c.buf = b
 	return c.keys.Copy(b)
@@ -418,10 +433,14 @@ func (m *handlerMemo) pod(uid types.UID) *handlerPod {
 
 // get returns the key of pod, a non-mirror pod whose strings hp keeps, and the attributes
 // of a handler event for it alone with cause why: pods=key, and cause=why unless why is
-// empty.
-func (hp *handlerPod) get(pod *corev1.Pod, why string) (string, []trace.Attr) {
+// empty. known is the pod's key if the caller has it at hand (the one its pod manager
+// entry keeps), "" if not.
+func (hp *handlerPod) get(pod *corev1.Pod, why, known string) (string, []trace.Attr) {
 	if hp.key == "" || hp.namespace != pod.Namespace || hp.name != pod.Name {
-		*hp = handlerPod{namespace: pod.Namespace, name: pod.Name, key: container.Key(pod)}
+		if known == "" {
+			known = container.Key(pod)
+		}
+		*hp = handlerPod{namespace: pod.Namespace, name: pod.Name, key: known}
 	}
 	for _, c := range hp.causes[:hp.n] {
 		if c.why == why {
@@ -487,18 +506,33 @@ func mirrorPodKeys(pods []*corev1.Pod) string {
 // handleDesiredSyncs, which read them before they return and keep none of them
 // (UpdatePod keeps the pod, not the list).
 func (kl *Kubelet) getPodsToSync() []*corev1.Pod {
-	ready := kl.workQueue.GetWork()
+	q := kl.workQueue
+	due := q.takeDue()
 	deadlined := kl.podManager.podsWithActiveDeadline()
 	out, entries := kl.podsToSync[:0], kl.entriesToSync[:0]
-	for i := 0; i < len(ready) || len(deadlined) > 0; {
+	if len(deadlined) == 0 {
+		// No pod has an active deadline (the usual node): the due pods are the answer.
+		for _, t := range due {
+			if e := kl.duePod(&q.entries[t.id]); e != nil {
+				out, entries = append(out, e.pod), append(entries, e)
+			}
+		}
+		kl.podsToSync, kl.entriesToSync = out[:0], entries
+		return out
+	}
+	for i := 0; i < len(due) || len(deadlined) > 0; {
+		var qe *queueEntry
+		if i < len(due) {
+			qe = &q.entries[due[i].id]
+		}
 		switch {
-		case len(deadlined) == 0 || i < len(ready) && ready[i] < deadlined[0].UID:
+		case len(deadlined) == 0 || qe != nil && qe.uid < deadlined[0].UID:
 			// Due; a pod no longer desired is left out.
-			if e := kl.duePod(i, ready[i]); e != nil {
+			if e := kl.duePod(qe); e != nil {
 				out, entries = append(out, e.pod), append(entries, e)
 			}
 			i++
-		case i < len(ready) && ready[i] == deadlined[0].UID:
+		case qe != nil && qe.uid == deadlined[0].UID:
 			out, entries = append(out, deadlined[0]), append(entries, nil)
 			i, deadlined = i+1, deadlined[1:]
 		default:
@@ -512,17 +546,13 @@ func (kl *Kubelet) getPodsToSync() []*corev1.Pod {
 	return out
 }
 
-// duePod is the pod manager's entry for uid, the i-th pod GetWork returned, nil if the
-// pod is not desired. The entry is kept in the pod's work queue entry, so that the pod's
-// later syncs read it there instead of looking it up: an entry not marked gone is the pod
-// manager's current one for the UID (see uidEntry).
-func (kl *Kubelet) duePod(i int, uid types.UID) *uidEntry {
-	qe := kl.workQueue.takenEntry(i)
-	if qe == nil {
-		return kl.podManager.entry(uid)
-	}
+// duePod is the pod manager's entry for the pod of qe, the queue entry of a pod takeDue
+// returned, nil if the pod is not desired. The pod manager entry is kept in the queue
+// entry, so that the pod's later syncs read it there instead of looking it up: an entry
+// not marked gone is the pod manager's current one for the UID (see uidEntry).
+func (kl *Kubelet) duePod(qe *queueEntry) *uidEntry {
 	if qe.pod == nil || qe.pod.gone {
-		qe.pod = kl.podManager.entry(uid)
+		qe.pod = kl.podManager.entry(qe.uid)
 	}
 	return qe.pod
 }

@@ -197,6 +197,12 @@ func (g *GenericPLEG) Healthy() (bool, error) {
 	return true, nil
 }
 
+// IsHealthy is Healthy's verdict alone: the syncLoop's health gate asks at every pass and
+// needs the error only when the answer is no.
+func (g *GenericPLEG) IsHealthy() bool {
+	return !g.relistTime.IsZero() && g.clk.Elapsed()-g.relistElapsed <= RelistThreshold
+}
+
 // OnDemand reports whether single-pod relists on request are on (PLEGOnDemandRelist).
 func (g *GenericPLEG) OnDemand() bool { return g.onDemand }
 
@@ -303,11 +309,8 @@ func (g *GenericPLEG) changedSinceLastListing(pods []*container.Pod) (changed []
 		return nil, false
 	}
 	changed = g.changed[:0]
-	for i, p := range pods {
-		if p == g.lastListing[i] {
-			continue
-		}
-		r := g.records[i]
+	for i := container.NextChanged(pods, g.lastListing, 0); i < len(pods); i = container.NextChanged(pods, g.lastListing, i+1) {
+		p, r := pods[i], g.records[i]
 		if p.ID != r.uid {
 			clear(changed)
 			return nil, false

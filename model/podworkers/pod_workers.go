@@ -404,7 +404,7 @@ func (p *PodWorkers) UpdatePodRef(ref *WorkerRef, options UpdatePodOptions) {
 	if status.pendingUpdate != nil {
 		merged = p.pendingUpdateReason
 	}
-	p.recordBecause(status, KindUpdatePod, options.UpdateType.String(), merged)
+	p.recordShared(status, KindUpdatePod, options.UpdateType.String(), merged, nil) // no attributes: nothing to clone
 
 	if isRuntimePod {
 		status.observedRuntime = true
