@@ -91,14 +91,14 @@ var newChecker = func() (trace.Sink, *invariantChecker) {
 // the checker.
 type recorder struct {
 	s    *sim.Sim
-	sink trace.Sink // Options.Sink, behind the run's log with Options.KeepTrace; nil when neither
+	sink trace.Sink // Options.Sink, behind the run's log with Options.KeepTrace; trace.Discard when neither
 	// inv is the invariant checker, nil when skipped. check is a checker a test put in its
 	// place (newChecker), nil for the real one, which is called directly.
 	inv   *invariantChecker
 	check trace.Sink
 	// fast is inv while the common path applies: the real checker, no Options.Interrupted
 	// and the run not stopped. It is nil otherwise (set once by Run, cleared by stop), and
-	// every event then takes recordSlow, so the common path tests one field.
+	// every event then takes recordChecked and recordSlow.
 	fast *invariantChecker
 	// interrupt is Options.Interrupt, or noInterrupt (which stays zero) when that is unset,
 	// so that reading it takes no nil check. interrupted is Options.Interrupted.
@@ -112,9 +112,22 @@ type recorder struct {
 }
 
 func (r *recorder) Record(e *trace.Event) {
-	if r.sink != nil {
+	// The common path: the real checker, which does not look at this kind, and no
+	// interruption. The sink's call comes last, so that nothing is kept across it. The
+	// interruption is read before the sink sees the event rather than after: it is a flag
+	// another goroutine sets, read once per event either way, and an event that finds it
+	// set takes recordChecked, which hands it to the sink and then stops the run.
+	if inv := r.fast; inv != nil && !checks(e) && r.interrupt.Load() == 0 {
 		r.sink.Record(e)
+		return
 	}
+	r.recordChecked(e)
+}
+
+// recordChecked hands an event to the sink, then checks it: an event the checker looks
+// at, every event off the common path, and the event that finds the run interrupted.
+func (r *recorder) recordChecked(e *trace.Event) {
+	r.sink.Record(e)
 	inv := r.fast
 	if inv == nil {
 		r.recordSlow(e)
@@ -194,6 +207,10 @@ func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 		} else {
 			out.sink = logThenSink{log: log, sink: opts.Sink}
 		}
+	}
+	if out.sink == nil {
+		// Never nil, so that the recorder calls it without a test.
+		out.sink = trace.Discard{}
 	}
 	if !opts.SkipInvariants {
 		var check trace.Sink

@@ -401,7 +401,7 @@ func (b *Builder) Record(e *trace.Event) {
 	case kindProbeResult:
 		// Most of a busy node's events are probe successes while no run of failures is
 		// open, which change nothing (see probeResult): they are done here, without a call.
-		if a := e.Attrs; len(b.pr.failingSince) == 0 && len(a) > 0 && a[0].Key == "result" && a[0].Value == "success" {
+		if a := e.Attrs; b.pr.failing == 0 && len(a) > 0 && a[0].Key == "result" && a[0].Value == "success" {
 			break
 		}
 		b.probeResult(e)
