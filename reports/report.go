@@ -455,6 +455,15 @@ func (b *Builder) Record(e *trace.Event) {
 	}
 }
 
+// SkipsKinds lists kinds the Builder reads nothing from, among those most events of a run
+// are (see trace.Skipper): a stats sample, the steps of the pod worker and the syncLoop a
+// report does not count, channel steps. Record has no case for them (and recordBoot
+// none): TestSkippedKindsChangeNothing holds the list to that.
+func (b *Builder) SkipsKinds() []trace.Kind {
+	return []trace.Kind{kindStats, kindUpdatePod, kindSyncStart, kindPodActions, kindRequeue,
+		kindHandler, kindHousekeeping, trace.Send, trace.Recv, kindBackOff, kindPatchStatus, kindPLEGEvent}
+}
+
 // recordBoot takes an event of the kubelet's boot before the scenario, and reports true,
 // or flushes the node conditions the boot left (the event is the first at time zero or
 // later) and reports false: Record then takes the event as usual.
