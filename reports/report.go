@@ -311,9 +311,19 @@ func (b *Builder) Record(e *trace.Event) {
 	if e.At < b.slowBefore && b.recordBoot(e) {
 		return
 	}
-	// One switch on the kind (a jump on its length, then a comparison or two): probe results
-	// and stats samples, most of a busy node's events, pay nothing more. A stats sample has
-	// no case: the report reads none.
+	// Probe results are most of a busy node's events, and most of them are successes while
+	// no run of failures is open, which change nothing (see probeResult): they are done
+	// here, before the switch, with one comparison of the kind and a look at the first
+	// attribute, where the prober records the result.
+	if e.Kind == kindProbeResult {
+		if a := e.Attrs; b.pr.failing == 0 && len(a) > 0 && a[0].Key == "result" && a[0].Value == "success" {
+			return
+		}
+		b.probeResult(e)
+		return
+	}
+	// One switch on the kind for the rest (a jump on its length, then a comparison or
+	// two). A stats sample has no case: the report reads none.
 	switch e.Kind {
 	case kindPodSeen:
 		p := b.get(e.Pod)
@@ -398,13 +408,6 @@ func (b *Builder) Record(e *trace.Event) {
 		req, _ := strconv.ParseInt(e.Attr("requested"), 10, 64)
 		held, _ := strconv.ParseInt(e.Attr("held"), 10, 64)
 		b.r.SystemMemoryHeld = append(b.r.SystemMemoryHeld, SystemMemoryHold{Time: secs(e.At), Requested: req, Held: held})
-	case kindProbeResult:
-		// Most of a busy node's events are probe successes while no run of failures is
-		// open, which change nothing (see probeResult): they are done here, without a call.
-		if a := e.Attrs; b.pr.failing == 0 && len(a) > 0 && a[0].Key == "result" && a[0].Value == "success" {
-			break
-		}
-		b.probeResult(e)
 	case kindKilling:
 		b.killing(e)
 	case kindAPIDelete:
