@@ -308,18 +308,24 @@ func Build(in Input) *Report {
 
 // Record takes one trace event.
 func (b *Builder) Record(e *trace.Event) {
-	if e.At < b.slowBefore && b.recordBoot(e) {
-		return
-	}
 	// Probe results are most of a busy node's events, and most of them are successes while
 	// no run of failures is open, which change nothing (see probeResult): they are done
-	// here, before the switch, with one comparison of the kind and a look at the first
-	// attribute, where the prober records the result.
+	// here, first, with one comparison of the kind and a look at the first attribute, where
+	// the prober records the result. Such an event needs no look at the time either: during
+	// the boot Record ignores it, and the node conditions the boot left (see recordBoot)
+	// wait for the next event that is not one; only a nodeCondition or Finish adds to the
+	// report's conditions after them.
 	if e.Kind == kindProbeResult {
 		if a := e.Attrs; b.pr.failing == 0 && len(a) > 0 && a[0].Key == "result" && a[0].Value == "success" {
 			return
 		}
+		if e.At < b.slowBefore && b.recordBoot(e) {
+			return
+		}
 		b.probeResult(e)
+		return
+	}
+	if e.At < b.slowBefore && b.recordBoot(e) {
 		return
 	}
 	// One switch on the kind for the rest (a jump on its length, then a comparison or
