@@ -19,7 +19,10 @@ import (
 	"nodesim/model/cri"
 	"nodesim/model/eviction"
 	"nodesim/model/kubelet"
+	"nodesim/model/kuberuntime"
 	"nodesim/model/oom"
+	"nodesim/model/pleg"
+	"nodesim/model/podworkers"
 	"nodesim/scenarios"
 	"nodesim/sim"
 	"nodesim/trace"
@@ -91,28 +94,147 @@ var newChecker = func() (trace.Sink, *invariantChecker) {
 // the checker.
 type recorder struct {
 	s    *sim.Sim
-	sink trace.Sink // Options.Sink, behind the run's log with Options.KeepTrace; nil when neither
+	sink trace.Sink // Options.Sink, behind the run's log with Options.KeepTrace; trace.Discard when neither
 	// inv is the invariant checker, nil when skipped. check is a checker a test put in its
 	// place (newChecker), nil for the real one, which is called directly.
 	inv   *invariantChecker
 	check trace.Sink
 	// fast is inv while the common path applies: the real checker, no Options.Interrupted
 	// and the run not stopped. It is nil otherwise (set once by Run, cleared by stop), and
-	// every event then takes recordSlow, so the common path tests one field.
+	// every event then takes recordChecked and recordSlow.
 	fast *invariantChecker
 	// interrupt is Options.Interrupt, or noInterrupt (which stays zero) when that is unset,
 	// so that reading it takes no nil check. interrupted is Options.Interrupted.
 	interrupt   *atomic.Int32
 	noInterrupt atomic.Int32
 	interrupted func() bool
+	// skip has the bit of each kind of skippableKinds the sink skips (trace.Skipper). The
+	// sink is handed every event of the other kinds.
+	skip uint64
 	// stoppedBy is the violation or interruption that stopped the run, nil while none did.
 	// Events recorded after it (the rest of the stopping step) still reach the log and the
 	// sink, but are neither checked nor asked about.
 	stoppedBy error
 }
 
+// The kinds a sink may skip (trace.Skipper), each with a bit of recorder.skip: besides
+// probe results, which the report reads, the kinds most events of a run are.
+const (
+	skipStats = iota
+	skipUpdatePod
+	skipSyncStart
+	skipPodActions
+	skipRequeue
+	skipHandler
+	skipHousekeeping
+	skipSend
+	skipRecv
+	skipBackOff
+	skipPatchStatus
+	skipPLEGEvent
+	skippable // how many
+)
+
+// skippableKinds names the kind of each bit. Record's switch has a case for each that tests
+// its bit; TestSkipperSeesEveryOtherEvent holds the two to each other.
+func skippableKinds() [skippable]trace.Kind {
+	return [skippable]trace.Kind{
+		skipStats: trace.Stats, skipUpdatePod: podworkers.KindUpdatePod, skipSyncStart: podworkers.KindSyncStart,
+		skipPodActions: kuberuntime.KindPodActions, skipRequeue: podworkers.KindRequeue, skipHandler: kubelet.KindHandler,
+		skipHousekeeping: kubelet.KindHousekeeping, skipSend: trace.Send, skipRecv: trace.Recv,
+		skipBackOff: kuberuntime.KindBackOff, skipPatchStatus: apiserver.KindPatchStatus, skipPLEGEvent: pleg.KindEvent,
+	}
+}
+
+// Record hands e to the sink and the checker. The common path (the real checker and no
+// interruption) is one switch on the kind, a jump on its length and a comparison or two,
+// that says both whether the checker looks at the event (then recordChecked takes it) and
+// whether the sink skips it; the sink's call comes last, so that nothing is kept across
+// it. The interruption is read before the sink sees the event rather than after: it is a
+// flag another goroutine sets, read once per event either way, and an event that finds it
+// set takes recordChecked, which hands it to the sink and then stops the run.
 func (r *recorder) Record(e *trace.Event) {
-	if r.sink != nil {
+	if r.fast == nil || r.interrupt.Load() != 0 {
+		r.recordChecked(e)
+		return
+	}
+	// The checked kinds are those checks names, the skippable ones those of skippableKinds.
+	switch e.Kind {
+	case "containerRunning", "containerExited", "criCall", "setPodStatus", "workerState",
+		"scenarioEvent", "apiRemoved", trace.EvictionPass, trace.Eviction:
+		r.recordChecked(e)
+		return
+	case trace.Stats:
+		if e.Name == "node" {
+			r.recordChecked(e)
+			return
+		}
+		if r.skip&(1<<skipStats) != 0 {
+			return
+		}
+	case podworkers.KindUpdatePod:
+		if r.skip&(1<<skipUpdatePod) != 0 {
+			return
+		}
+	case podworkers.KindSyncStart:
+		if r.skip&(1<<skipSyncStart) != 0 {
+			return
+		}
+	case kuberuntime.KindPodActions:
+		if r.skip&(1<<skipPodActions) != 0 {
+			return
+		}
+	case podworkers.KindRequeue:
+		if r.skip&(1<<skipRequeue) != 0 {
+			return
+		}
+	case kubelet.KindHandler:
+		if r.skip&(1<<skipHandler) != 0 {
+			return
+		}
+	case kubelet.KindHousekeeping:
+		if r.skip&(1<<skipHousekeeping) != 0 {
+			return
+		}
+	case trace.Send:
+		if r.skip&(1<<skipSend) != 0 {
+			return
+		}
+	case trace.Recv:
+		if r.skip&(1<<skipRecv) != 0 {
+			return
+		}
+	case kuberuntime.KindBackOff:
+		if r.skip&(1<<skipBackOff) != 0 {
+			return
+		}
+	case apiserver.KindPatchStatus:
+		if r.skip&(1<<skipPatchStatus) != 0 {
+			return
+		}
+	case pleg.KindEvent:
+		if r.skip&(1<<skipPLEGEvent) != 0 {
+			return
+		}
+	}
+	r.sink.Record(e)
+}
+
+// skips reports whether the sink skips e's kind, off the common path.
+func (r *recorder) skips(e *trace.Event) bool {
+	for i, k := range skippableKinds() {
+		if e.Kind == k {
+			return r.skip&(1<<i) != 0
+		}
+	}
+	return false
+}
+
+// recordChecked hands an event to the sink (unless it skips the kind), then checks it: an
+// event the checker looks at, every event off the common path, and the event that finds
+// the run interrupted.
+func (r *recorder) recordChecked(e *trace.Event) {
+	if !r.skips(e) {
 		r.sink.Record(e)
 	}
 	inv := r.fast
@@ -193,6 +315,21 @@ func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 			out.sink = log
 		} else {
 			out.sink = logThenSink{log: log, sink: opts.Sink}
+		}
+	}
+	if out.sink == nil {
+		// Never nil, so that the recorder calls it without a test.
+		out.sink = trace.Discard{}
+	}
+	if sk, ok := out.sink.(trace.Skipper); ok {
+		// Only a sink the recorder calls directly: a run's log keeps every event.
+		kinds := skippableKinds()
+		for _, k := range sk.SkipsKinds() {
+			for i := range kinds {
+				if kinds[i] == k {
+					out.skip |= 1 << i
+				}
+			}
 		}
 	}
 	if !opts.SkipInvariants {

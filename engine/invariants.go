@@ -72,9 +72,10 @@ func (v *invariantChecker) fail(e *trace.Event, inv, format string, args ...any)
 
 // checks reports whether Record has a case for e, so that the recorder calls Record only
 // for the few events it checks: not for probe results, pod stats samples, syncs, selects
-// and the rest, nearly every event of a busy node. It is small enough for the compiler to
-// inline (a jump on the kind's length and a comparison). It must name every kind Record
-// has a case for: TestChecksCoversRecord reads Record's cases from this file.
+// and the rest, nearly every event of a busy node. It must name every kind Record has a
+// case for: TestChecksCoversRecord reads Record's cases from this file. The recorder's
+// common path (recorder.Record) has a case for each kind named here, and
+// TestRecorderChecksWhatChecksNames holds it to this list.
 func checks(e *trace.Event) bool {
 	switch e.Kind {
 	case "containerRunning", "containerExited", "criCall", "setPodStatus", "workerState",

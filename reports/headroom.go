@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -120,16 +121,51 @@ func (h *headroomState) observe(e *trace.Event) {
 		if !ok {
 			continue
 		}
-		q, err := resource.ParseQuantity(v)
-		if err != nil {
-			continue
+		value, ok := quantityValue(v)
+		if !ok {
+			q, err := resource.ParseQuantity(v)
+			if err != nil {
+				continue
+			}
+			value = q.Value()
 		}
-		value := q.Value()
 		if cur, seen := h.lowest[k]; !seen || value < cur.value {
 			h.lowest[k] = lowestObservation{value: value, at: e.At}
 		}
 	}
 	h.prev = h.prev[:n]
+}
+
+// quantityValue returns resource.ParseQuantity(v).Value() for the forms the eviction
+// manager writes its signals in, a whole number with no suffix or with Ki, Mi or Gi,
+// without building a Quantity: every pass changes a few of them. ok is false for any other
+// form (and for a number too large to shift exactly), which observe hands to
+// ParseQuantity; TestQuantityValueIsParseQuantity holds the two to each other.
+func quantityValue(v string) (value int64, ok bool) {
+	digits, shift := v, 0
+	switch {
+	case strings.HasSuffix(v, "Ki"):
+		digits, shift = v[:len(v)-2], 10
+	case strings.HasSuffix(v, "Mi"):
+		digits, shift = v[:len(v)-2], 20
+	case strings.HasSuffix(v, "Gi"):
+		digits, shift = v[:len(v)-2], 30
+	}
+	if digits == "" || len(digits) > 18 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if n > math.MaxInt64>>shift {
+		return 0, false
+	}
+	return n << shift, true
 }
 
 // finish lists the signals that have both a hard level and an observation.

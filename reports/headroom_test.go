@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	api "nodesim/api/v1alpha1"
 	"nodesim/engine"
 	"nodesim/scenarios"
@@ -101,4 +103,23 @@ func runBuiltin(t *testing.T, name string) *Report {
 		t.Fatal(err)
 	}
 	return b.Finish(res.End)
+}
+
+// quantityValue agrees with resource.ParseQuantity wherever it answers, and answers for the
+// forms the eviction manager writes.
+func TestQuantityValueIsParseQuantity(t *testing.T) {
+	for _, v := range []string{"0", "7", "007", "6552960", "32568", "1984032Ki", "102380Mi", "4Gi", "0Ki",
+		"999999999999999999", "9223372036854775807", "8589934591Gi", "8589934592Gi", "123456789012345678Ki",
+		"Ki", "", "-5", "+5", "1.5Gi", "5G", "5k", "5m", "5e3", "1Ti", " 5", "5 ", "5Ki ", "0x10", "1_0"} {
+		got, ok := quantityValue(v)
+		q, err := resource.ParseQuantity(v)
+		if ok && (err != nil || q.Value() != got) {
+			t.Errorf("quantityValue(%q) = %d, ParseQuantity: %v %v", v, got, q.Value(), err)
+		}
+	}
+	for _, v := range []string{"6552960", "1984032Ki", "102380Mi", "4Gi"} {
+		if _, ok := quantityValue(v); !ok {
+			t.Errorf("quantityValue(%q) does not answer", v)
+		}
+	}
 }

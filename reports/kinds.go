@@ -34,6 +34,13 @@ const (
 	kindPLEGEvent     trace.Kind = "plegEvent"
 	// kindKilling is killContainer; its reason attr says why (LivenessProbe, StartupProbe, ...).
 	kindKilling trace.Kind = "killing"
+	// Kinds the report reads nothing from, named for Builder.SkipsKinds.
+	kindPodActions   trace.Kind = "computePodActions"
+	kindRequeue      trace.Kind = "requeue"
+	kindHandler      trace.Kind = "handler"
+	kindHousekeeping trace.Kind = "housekeeping"
+	kindBackOff      trace.Kind = "crashLoopBackOff"
+	kindPatchStatus  trace.Kind = "apiPatchStatus"
 
 	// Resources, evictions, OOM kills and probes: the vocabulary of trace/resources.go.
 	kindStats        = trace.Stats

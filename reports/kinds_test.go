@@ -42,6 +42,14 @@ func TestKindsMatchTheModel(t *testing.T) {
 		{kindRelistFailed, pleg.KindRelistFailed},
 		{kindPLEGEvent, pleg.KindEvent},
 		{kindKilling, kuberuntime.KindKilling},
+		{kindPodActions, kuberuntime.KindPodActions},
+		{kindBackOff, kuberuntime.KindBackOff},
+		{kindRequeue, podworkers.KindRequeue},
+		{kindUpdatePod, podworkers.KindUpdatePod},
+		{kindSyncStart, podworkers.KindSyncStart},
+		{kindHandler, kubelet.KindHandler},
+		{kindHousekeeping, kubelet.KindHousekeeping},
+		{kindPatchStatus, apiserver.KindPatchStatus},
 	} {
 		if k.ours != k.model {
 			t.Errorf("reports reads %q where the model records %q", k.ours, k.model)

@@ -21,6 +21,9 @@ type pressure struct {
 	// failingSince is, per probe of a container, the first failure of the current run of
 	// failures (a success ends the run).
 	failingSince map[probeKey]time.Duration
+	// failing is len(failingSince), set after each change to it, so that Record tests an
+	// int instead of a map's length for each of a busy node's probe successes.
+	failing int
 	// killedByProbe is, per container, the first failure of the run of probe failures that
 	// got the container killed, until it runs again.
 	killedByProbe map[containerKey]time.Duration
@@ -224,7 +227,7 @@ func (b *Builder) probeResult(e *trace.Event) {
 	} else {
 		result = e.Attr("result")
 	}
-	if result != "failure" && (len(b.pr.failingSince) == 0 || result != "success") {
+	if result != "failure" && (b.pr.failing == 0 || result != "success") {
 		return
 	}
 	if e.Attr("reason") == "initial" {
@@ -234,10 +237,12 @@ func (b *Builder) probeResult(e *trace.Event) {
 	if result == "failure" {
 		if _, ok := b.pr.failingSince[key]; !ok {
 			b.pr.failingSince[key] = e.At
+			b.pr.failing = len(b.pr.failingSince)
 		}
 		return
 	}
 	delete(b.pr.failingSince, key)
+	b.pr.failing = len(b.pr.failingSince)
 }
 
 // killing notes a container killed because its liveness or startup probe failed, dating the
@@ -256,6 +261,7 @@ func (b *Builder) killing(e *trace.Event) {
 	if since, ok := b.pr.failingSince[probeKey{probe, key}]; ok {
 		b.pr.killedByProbe[key] = since
 		delete(b.pr.failingSince, probeKey{probe, key})
+		b.pr.failing = len(b.pr.failingSince)
 	}
 }
 

@@ -308,12 +308,28 @@ func Build(in Input) *Report {
 
 // Record takes one trace event.
 func (b *Builder) Record(e *trace.Event) {
+	// Probe results are most of a busy node's events, and most of them are successes while
+	// no run of failures is open, which change nothing (see probeResult): they are done
+	// here, first, with one comparison of the kind and a look at the first attribute, where
+	// the prober records the result. Such an event needs no look at the time either: during
+	// the boot Record ignores it, and the node conditions the boot left (see recordBoot)
+	// wait for the next event that is not one; only a nodeCondition or Finish adds to the
+	// report's conditions after them.
+	if e.Kind == kindProbeResult {
+		if a := e.Attrs; b.pr.failing == 0 && len(a) > 0 && a[0].Key == "result" && a[0].Value == "success" {
+			return
+		}
+		if e.At < b.slowBefore && b.recordBoot(e) {
+			return
+		}
+		b.probeResult(e)
+		return
+	}
 	if e.At < b.slowBefore && b.recordBoot(e) {
 		return
 	}
-	// One switch on the kind (a jump on its length, then a comparison or two): probe results
-	// and stats samples, most of a busy node's events, pay nothing more. A stats sample has
-	// no case: the report reads none.
+	// One switch on the kind for the rest (a jump on its length, then a comparison or
+	// two). A stats sample has no case: the report reads none.
 	switch e.Kind {
 	case kindPodSeen:
 		p := b.get(e.Pod)
@@ -398,13 +414,6 @@ func (b *Builder) Record(e *trace.Event) {
 		req, _ := strconv.ParseInt(e.Attr("requested"), 10, 64)
 		held, _ := strconv.ParseInt(e.Attr("held"), 10, 64)
 		b.r.SystemMemoryHeld = append(b.r.SystemMemoryHeld, SystemMemoryHold{Time: secs(e.At), Requested: req, Held: held})
-	case kindProbeResult:
-		// Most of a busy node's events are probe successes while no run of failures is
-		// open, which change nothing (see probeResult): they are done here, without a call.
-		if a := e.Attrs; len(b.pr.failingSince) == 0 && len(a) > 0 && a[0].Key == "result" && a[0].Value == "success" {
-			break
-		}
-		b.probeResult(e)
 	case kindKilling:
 		b.killing(e)
 	case kindAPIDelete:
@@ -453,6 +462,15 @@ func (b *Builder) Record(e *trace.Event) {
 	case kindIterationWait:
 		b.lat.iterationWait.add(e.Dur)
 	}
+}
+
+// SkipsKinds lists kinds the Builder reads nothing from, among those most events of a run
+// are (see trace.Skipper): a stats sample, the steps of the pod worker and the syncLoop a
+// report does not count, channel steps. Record has no case for them (and recordBoot
+// none): TestSkippedKindsChangeNothing holds the list to that.
+func (b *Builder) SkipsKinds() []trace.Kind {
+	return []trace.Kind{kindStats, kindUpdatePod, kindSyncStart, kindPodActions, kindRequeue,
+		kindHandler, kindHousekeeping, trace.Send, trace.Recv, kindBackOff, kindPatchStatus, kindPLEGEvent}
 }
 
 // recordBoot takes an event of the kubelet's boot before the scenario, and reports true,

@@ -134,6 +134,15 @@ type Sink interface {
 	Record(e *Event)
 }
 
+// Skipper is a Sink that reads nothing from the events of some kinds. A recorder that
+// tells kinds apart anyway may leave those events out of its calls; a Skipper handed them
+// all the same does with them what it does with no event at all.
+type Skipper interface {
+	Sink
+	// SkipsKinds lists the kinds; it is asked once, before the first event.
+	SkipsKinds() []Kind
+}
+
 // Log keeps every event in memory, in order. It is the sink reports are built from.
 type Log struct {
 	Events []Event
