@@ -1,6 +1,7 @@
 package eviction
 
 import (
+	"math/bits"
 	"slices"
 	"strconv"
 	"time"
@@ -278,6 +279,53 @@ func (p *StatsProvider) volumeStats() {
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
+// appendDecimal is strconv.AppendInt(buf, v, 10), for the figures stats events carry
+// (bytes of memory and disk, PIDs: from 0 to below 10^10) without strconv's layers and
+// loop: the figure's ten digits, zero-padded, are made in five pairs from fixed divisions,
+// and as many of the last as the figure has are appended. Any other figure is left to
+// strconv.
+func appendDecimal(buf []byte, v int64) []byte {
+	if v < 0 || v >= 1e10 {
+		return strconv.AppendInt(buf, v, 10)
+	}
+	u := uint64(v)
+	top := uint32(u / 1e8)              // the first two of the ten digits
+	rest := uint32(u - uint64(top)*1e8) // the other eight
+	hi, lo := rest/1e4, rest%1e4
+	var d [10]byte
+	d[0], d[1] = digitPairs[top*2], digitPairs[top*2+1]
+	p := hi / 100 * 2
+	d[2], d[3] = digitPairs[p], digitPairs[p+1]
+	p = hi % 100 * 2
+	d[4], d[5] = digitPairs[p], digitPairs[p+1]
+	p = lo / 100 * 2
+	d[6], d[7] = digitPairs[p], digitPairs[p+1]
+	p = lo % 100 * 2
+	d[8], d[9] = digitPairs[p], digitPairs[p+1]
+	// n is the number of digits: bits.Len64(u)*1233>>12 is log10(2^len) rounded down,
+	// which is the digits less one of u or of the first power of ten above it.
+	n := bits.Len64(u) * 1233 >> 12
+	if u >= pow10[n] {
+		n++
+	}
+	return append(buf, d[len(d)-max(n, 1):]...)
+}
+
+// pow10 are the powers of ten appendDecimal compares with.
+var pow10 = [...]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10}
+
+// digitPairs are the two digits of 00 to 99, one after the other.
+const digitPairs = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
+
 // podStatsKeys are the attribute keys of a pod stats event, in order.
 var podStatsKeys = [...]string{"memory", "disk", "pids"}
 
@@ -292,19 +340,32 @@ func (p *StatsProvider) traceAttrs(round []*PodStats) {
 	buf, pending := p.figures[:0], p.pending[:0]
 	for _, st := range round {
 		figures := [len(podStatsKeys)]int64{st.MemoryWorkingSet, st.RootFsUsed + st.LogsUsed + st.LocalVolumesUsed, st.Processes}
-		if st.attrs != nil && figures == st.traced {
+		old := st.attrs
+		if old == nil {
+			attrs := p.attrChunk.Make(len(podStatsKeys))
+			for i, key := range podStatsKeys {
+				attrs[i].Key = key
+				from := len(buf)
+				buf = appendDecimal(buf, figures[i])
+				pending = append(pending, pendingValue{attr: &attrs[i], from: from, to: len(buf)})
+			}
+			st.attrs, st.traced = attrs, figures
 			continue
 		}
+		if figures == st.traced {
+			continue
+		}
+		// Written out for the three figures: a record is traced afresh in most rounds
+		// (every noisy pod's memory), and the figures that moved are read from the buffer.
 		attrs := p.attrChunk.Make(len(podStatsKeys))
-		for i, key := range podStatsKeys {
-			if st.attrs != nil && figures[i] == st.traced[i] {
-				attrs[i] = st.attrs[i]
-				continue
+		_, _ = attrs[2], old[2]
+		attrs[0], attrs[1], attrs[2] = old[0], old[1], old[2]
+		for i := range figures {
+			if figures[i] != st.traced[i] {
+				from := len(buf)
+				buf = appendDecimal(buf, figures[i])
+				pending = append(pending, pendingValue{attr: &attrs[i], from: from, to: len(buf)})
 			}
-			attrs[i].Key = key
-			from := len(buf)
-			buf = strconv.AppendInt(buf, figures[i], 10)
-			pending = append(pending, pendingValue{attr: &attrs[i], from: from, to: len(buf)})
 		}
 		st.attrs, st.traced = attrs, figures
 	}
