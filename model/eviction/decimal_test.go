@@ -7,15 +7,14 @@ import (
 	"testing"
 )
 
-// appendDecimal appends what strconv.AppendInt appends, after what the buffer holds,
-// around every power of ten and at random.
-func TestAppendDecimal(t *testing.T) {
-	buf := []byte("x")
+// decimal's text is strconv's, around every power of ten and at random, whatever the
+// array held before.
+func TestDecimal(t *testing.T) {
+	var d [20]byte
 	check := func(v int64) {
 		t.Helper()
-		want := string(strconv.AppendInt(buf[:1:1], v, 10))
-		if got := string(appendDecimal(buf[:1], v)); got != want {
-			t.Fatalf("appendDecimal(%d) = %q, want %q", v, got, want)
+		if got, want := string(decimal(&d, v)), strconv.FormatInt(v, 10); got != want {
+			t.Fatalf("decimal(%d) = %q, want %q", v, got, want)
 		}
 	}
 	for v := int64(-1000); v <= 100000; v++ {

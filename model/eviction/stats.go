@@ -95,9 +95,8 @@ type StatsProvider struct {
 	// (housekeeping, the eviction manager's pass) read it before anything else asks for
 	// one, and Get hands out a copy.
 	sum Summary
-	// figures and pending are traceAttrs' scratch space (emptied after each round).
-	figures []byte
-	pending []pendingValue
+	// texts holds the values of new stats events' attributes, many to an allocation.
+	texts trace.TextArena
 }
 
 // nodeStatsKeys are the attribute keys of the node stats event, in order.
@@ -279,39 +278,38 @@ func (p *StatsProvider) volumeStats() {
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
-// appendDecimal is strconv.AppendInt(buf, v, 10), for the figures stats events carry
-// (bytes of memory and disk, PIDs: from 0 to below 10^10) without strconv's layers and
-// loop: the figure's ten digits, zero-padded, are made in five pairs from fixed divisions,
-// and as many of the last as the figure has are appended. Any other figure is left to
-// strconv.
-func appendDecimal(buf []byte, v int64) []byte {
+// decimal writes v's decimal text, strconv.FormatInt(v, 10), into d and returns the part
+// of d that holds it. The figures stats events carry (bytes of memory and disk, PIDs: from
+// 0 to below 10^10) skip strconv's layers and loop: their ten digits, zero-padded, are
+// made in five pairs from fixed divisions, and the text is the significant ones. Any
+// other figure is left to strconv (20 bytes hold every int64).
+func decimal(d *[20]byte, v int64) []byte {
 	if v < 0 || v >= 1e10 {
-		return strconv.AppendInt(buf, v, 10)
+		return strconv.AppendInt(d[:0], v, 10)
 	}
 	u := uint64(v)
 	top := uint32(u / 1e8)              // the first two of the ten digits
 	rest := uint32(u - uint64(top)*1e8) // the other eight
 	hi, lo := rest/1e4, rest%1e4
-	var d [10]byte
-	d[0], d[1] = digitPairs[top*2], digitPairs[top*2+1]
+	d[10], d[11] = digitPairs[top*2], digitPairs[top*2+1]
 	p := hi / 100 * 2
-	d[2], d[3] = digitPairs[p], digitPairs[p+1]
+	d[12], d[13] = digitPairs[p], digitPairs[p+1]
 	p = hi % 100 * 2
-	d[4], d[5] = digitPairs[p], digitPairs[p+1]
+	d[14], d[15] = digitPairs[p], digitPairs[p+1]
 	p = lo / 100 * 2
-	d[6], d[7] = digitPairs[p], digitPairs[p+1]
+	d[16], d[17] = digitPairs[p], digitPairs[p+1]
 	p = lo % 100 * 2
-	d[8], d[9] = digitPairs[p], digitPairs[p+1]
+	d[18], d[19] = digitPairs[p], digitPairs[p+1]
 	// n is the number of digits: bits.Len64(u)*1233>>12 is log10(2^len) rounded down,
 	// which is the digits less one of u or of the first power of ten above it.
 	n := bits.Len64(u) * 1233 >> 12
 	if u >= pow10[n] {
 		n++
 	}
-	return append(buf, d[len(d)-max(n, 1):]...)
+	return d[len(d)-max(n, 1):]
 }
 
-// pow10 are the powers of ten appendDecimal compares with.
+// pow10 are the powers of ten decimal compares with.
 var pow10 = [...]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10}
 
 // digitPairs are the two digits of 00 to 99, one after the other.
@@ -333,56 +331,35 @@ var podStatsKeys = [...]string{"memory", "disk", "pids"}
 // disk and PIDs), up to its figures. Most samples repeat the last figures, and then the last
 // event's attributes serve again; a sample with some new figures (a noisy pod's memory)
 // keeps the strings of the others. New attributes are cut from the provider's chunk, and
-// the round's new figures are formatted into one buffer that becomes one string, which
-// their values are cut from (a round's string lives while some record or recorded event
-// still holds one of its values: it is only as long as that round's new figures).
+// new values' text from its text arena.
 func (p *StatsProvider) traceAttrs(round []*PodStats) {
-	buf, pending := p.figures[:0], p.pending[:0]
+	var digits [20]byte
 	for _, st := range round {
-		figures := [len(podStatsKeys)]int64{st.MemoryWorkingSet, st.RootFsUsed + st.LogsUsed + st.LocalVolumesUsed, st.Processes}
+		memory, disk, pids := st.MemoryWorkingSet, st.RootFsUsed+st.LogsUsed+st.LocalVolumesUsed, st.Processes
 		old := st.attrs
-		if old == nil {
-			attrs := p.attrChunk.Make(len(podStatsKeys))
-			for i, key := range podStatsKeys {
-				attrs[i].Key = key
-				from := len(buf)
-				buf = appendDecimal(buf, figures[i])
-				pending = append(pending, pendingValue{attr: &attrs[i], from: from, to: len(buf)})
+		if old != nil && disk == st.traced[1] && pids == st.traced[2] {
+			// The common case, written out: the memory alone may have moved.
+			if memory == st.traced[0] {
+				continue
 			}
-			st.attrs, st.traced = attrs, figures
+			attrs := p.attrChunk.Make(len(podStatsKeys))
+			_, _ = attrs[2], old[2]
+			attrs[0] = trace.Attr{Key: podStatsKeys[0], Value: p.texts.Copy(decimal(&digits, memory))}
+			attrs[1], attrs[2] = old[1], old[2]
+			st.attrs, st.traced[0] = attrs, memory
 			continue
 		}
-		if figures == st.traced {
-			continue
-		}
-		// Written out for the three figures: a record is traced afresh in most rounds
-		// (every noisy pod's memory), and the figures that moved are read from the buffer.
+		figures := [len(podStatsKeys)]int64{memory, disk, pids}
 		attrs := p.attrChunk.Make(len(podStatsKeys))
-		_, _ = attrs[2], old[2]
-		attrs[0], attrs[1], attrs[2] = old[0], old[1], old[2]
-		for i := range figures {
-			if figures[i] != st.traced[i] {
-				from := len(buf)
-				buf = appendDecimal(buf, figures[i])
-				pending = append(pending, pendingValue{attr: &attrs[i], from: from, to: len(buf)})
+		for i, key := range podStatsKeys {
+			if old != nil && figures[i] == st.traced[i] {
+				attrs[i] = old[i]
+			} else {
+				attrs[i] = trace.Attr{Key: key, Value: p.texts.Copy(decimal(&digits, figures[i]))}
 			}
 		}
 		st.attrs, st.traced = attrs, figures
 	}
-	if len(pending) > 0 {
-		values := string(buf)
-		for _, v := range pending {
-			v.attr.Value = values[v.from:v.to]
-		}
-	}
-	clear(pending)
-	p.figures, p.pending = buf[:0], pending[:0]
-}
-
-// pendingValue is an attribute whose value is buf[from:to] of traceAttrs' buffer.
-type pendingValue struct {
-	attr     *trace.Attr
-	from, to int
 }
 
 // sample reads one pod's usage now into its record in sampled, and returns the record.
