@@ -440,6 +440,25 @@ func (r *Runtime) UsageSinceUntilOf(uid types.UID, h *UsageHandle, since uint64,
 	return t.mark, t.disk, t.pids, t.diskUntil
 }
 
+// UsageHeld is UsageSinceUntilOf's answer for a reader that passes the mark it read at,
+// when no container would be reported: the objects h holds are the pod's (not dropped),
+// their totals hold now and carry that mark. Then disk, pids and until are what
+// UsageSinceUntilOf would return with it, found without a walk or a report function;
+// ok is false in any other case, for the reader to call UsageSinceUntilOf. A mark is
+// never 0, so since 0 is never held.
+func (r *Runtime) UsageHeld(h *UsageHandle, since uint64) (disk, pids float64, until time.Duration, ok bool) {
+	o := h.o
+	if o == nil || o.dropped {
+		return 0, 0, 0, false
+	}
+	t := &o.totals
+	// A noisy reading holds for an instant: until is checked first.
+	if now := r.s.Elapsed(); now >= t.until || t.mark != since || !t.holds(now) {
+		return 0, 0, 0, false
+	}
+	return t.disk, t.pids, t.diskUntil, true
+}
+
 // podTotals are a pod's stats totals as PodTotals adds them, and the stretch they hold for:
 // [from, until), the window in which every running container's reading holds (readStats),
 // as long as no container of the pod is created, started, stopped or removed (touch) and

@@ -82,8 +82,6 @@ type StatsProvider struct {
 	// so the timer is never pending then and a reset queues what a fresh timer would.
 	timer  *sim.Timer
 	vtimer *sim.Timer
-	// round holds housekeeping's records while it sums them (emptied after each round).
-	round []*PodStats
 	// attrChunk is where new stats events' attributes are cut from, many to an allocation.
 	attrChunk trace.AttrArena
 	// nodeFigures are the figures of the last node stats event, and nodeAttrs its
@@ -210,19 +208,18 @@ func (p *StatsProvider) entriesOf(pods []*corev1.Pod) []*podEntry {
 func (p *StatsProvider) housekeeping() {
 	pods := p.pods()
 	entries := p.entriesOf(pods)
-	round := p.round[:0]
-	for i, pod := range pods {
-		round = append(round, p.sample(pod, entries[i]))
-	}
-	p.traceAttrs(round)
-	for _, st := range round {
-		p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "pod", Pod: st.pod, Attrs: st.attrs})
-	}
-	// The summary's pod totals are the ones each sample has just read: at the same instant
+	// Each pod is sampled, its event recorded and its totals added in one pass. The
+	// summary's pod totals are the ones each sample has just read: at the same instant
 	// PodTotalsOf would give them again, pod for pod, and they are added in the same order.
 	var podsDisk, pids, vols float64
 	until := usage.Never
-	for _, e := range entries {
+	for i, pod := range pods {
+		e := entries[i]
+		st := p.sample(pod, e)
+		if st.attrs == nil || !st.tracedStill() {
+			p.traceAttrs(st)
+		}
+		p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "pod", Pod: st.pod, Attrs: st.attrs})
 		podsDisk += e.disk
 		pids += e.pids
 		vols += e.volumesBytes
@@ -230,8 +227,6 @@ func (p *StatsProvider) housekeeping() {
 	}
 	p.keepPodSums(podsDisk, pids, vols, until)
 	sum := p.summaryWith(podsDisk, pids, vols)
-	clear(round)
-	p.round = round[:0]
 	p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "node", Attrs: p.nodeTraceAttrs(sum)})
 	p.timer.Reset(p.rng.Jitter(housekeepingInterval, 1.0))
 }
@@ -327,39 +322,43 @@ const digitPairs = "00010203040506070809" +
 // podStatsKeys are the attribute keys of a pod stats event, in order.
 var podStatsKeys = [...]string{"memory", "disk", "pids"}
 
-// traceAttrs brings each record's attrs, the attributes of its pod's stats event (memory,
-// disk and PIDs), up to its figures. Most samples repeat the last figures, and then the last
-// event's attributes serve again; a sample with some new figures (a noisy pod's memory)
-// keeps the strings of the others. New attributes are cut from the provider's chunk, and
-// new values' text from its text arena.
-func (p *StatsProvider) traceAttrs(round []*PodStats) {
+// tracedStill reports whether st's figures are the ones its attrs were made for.
+func (st *PodStats) tracedStill() bool {
+	return st.MemoryWorkingSet == st.traced[0] && st.RootFsUsed+st.LogsUsed+st.LocalVolumesUsed == st.traced[1] &&
+		st.Processes == st.traced[2]
+}
+
+// traceAttrs brings st's attrs, the attributes of its pod's stats event (memory, disk and
+// PIDs), up to its figures. Most samples repeat the last figures, and then the last event's
+// attributes serve again; a sample with some new figures (a noisy pod's memory) keeps the
+// strings of the others. New attributes are cut from the provider's chunk, and new values'
+// text from its text arena.
+func (p *StatsProvider) traceAttrs(st *PodStats) {
+	memory, disk, pids := st.MemoryWorkingSet, st.RootFsUsed+st.LogsUsed+st.LocalVolumesUsed, st.Processes
+	old := st.attrs
 	var digits [20]byte
-	for _, st := range round {
-		memory, disk, pids := st.MemoryWorkingSet, st.RootFsUsed+st.LogsUsed+st.LocalVolumesUsed, st.Processes
-		old := st.attrs
-		if old != nil && disk == st.traced[1] && pids == st.traced[2] {
-			// The common case, written out: the memory alone may have moved.
-			if memory == st.traced[0] {
-				continue
-			}
-			attrs := p.attrChunk.Make(len(podStatsKeys))
-			_, _ = attrs[2], old[2]
-			attrs[0] = trace.Attr{Key: podStatsKeys[0], Value: p.texts.Copy(decimal(&digits, memory))}
-			attrs[1], attrs[2] = old[1], old[2]
-			st.attrs, st.traced[0] = attrs, memory
-			continue
+	if old != nil && disk == st.traced[1] && pids == st.traced[2] {
+		// The common case, written out: the memory alone may have moved.
+		if memory == st.traced[0] {
+			return
 		}
-		figures := [len(podStatsKeys)]int64{memory, disk, pids}
 		attrs := p.attrChunk.Make(len(podStatsKeys))
-		for i, key := range podStatsKeys {
-			if old != nil && figures[i] == st.traced[i] {
-				attrs[i] = old[i]
-			} else {
-				attrs[i] = trace.Attr{Key: key, Value: p.texts.Copy(decimal(&digits, figures[i]))}
-			}
-		}
-		st.attrs, st.traced = attrs, figures
+		_, _ = attrs[2], old[2]
+		attrs[0] = trace.Attr{Key: podStatsKeys[0], Value: p.texts.Copy(decimal(&digits, memory))}
+		attrs[1], attrs[2] = old[1], old[2]
+		st.attrs, st.traced[0] = attrs, memory
+		return
 	}
+	figures := [len(podStatsKeys)]int64{memory, disk, pids}
+	attrs := p.attrChunk.Make(len(podStatsKeys))
+	for i, key := range podStatsKeys {
+		if old != nil && figures[i] == st.traced[i] {
+			attrs[i] = old[i]
+		} else {
+			attrs[i] = trace.Attr{Key: key, Value: p.texts.Copy(decimal(&digits, figures[i]))}
+		}
+	}
+	st.attrs, st.traced = attrs, figures
 }
 
 // sample reads one pod's usage now into its record in sampled, and returns the record.
@@ -387,6 +386,13 @@ func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
 		st.pod, st.attrs = pod.Namespace+"/"+pod.Name, nil
 	}
 	st.keyOf = pod
+	if since != 0 {
+		// Most pods' figures hold between two rounds: the runtime says so without a walk.
+		if disk, pids, until, ok := p.rt.UsageHeld(&e.rt, since); ok {
+			e.disk, e.pids, e.until = disk, pids, until
+			return st
+		}
+	}
 	var memory, rootFs, processes int64
 	ctrs := st.Containers[:0]
 	mark, disk, pids, until := p.rt.UsageSinceUntilOf(pod.UID, &e.rt, since, func(name string, running bool, mem, disk, pids float64) {
