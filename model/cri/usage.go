@@ -494,9 +494,10 @@ func (r *Runtime) podTotals(o *podObjects) *podTotals {
 // addTotals computes o's totals at now afresh, with a new mark, and reports each container
 // to fn (nil: none) as eachContainer does, from the same readings.
 func (r *Runtime) addTotals(o *podObjects, now time.Duration, fn func(name string, running bool, memory, disk, pids float64)) *podTotals {
-	t := &o.totals
 	r.usageMarks++
-	*t = podTotals{ok: true, mark: r.usageMarks, from: now, until: usage.Never, diskUntil: usage.Never}
+	// The sums are made in locals and stored once: fn is the stats provider's, which
+	// never reads the runtime's totals while it is told the containers.
+	sum := podTotals{ok: true, mark: r.usageMarks, from: now, until: usage.Never, diskUntil: usage.Never}
 	for _, c := range o.ctrs {
 		switch {
 		case c.proc == nil:
@@ -505,22 +506,24 @@ func (r *Runtime) addTotals(o *podObjects, now time.Duration, fn func(name strin
 			}
 		case c.state == container.StateRunning:
 			rd := r.readStats(c, now)
-			t.disk += rd.disk
-			t.pids += rd.pids
-			t.until = min(t.until, rd.until)
-			t.diskUntil = min(t.diskUntil, rd.diskUntil)
-			t.volumes = t.volumes || len(c.proc.use.volumes) > 0
+			sum.disk += rd.disk
+			sum.pids += rd.pids
+			sum.until = min(sum.until, rd.until)
+			sum.diskUntil = min(sum.diskUntil, rd.diskUntil)
+			sum.volumes = sum.volumes || len(c.proc.use.volumes) > 0
 			if fn != nil {
 				fn(c.spec.Name, true, rd.memory, rd.disk, rd.pids)
 			}
 		default:
-			t.disk += c.frozenDisk
-			t.volumes = t.volumes || len(c.frozenVolumes) > 0
+			sum.disk += c.frozenDisk
+			sum.volumes = sum.volumes || len(c.frozenVolumes) > 0
 			if fn != nil {
 				fn(c.spec.Name, false, 0, c.frozenDisk, 0)
 			}
 		}
 	}
+	t := &o.totals
+	*t = sum
 	return t
 }
 

@@ -95,6 +95,11 @@ type StatsProvider struct {
 	sum Summary
 	// texts holds the values of new stats events' attributes, many to an allocation.
 	texts trace.TextArena
+	// sums is where sample adds up the containers the runtime reports, through
+	// addContainer (sums.add, bound once, so that a sample makes no closure); sample
+	// empties it before each pod and takes what it holds after.
+	sums         containerSums
+	addContainer func(name string, running bool, mem, disk, pids float64)
 }
 
 // nodeStatsKeys are the attribute keys of the node stats event, in order.
@@ -129,6 +134,7 @@ func (p *StatsProvider) nodeTraceAttrs(sum *Summary) []trace.Attr {
 func NewStatsProvider(s *sim.Sim, rt *cri.Runtime, node NodeResources, pods func() []*corev1.Pod) *StatsProvider {
 	p := &StatsProvider{clk: s.Clock("cadvisor", sim.PriorityDefault), rng: s.RNG("cadvisor"), rt: rt, node: node, pods: pods,
 		sampled: map[types.UID]*PodStats{}, entries: map[types.UID]*podEntry{}}
+	p.addContainer = p.sums.add
 	p.timer = p.clk.Schedule(0, p.housekeeping)
 	p.vtimer = p.clk.Schedule(0, p.volumeStats)
 	return p
@@ -393,25 +399,11 @@ func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
 			return st
 		}
 	}
-	var memory, rootFs, processes int64
-	ctrs := st.Containers[:0]
-	mark, disk, pids, until := p.rt.UsageSinceUntilOf(pod.UID, &e.rt, since, func(name string, running bool, mem, disk, pids float64) {
-		i := 0
-		for i < len(ctrs) && ctrs[i].Name != name {
-			i++
-		}
-		if i == len(ctrs) {
-			ctrs = append(ctrs, ContainerStats{Name: name})
-		}
-		cs := &ctrs[i]
-		if running {
-			cs.MemoryWorkingSet += int64(mem)
-			memory += int64(mem)
-			processes += int64(pids)
-		}
-		cs.RootFsUsed += int64(disk)
-		rootFs += int64(disk)
-	})
+	sums := &p.sums
+	*sums = containerSums{ctrs: st.Containers[:0]}
+	mark, disk, pids, until := p.rt.UsageSinceUntilOf(pod.UID, &e.rt, since, p.addContainer)
+	ctrs, memory, rootFs, processes := sums.ctrs, sums.memory, sums.rootFs, sums.processes
+	sums.ctrs = nil
 	e.disk, e.pids, e.until = disk, pids, until
 	if sameKey && st.volumesRead && mark == st.mark {
 		return st // the containers were not reported: nothing changed
@@ -431,6 +423,32 @@ func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
 	}
 	st.mark, st.volumesRead = mark, true
 	return st
+}
+
+// containerSums is what a sample adds the containers the runtime reports into: the
+// record's Containers being refilled (one entry per name) and the pod's sums.
+type containerSums struct {
+	ctrs                      []ContainerStats
+	memory, rootFs, processes int64
+}
+
+// add takes in one container's figures (UsageSinceUntilOf's report function).
+func (s *containerSums) add(name string, running bool, mem, disk, pids float64) {
+	i := 0
+	for i < len(s.ctrs) && s.ctrs[i].Name != name {
+		i++
+	}
+	if i == len(s.ctrs) {
+		s.ctrs = append(s.ctrs, ContainerStats{Name: name})
+	}
+	cs := &s.ctrs[i]
+	if running {
+		cs.MemoryWorkingSet += int64(mem)
+		s.memory += int64(mem)
+		s.processes += int64(pids)
+	}
+	cs.RootFsUsed += int64(disk)
+	s.rootFs += int64(disk)
 }
 
 // isPodKey reports whether key is namespace/name, without building the string.
