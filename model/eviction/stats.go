@@ -67,6 +67,13 @@ type StatsProvider struct {
 	// same UID, checked all the same) has the same entry without a lookup.
 	listed        []*corev1.Pod
 	listedEntries []*podEntry
+	// listedIn is the last list entriesOf was handed itself (the caller's slice, not a
+	// copy). The lists pods hands out are never written once handed out (the kubelet's
+	// activePods: the pod manager copies its list before changing one it has handed out,
+	// and the active filter makes a new slice for each new answer), and listedIn keeps
+	// its array from being reused, so a list that is listedIn, the same array and
+	// length, holds the same pods: no comparison pod for pod is needed.
+	listedIn []*corev1.Pod
 	// podSums are summaryOf's sums, kept while they hold; volumesVersion counts
 	// volumeStats' refreshes that changed some entry's volume bytes.
 	podSums        podSums
@@ -130,7 +137,8 @@ func (p *StatsProvider) nodeTraceAttrs(sum *Summary) []trace.Attr {
 	return attrs
 }
 
-// NewStatsProvider starts housekeeping.
+// NewStatsProvider starts housekeeping. pods lists the active pods; a list it hands out
+// must never be written to afterwards (entriesOf knows a list it has seen by its array).
 func NewStatsProvider(s *sim.Sim, rt *cri.Runtime, node NodeResources, pods func() []*corev1.Pod) *StatsProvider {
 	p := &StatsProvider{clk: s.Clock("cadvisor", sim.PriorityDefault), rng: s.RNG("cadvisor"), rt: rt, node: node, pods: pods,
 		sampled: map[types.UID]*PodStats{}, entries: map[types.UID]*podEntry{}}
@@ -179,6 +187,10 @@ type podEntry struct {
 // pod manager), which one comparison of the two lists answers.
 func (p *StatsProvider) entriesOf(pods []*corev1.Pod) []*podEntry {
 	listed, out := p.listed, p.listedEntries
+	if len(pods) == len(p.listedIn) && (len(pods) == 0 || &pods[0] == &p.listedIn[0]) {
+		return out // the very list read last time, which nobody has written to since
+	}
+	p.listedIn = pods
 	if slices.Equal(pods, listed) {
 		return out // the list read last time, pod for pod
 	}
