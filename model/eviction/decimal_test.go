@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // decimal's text is strconv's, around every power of ten and at random, whatever the
@@ -33,5 +35,45 @@ func TestDecimal(t *testing.T) {
 	for range 200000 {
 		check(rng.Int64N(1e11))
 		check(rng.Int64() >> rng.IntN(64))
+	}
+}
+
+// binarySIText is a binary SI quantity's String, for every figure it answers, around
+// every power of 1024 and at random.
+func TestBinarySIText(t *testing.T) {
+	check := func(v int64) {
+		t.Helper()
+		got, ok := binarySIText(v)
+		if !ok {
+			if v > -1024 && v < 1024 || v == math.MinInt64 {
+				return
+			}
+			t.Fatalf("binarySIText(%d) did not answer", v)
+		}
+		if want := resource.NewQuantity(v, resource.BinarySI).String(); got != want {
+			t.Fatalf("binarySIText(%d) = %q, want %q", v, got, want)
+		}
+	}
+	for v := int64(-5000); v <= 5000; v++ {
+		check(v)
+	}
+	for p := int64(1); p > 0 && p <= math.MaxInt64/1024; p *= 1024 {
+		for _, m := range []int64{1, 2, 3, 7, 1023, 1024, 1025, 4096, 999999} {
+			for _, d := range []int64{-1, 0, 1} {
+				if p*m/m == p {
+					check(p*m + d)
+					check(-(p*m + d))
+				}
+			}
+		}
+	}
+	for _, v := range []int64{math.MaxInt64, math.MinInt64, math.MinInt64 + 1, 1 << 62, -(1 << 62), 1 << 60, 7 << 60} {
+		check(v)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 100000 {
+		check(rng.Int64() >> rng.IntN(64))
+		check(rng.Int64N(1<<40) * 4096)
+		check(-rng.Int64N(1<<30) * 1024)
 	}
 }
