@@ -385,7 +385,8 @@ func (p *StatsProvider) traceAttrs(st *PodStats) {
 // A record whose pod's usage mark (cri's UsageMark) is the one it was sampled at, and whose
 // volume figures have not been refreshed since (volumesRead), would be sampled to the same
 // figures: it is kept as it is, and the runtime does not report the containers
-// (UsageSinceOf). Otherwise their figures are read again, into the record's own Containers
+// (UsageSinceOf; UsageHeld answers the common case, totals that still hold, without a
+// walk or a report function). Otherwise their figures are read again, into the record's own Containers
 // (whose entries are rewritten in place: readers copy what they read and keep nothing),
 // and the volume figures are copied only when volumeStats has refreshed them since the
 // last sample (volumesRead clear; a new record has it clear).
