@@ -440,6 +440,25 @@ func (r *Runtime) UsageSinceUntilOf(uid types.UID, h *UsageHandle, since uint64,
 	return t.mark, t.disk, t.pids, t.diskUntil
 }
 
+// UsageHeld is UsageSinceUntilOf's answer for a reader that passes the mark it read at,
+// when no container would be reported: the objects h holds are the pod's (not dropped),
+// their totals hold now and carry that mark. Then disk, pids and until are what
+// UsageSinceUntilOf would return with it, found without a walk or a report function;
+// ok is false in any other case, for the reader to call UsageSinceUntilOf. A mark is
+// never 0, so since 0 is never held.
+func (r *Runtime) UsageHeld(h *UsageHandle, since uint64) (disk, pids float64, until time.Duration, ok bool) {
+	o := h.o
+	if o == nil || o.dropped {
+		return 0, 0, 0, false
+	}
+	t := &o.totals
+	// A noisy reading holds for an instant: until is checked first.
+	if now := r.s.Elapsed(); now >= t.until || t.mark != since || !t.holds(now) {
+		return 0, 0, 0, false
+	}
+	return t.disk, t.pids, t.diskUntil, true
+}
+
 // podTotals are a pod's stats totals as PodTotals adds them, and the stretch they hold for:
 // [from, until), the window in which every running container's reading holds (readStats),
 // as long as no container of the pod is created, started, stopped or removed (touch) and
@@ -475,9 +494,10 @@ func (r *Runtime) podTotals(o *podObjects) *podTotals {
 // addTotals computes o's totals at now afresh, with a new mark, and reports each container
 // to fn (nil: none) as eachContainer does, from the same readings.
 func (r *Runtime) addTotals(o *podObjects, now time.Duration, fn func(name string, running bool, memory, disk, pids float64)) *podTotals {
-	t := &o.totals
 	r.usageMarks++
-	*t = podTotals{ok: true, mark: r.usageMarks, from: now, until: usage.Never, diskUntil: usage.Never}
+	// The sums are made in locals and stored once: fn is the stats provider's, which
+	// never reads the runtime's totals while it is told the containers.
+	sum := podTotals{ok: true, mark: r.usageMarks, from: now, until: usage.Never, diskUntil: usage.Never}
 	for _, c := range o.ctrs {
 		switch {
 		case c.proc == nil:
@@ -486,22 +506,24 @@ func (r *Runtime) addTotals(o *podObjects, now time.Duration, fn func(name strin
 			}
 		case c.state == container.StateRunning:
 			rd := r.readStats(c, now)
-			t.disk += rd.disk
-			t.pids += rd.pids
-			t.until = min(t.until, rd.until)
-			t.diskUntil = min(t.diskUntil, rd.diskUntil)
-			t.volumes = t.volumes || len(c.proc.use.volumes) > 0
+			sum.disk += rd.disk
+			sum.pids += rd.pids
+			sum.until = min(sum.until, rd.until)
+			sum.diskUntil = min(sum.diskUntil, rd.diskUntil)
+			sum.volumes = sum.volumes || len(c.proc.use.volumes) > 0
 			if fn != nil {
 				fn(c.spec.Name, true, rd.memory, rd.disk, rd.pids)
 			}
 		default:
-			t.disk += c.frozenDisk
-			t.volumes = t.volumes || len(c.frozenVolumes) > 0
+			sum.disk += c.frozenDisk
+			sum.volumes = sum.volumes || len(c.frozenVolumes) > 0
 			if fn != nil {
 				fn(c.spec.Name, false, 0, c.frozenDisk, 0)
 			}
 		}
 	}
+	t := &o.totals
+	*t = sum
 	return t
 }
 

@@ -402,7 +402,11 @@ func (m *Manager) formatObserved(observed *observedSignals) string {
 		}
 		memo := &m.signalText[i]
 		if !memo.ok || memo.value != v {
-			*memo = signalText{ok: true, value: v, text: q.String()}
+			text, ok := binarySIText(v)
+			if !ok {
+				text = q.String()
+			}
+			*memo = signalText{ok: true, value: v, text: text}
 		}
 		buf = append(buf, memo.text...)
 	}
@@ -410,6 +414,32 @@ func (m *Manager) formatObserved(observed *observedSignals) string {
 	m.signalsText, m.signalsTextOf, m.signalsTextKept = string(buf), observed.available, true
 	return m.signalsText
 }
+
+// binarySIText is the text resource.Quantity's String gives a whole quantity of v in
+// binary SI format, made without the quantity's general canonical form: v's factors of
+// 1024 go into the suffix (none, or Ki to Ei). It answers for |v| of 1024 or more only
+// (a smaller quantity is shown in decimal SI, with rules of its own) and false otherwise.
+func binarySIText(v int64) (string, bool) {
+	if v > -1024 && v < 1024 || v == math.MinInt64 {
+		return "", false
+	}
+	n, k := v, 0
+	if n < 0 {
+		n = -n
+	}
+	for n >= 1024 && n%1024 == 0 {
+		n /= 1024
+		k++
+	}
+	if v < 0 {
+		n = -n
+	}
+	var b [24]byte
+	return string(append(strconv.AppendInt(b[:0], n, 10), binarySISuffixes[k]...)), true
+}
+
+// binarySISuffixes are the binary SI suffixes by power of 1024.
+var binarySISuffixes = [...]string{"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"}
 
 func formatObservations(obs SignalObservations) string {
 	var parts []string

@@ -1,6 +1,7 @@
 package eviction
 
 import (
+	"math/bits"
 	"slices"
 	"strconv"
 	"time"
@@ -66,6 +67,13 @@ type StatsProvider struct {
 	// same UID, checked all the same) has the same entry without a lookup.
 	listed        []*corev1.Pod
 	listedEntries []*podEntry
+	// listedIn is the last list entriesOf was handed itself (the caller's slice, not a
+	// copy). The lists pods hands out are never written once handed out (the kubelet's
+	// activePods: the pod manager copies its list before changing one it has handed out,
+	// and the active filter makes a new slice for each new answer), and listedIn keeps
+	// its array from being reused, so a list that is listedIn, the same array and
+	// length, holds the same pods: no comparison pod for pod is needed.
+	listedIn []*corev1.Pod
 	// podSums are summaryOf's sums, kept while they hold; volumesVersion counts
 	// volumeStats' refreshes that changed some entry's volume bytes.
 	podSums        podSums
@@ -81,8 +89,6 @@ type StatsProvider struct {
 	// so the timer is never pending then and a reset queues what a fresh timer would.
 	timer  *sim.Timer
 	vtimer *sim.Timer
-	// round holds housekeeping's records while it sums them (emptied after each round).
-	round []*PodStats
 	// attrChunk is where new stats events' attributes are cut from, many to an allocation.
 	attrChunk trace.AttrArena
 	// nodeFigures are the figures of the last node stats event, and nodeAttrs its
@@ -94,9 +100,13 @@ type StatsProvider struct {
 	// (housekeeping, the eviction manager's pass) read it before anything else asks for
 	// one, and Get hands out a copy.
 	sum Summary
-	// figures and pending are traceAttrs' scratch space (emptied after each round).
-	figures []byte
-	pending []pendingValue
+	// texts holds the values of new stats events' attributes, many to an allocation.
+	texts trace.TextArena
+	// sums is where sample adds up the containers the runtime reports, through
+	// addContainer (sums.add, bound once, so that a sample makes no closure); sample
+	// empties it before each pod and takes what it holds after.
+	sums         containerSums
+	addContainer func(name string, running bool, mem, disk, pids float64)
 }
 
 // nodeStatsKeys are the attribute keys of the node stats event, in order.
@@ -127,10 +137,12 @@ func (p *StatsProvider) nodeTraceAttrs(sum *Summary) []trace.Attr {
 	return attrs
 }
 
-// NewStatsProvider starts housekeeping.
+// NewStatsProvider starts housekeeping. pods lists the active pods; a list it hands out
+// must never be written to afterwards (entriesOf knows a list it has seen by its array).
 func NewStatsProvider(s *sim.Sim, rt *cri.Runtime, node NodeResources, pods func() []*corev1.Pod) *StatsProvider {
 	p := &StatsProvider{clk: s.Clock("cadvisor", sim.PriorityDefault), rng: s.RNG("cadvisor"), rt: rt, node: node, pods: pods,
 		sampled: map[types.UID]*PodStats{}, entries: map[types.UID]*podEntry{}}
+	p.addContainer = p.sums.add
 	p.timer = p.clk.Schedule(0, p.housekeeping)
 	p.vtimer = p.clk.Schedule(0, p.volumeStats)
 	return p
@@ -175,6 +187,10 @@ type podEntry struct {
 // pod manager), which one comparison of the two lists answers.
 func (p *StatsProvider) entriesOf(pods []*corev1.Pod) []*podEntry {
 	listed, out := p.listed, p.listedEntries
+	if len(pods) == len(p.listedIn) && (len(pods) == 0 || &pods[0] == &p.listedIn[0]) {
+		return out // the very list read last time, which nobody has written to since
+	}
+	p.listedIn = pods
 	if slices.Equal(pods, listed) {
 		return out // the list read last time, pod for pod
 	}
@@ -210,19 +226,18 @@ func (p *StatsProvider) entriesOf(pods []*corev1.Pod) []*podEntry {
 func (p *StatsProvider) housekeeping() {
 	pods := p.pods()
 	entries := p.entriesOf(pods)
-	round := p.round[:0]
-	for i, pod := range pods {
-		round = append(round, p.sample(pod, entries[i]))
-	}
-	p.traceAttrs(round)
-	for _, st := range round {
-		p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "pod", Pod: st.pod, Attrs: st.attrs})
-	}
-	// The summary's pod totals are the ones each sample has just read: at the same instant
+	// Each pod is sampled, its event recorded and its totals added in one pass. The
+	// summary's pod totals are the ones each sample has just read: at the same instant
 	// PodTotalsOf would give them again, pod for pod, and they are added in the same order.
 	var podsDisk, pids, vols float64
 	until := usage.Never
-	for _, e := range entries {
+	for i, pod := range pods {
+		e := entries[i]
+		st := p.sample(pod, e)
+		if st.attrs == nil || !st.tracedStill() {
+			p.traceAttrs(st)
+		}
+		p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "pod", Pod: st.pod, Attrs: st.attrs})
 		podsDisk += e.disk
 		pids += e.pids
 		vols += e.volumesBytes
@@ -230,8 +245,6 @@ func (p *StatsProvider) housekeeping() {
 	}
 	p.keepPodSums(podsDisk, pids, vols, until)
 	sum := p.summaryWith(podsDisk, pids, vols)
-	clear(round)
-	p.round = round[:0]
 	p.clk.Record(&trace.Event{Kind: trace.Stats, Name: "node", Attrs: p.nodeTraceAttrs(sum)})
 	p.timer.Reset(p.rng.Jitter(housekeepingInterval, 1.0))
 }
@@ -278,50 +291,92 @@ func (p *StatsProvider) volumeStats() {
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
+// decimal writes v's decimal text, strconv.FormatInt(v, 10), into d and returns the part
+// of d that holds it. The figures stats events carry (bytes of memory and disk, PIDs: from
+// 0 to below 10^10) skip strconv's layers and loop: their ten digits, zero-padded, are
+// made in five pairs from fixed divisions, and the text is the significant ones. Any
+// other figure is left to strconv (20 bytes hold every int64).
+func decimal(d *[20]byte, v int64) []byte {
+	if v < 0 || v >= 1e10 {
+		return strconv.AppendInt(d[:0], v, 10)
+	}
+	u := uint64(v)
+	top := uint32(u / 1e8)              // the first two of the ten digits
+	rest := uint32(u - uint64(top)*1e8) // the other eight
+	hi, lo := rest/1e4, rest%1e4
+	d[10], d[11] = digitPairs[top*2], digitPairs[top*2+1]
+	p := hi / 100 * 2
+	d[12], d[13] = digitPairs[p], digitPairs[p+1]
+	p = hi % 100 * 2
+	d[14], d[15] = digitPairs[p], digitPairs[p+1]
+	p = lo / 100 * 2
+	d[16], d[17] = digitPairs[p], digitPairs[p+1]
+	p = lo % 100 * 2
+	d[18], d[19] = digitPairs[p], digitPairs[p+1]
+	// n is the number of digits: bits.Len64(u)*1233>>12 is log10(2^len) rounded down,
+	// which is the digits less one of u or of the first power of ten above it.
+	n := bits.Len64(u) * 1233 >> 12
+	if u >= pow10[n] {
+		n++
+	}
+	return d[len(d)-max(n, 1):]
+}
+
+// pow10 are the powers of ten decimal compares with.
+var pow10 = [...]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10}
+
+// digitPairs are the two digits of 00 to 99, one after the other.
+const digitPairs = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
+
 // podStatsKeys are the attribute keys of a pod stats event, in order.
 var podStatsKeys = [...]string{"memory", "disk", "pids"}
 
-// traceAttrs brings each record's attrs, the attributes of its pod's stats event (memory,
-// disk and PIDs), up to its figures. Most samples repeat the last figures, and then the last
-// event's attributes serve again; a sample with some new figures (a noisy pod's memory)
-// keeps the strings of the others. New attributes are cut from the provider's chunk, and
-// the round's new figures are formatted into one buffer that becomes one string, which
-// their values are cut from (a round's string lives while some record or recorded event
-// still holds one of its values: it is only as long as that round's new figures).
-func (p *StatsProvider) traceAttrs(round []*PodStats) {
-	buf, pending := p.figures[:0], p.pending[:0]
-	for _, st := range round {
-		figures := [len(podStatsKeys)]int64{st.MemoryWorkingSet, st.RootFsUsed + st.LogsUsed + st.LocalVolumesUsed, st.Processes}
-		if st.attrs != nil && figures == st.traced {
-			continue
-		}
-		attrs := p.attrChunk.Make(len(podStatsKeys))
-		for i, key := range podStatsKeys {
-			if st.attrs != nil && figures[i] == st.traced[i] {
-				attrs[i] = st.attrs[i]
-				continue
-			}
-			attrs[i].Key = key
-			from := len(buf)
-			buf = strconv.AppendInt(buf, figures[i], 10)
-			pending = append(pending, pendingValue{attr: &attrs[i], from: from, to: len(buf)})
-		}
-		st.attrs, st.traced = attrs, figures
-	}
-	if len(pending) > 0 {
-		values := string(buf)
-		for _, v := range pending {
-			v.attr.Value = values[v.from:v.to]
-		}
-	}
-	clear(pending)
-	p.figures, p.pending = buf[:0], pending[:0]
+// tracedStill reports whether st's figures are the ones its attrs were made for.
+func (st *PodStats) tracedStill() bool {
+	return st.MemoryWorkingSet == st.traced[0] && st.RootFsUsed+st.LogsUsed+st.LocalVolumesUsed == st.traced[1] &&
+		st.Processes == st.traced[2]
 }
 
-// pendingValue is an attribute whose value is buf[from:to] of traceAttrs' buffer.
-type pendingValue struct {
-	attr     *trace.Attr
-	from, to int
+// traceAttrs brings st's attrs, the attributes of its pod's stats event (memory, disk and
+// PIDs), up to its figures. Most samples repeat the last figures, and then the last event's
+// attributes serve again; a sample with some new figures (a noisy pod's memory) keeps the
+// strings of the others. New attributes are cut from the provider's chunk, and new values'
+// text from its text arena.
+func (p *StatsProvider) traceAttrs(st *PodStats) {
+	memory, disk, pids := st.MemoryWorkingSet, st.RootFsUsed+st.LogsUsed+st.LocalVolumesUsed, st.Processes
+	old := st.attrs
+	var digits [20]byte
+	if old != nil && disk == st.traced[1] && pids == st.traced[2] {
+		// The common case, written out: the memory alone may have moved.
+		if memory == st.traced[0] {
+			return
+		}
+		attrs := p.attrChunk.Make(len(podStatsKeys))
+		_, _ = attrs[2], old[2]
+		attrs[0] = trace.Attr{Key: podStatsKeys[0], Value: p.texts.Copy(decimal(&digits, memory))}
+		attrs[1], attrs[2] = old[1], old[2]
+		st.attrs, st.traced[0] = attrs, memory
+		return
+	}
+	figures := [len(podStatsKeys)]int64{memory, disk, pids}
+	attrs := p.attrChunk.Make(len(podStatsKeys))
+	for i, key := range podStatsKeys {
+		if old != nil && figures[i] == st.traced[i] {
+			attrs[i] = old[i]
+		} else {
+			attrs[i] = trace.Attr{Key: key, Value: p.texts.Copy(decimal(&digits, figures[i]))}
+		}
+	}
+	st.attrs, st.traced = attrs, figures
 }
 
 // sample reads one pod's usage now into its record in sampled, and returns the record.
@@ -330,7 +385,8 @@ type pendingValue struct {
 // A record whose pod's usage mark (cri's UsageMark) is the one it was sampled at, and whose
 // volume figures have not been refreshed since (volumesRead), would be sampled to the same
 // figures: it is kept as it is, and the runtime does not report the containers
-// (UsageSinceOf). Otherwise their figures are read again, into the record's own Containers
+// (UsageSinceOf; UsageHeld answers the common case, totals that still hold, without a
+// walk or a report function). Otherwise their figures are read again, into the record's own Containers
 // (whose entries are rewritten in place: readers copy what they read and keep nothing),
 // and the volume figures are copied only when volumeStats has refreshed them since the
 // last sample (volumesRead clear; a new record has it clear).
@@ -349,25 +405,18 @@ func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
 		st.pod, st.attrs = pod.Namespace+"/"+pod.Name, nil
 	}
 	st.keyOf = pod
-	var memory, rootFs, processes int64
-	ctrs := st.Containers[:0]
-	mark, disk, pids, until := p.rt.UsageSinceUntilOf(pod.UID, &e.rt, since, func(name string, running bool, mem, disk, pids float64) {
-		i := 0
-		for i < len(ctrs) && ctrs[i].Name != name {
-			i++
+	if since != 0 {
+		// Most pods' figures hold between two rounds: the runtime says so without a walk.
+		if disk, pids, until, ok := p.rt.UsageHeld(&e.rt, since); ok {
+			e.disk, e.pids, e.until = disk, pids, until
+			return st
 		}
-		if i == len(ctrs) {
-			ctrs = append(ctrs, ContainerStats{Name: name})
-		}
-		cs := &ctrs[i]
-		if running {
-			cs.MemoryWorkingSet += int64(mem)
-			memory += int64(mem)
-			processes += int64(pids)
-		}
-		cs.RootFsUsed += int64(disk)
-		rootFs += int64(disk)
-	})
+	}
+	sums := &p.sums
+	*sums = containerSums{ctrs: st.Containers[:0]}
+	mark, disk, pids, until := p.rt.UsageSinceUntilOf(pod.UID, &e.rt, since, p.addContainer)
+	ctrs, memory, rootFs, processes := sums.ctrs, sums.memory, sums.rootFs, sums.processes
+	sums.ctrs = nil
 	e.disk, e.pids, e.until = disk, pids, until
 	if sameKey && st.volumesRead && mark == st.mark {
 		return st // the containers were not reported: nothing changed
@@ -387,6 +436,32 @@ func (p *StatsProvider) sample(pod *corev1.Pod, e *podEntry) *PodStats {
 	}
 	st.mark, st.volumesRead = mark, true
 	return st
+}
+
+// containerSums is what a sample adds the containers the runtime reports into: the
+// record's Containers being refilled (one entry per name) and the pod's sums.
+type containerSums struct {
+	ctrs                      []ContainerStats
+	memory, rootFs, processes int64
+}
+
+// add takes in one container's figures (UsageSinceUntilOf's report function).
+func (s *containerSums) add(name string, running bool, mem, disk, pids float64) {
+	i := 0
+	for i < len(s.ctrs) && s.ctrs[i].Name != name {
+		i++
+	}
+	if i == len(s.ctrs) {
+		s.ctrs = append(s.ctrs, ContainerStats{Name: name})
+	}
+	cs := &s.ctrs[i]
+	if running {
+		cs.MemoryWorkingSet += int64(mem)
+		s.memory += int64(mem)
+		s.processes += int64(pids)
+	}
+	cs.RootFsUsed += int64(disk)
+	s.rootFs += int64(disk)
 }
 
 // isPodKey reports whether key is namespace/name, without building the string.

@@ -118,11 +118,13 @@ func (p *Program) NextBreakpoint(t time.Duration) time.Duration {
 	lt := p.local(t)
 	offset := t - lt
 	best := time.Duration(math.MaxInt64)
-	for _, s := range p.segs {
-		for _, b := range []time.Duration{s.start, s.end} {
-			if b > lt && b < best-offset {
-				best = offset + b
-			}
+	for i := range p.segs {
+		s := &p.segs[i]
+		if s.start > lt && s.start < best-offset {
+			best = offset + s.start
+		}
+		if s.end > lt && s.end < best-offset {
+			best = offset + s.end
 		}
 	}
 	if p.period > 0 {
