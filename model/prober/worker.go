@@ -27,6 +27,13 @@ type worker struct {
 	blocked bool // waiting for the syncLoop to take a result off the full channel
 	pending bool // a manual trigger is scheduled
 	onHold  bool
+	// steady says the last round probed, found Success and left the published result
+	// Success (not held, not on hold, the target known): while the status stays seen, the
+	// next round that finds Success again changes nothing but the count of results in a
+	// row, and tick takes it without the checks of doProbe. Only the worker's own round
+	// sets it (probed); a slow round (doProbe) clears it before it looks at anything, and
+	// so do set and forget, the only other writers of what it vouches for.
+	steady bool
 	// seenProbes records that the last round on status seen passed every check that
 	// depends only on the status and on the clock (phase, container ID, running, initial
 	// delay, started) and ran the probe: on the same status they pass again, so the next
@@ -144,6 +151,23 @@ func (w *worker) tick() {
 	if w.blocked {
 		return // the tick is lost, as a ticker's would be while the worker is stuck
 	}
+	if w.steady && w.entry.Status == w.seen && !w.stopsOnDeletion() {
+		// A steady container on the status the last round passed: doProbe's checks
+		// would all pass again (the deletion was the one that could differ), and
+		// another Success only counts one more result in a row.
+		ok, took := w.target.RunProbe()
+		if ok && took <= w.timeout {
+			w.resultRun++
+			e := &w.event // Reason is nil: the last round was not held
+			if e.Attrs = w.m.resultAttrs(0, w.resultRun, tailNone); e.Attrs == nil {
+				e.Attrs = w.m.newResultAttrs(0, w.resultRun, tailNone)
+			}
+			w.clk.Record(e)
+			return
+		}
+		w.probed(ok, took)
+		return
+	}
 	if !w.doProbe() { // run, without a call of its own on every period
 		w.stop()
 	}
@@ -192,14 +216,14 @@ func (w *worker) run() {
 
 // set publishes a result; the send blocks while the syncLoop's channel is full.
 func (w *worker) set(r results.Result) {
-	w.blocked = true
+	w.blocked, w.steady = true, false
 	w.published, w.publishedKnown = r, true
 	w.results.Set(w.containerID, r, w.pod.UID, w.unblock)
 }
 
 // forget removes the result of the container the worker probed.
 func (w *worker) forget() {
-	w.published, w.publishedKnown = results.Unknown, false
+	w.published, w.publishedKnown, w.steady = results.Unknown, false, false
 	w.results.Remove(w.containerID)
 }
 
@@ -253,6 +277,7 @@ func findStatus(st *corev1.PodStatus, name string) *corev1.ContainerStatus {
 
 // doProbe is one round (upstream worker.doProbe); it reports whether to keep going.
 func (w *worker) doProbe() bool {
+	w.steady = false
 	if w.entry == nil || w.entry.Status == nil {
 		if w.entry = w.m.status.PodStatusEntry(w.uid); w.entry == nil {
 			return true // no status yet: try again next tick
@@ -285,6 +310,13 @@ func (w *worker) doProbe() bool {
 	if t != nil {
 		ok, took = t.RunProbe()
 	}
+	w.probed(ok, took)
+	return true
+}
+
+// probed is the rest of a round once the probe ran and said ok, in took: it counts the
+// result, records it and publishes a change.
+func (w *worker) probed(ok bool, took time.Duration) {
 	timedOut := took > w.timeout
 	// r is the result as an index: 0 success, 1 failure (thresholds, the attribute table).
 	result, r := results.Success, 0
@@ -323,17 +355,22 @@ func (w *worker) doProbe() bool {
 	}
 	w.clk.Record(e)
 	if held {
-		return true
+		return
 	}
 	if changed {
 		w.set(result)
 	}
-	if result == results.Failure && w.killsOnFailure {
+	if result == results.Success {
+		// Published (just now or before), neither held nor on hold, and the target
+		// is known (a probe without one fails).
+		w.steady = true
+		return
+	}
+	if w.killsOnFailure {
 		// The container will be restarted: hold until a new container ID shows up.
 		w.onHold = true
 		w.resultRun = 0
 	}
-	return true
 }
 
 // stopsOnDeletion reports whether a deleted pod's worker ends here, publishing Success:
