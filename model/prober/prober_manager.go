@@ -56,6 +56,16 @@ type Target interface {
 	RunProbe() (success bool, took time.Duration)
 }
 
+// SettlingTarget is a Target that can tell when its answer has settled (the fake
+// runtime's targets are). Settle reports whether every probe from now until the container
+// ends would succeed at once (true, no time taken); if so, the target calls ended once when
+// the container ends, before any probe could see the end, and a worker need not run the
+// probe until then. If not, it keeps nothing.
+type SettlingTarget interface {
+	Target
+	Settle(ended func()) bool
+}
+
 // podWorkers is one pod's entry in Manager.byPod.
 type podWorkers struct {
 	// workers are the pod's workers, in keyOrder.

@@ -35,6 +35,15 @@ type worker struct {
 	// looks at anything, and so do set and forget, the only other writers of what it
 	// vouches for.
 	steady bool
+	// settled says the target answered Settle with true (see SettlingTarget): until its
+	// container ends, every probe of it succeeds at once, so a steady round does not run
+	// it. askedSettle says Settle was asked of the current target, once per target. Both
+	// are cleared when the worker lets go of its target (checkStatus); the target clears
+	// settled through unsettle when its container ends, before a probe could see the end.
+	// (A late call from a target the worker let go of only costs the new one its probe
+	// calls.)
+	settled, askedSettle bool
+	unsettle             func()
 	// seenProbes records that the last round on status seen passed every check that
 	// depends only on the status and on the clock (phase, container ID, running, initial
 	// delay, started) and ran the probe: on the same status they pass again, so the next
@@ -163,17 +172,19 @@ func (w *worker) newTick() func() {
 			// A steady container on the status the last round passed: doProbe's
 			// checks would all pass again (the deletion was the one that could
 			// differ), and another Success only counts one more result in a row.
-			ok, took := w.target.RunProbe()
-			if ok && took <= w.timeout {
-				w.resultRun++
-				e := &w.event // Reason is nil: the last round was not held
-				if e.Attrs = w.m.resultAttrs(0, w.resultRun, tailNone); e.Attrs == nil {
-					e.Attrs = w.m.newResultAttrs(0, w.resultRun, tailNone)
+			// A settled target would answer Success, at once.
+			if !w.settled {
+				if ok, took := w.target.RunProbe(); !ok || took > w.timeout {
+					w.probed(ok, took)
+					return
 				}
-				w.clk.Record(e)
-				return
 			}
-			w.probed(ok, took)
+			w.resultRun++
+			e := &w.event // Reason is nil: the last round was not held
+			if e.Attrs = w.m.resultAttrs(0, w.resultRun, tailNone); e.Attrs == nil {
+				e.Attrs = w.m.newResultAttrs(0, w.resultRun, tailNone)
+			}
+			w.clk.Record(e)
 			return
 		}
 		if !w.doProbe() { // run, without a call of its own on every period
@@ -228,6 +239,18 @@ func (w *worker) set(r results.Result) {
 	w.blocked, w.steady = true, false
 	w.published, w.publishedKnown = r, true
 	w.results.Set(w.containerID, r, w.pod.UID, w.unblock)
+}
+
+// settle asks the target, once, whether its answer has settled (see SettlingTarget): a
+// probe that takes no time is then always in time.
+func (w *worker) settle() {
+	w.askedSettle = true
+	if t, ok := w.target.(SettlingTarget); ok && w.timeout >= 0 {
+		if w.unsettle == nil {
+			w.unsettle = func() { w.settled = false }
+		}
+		w.settled = t.Settle(w.unsettle)
+	}
 }
 
 // forget removes the result of the container the worker probed.
@@ -373,6 +396,9 @@ func (w *worker) probed(ok bool, took time.Duration) {
 		// Published (just now or before), neither held nor on hold, and the target
 		// is known (a probe without one fails).
 		w.steady = true
+		if !w.askedSettle {
+			w.settle()
+		}
 		return
 	}
 	if w.killsOnFailure {
@@ -410,6 +436,7 @@ func (w *worker) checkStatus(status *corev1.PodStatus) (probe, keepGoing bool) {
 			w.forget()
 		}
 		w.containerID, w.target = id, nil
+		w.settled, w.askedSettle = false, false
 		w.lastResult, w.resultRun = results.Unknown, 0
 		adopted := !w.m.ChangeContainerStatusOnKubeletRestart && c.State.Running != nil &&
 			w.m.StartedBeforeKubeletRestart(c.State.Running.StartedAt.Time)
