@@ -31,9 +31,9 @@ type worker struct {
 	// Success (not held, not on hold, the target known): while the status stays seen, the
 	// next round that finds Success again changes nothing but the count of results in a
 	// row, and the periodic round (newTick) takes it without doProbe's checks. Only the
-	// worker's own round sets it (probed); a slow round (doProbe) clears it before it
-	// looks at anything, and so do set and forget, the only other writers of what it
-	// vouches for.
+	// worker's own round sets it: probed decides it afresh from every probe's outcome, a
+	// slow round (doProbe) clears it before it looks at anything, and so do set and forget,
+	// the only other writers of what it vouches for.
 	steady bool
 	// settled says the target answered Settle with true (see SettlingTarget): until its
 	// container ends, every probe of it succeeds at once, so a steady round does not run
@@ -349,6 +349,9 @@ func (w *worker) doProbe() bool {
 // probed is the rest of a round once the probe ran and said ok, in took: it counts the
 // result, records it and publishes a change.
 func (w *worker) probed(ok bool, took time.Duration) {
+	// Steady only if this round ends so (below): a failure, or a success held below its
+	// threshold, leaves the counts and the hold to the next round's full checks.
+	w.steady = false
 	timedOut := took > w.timeout
 	// r is the result as an index: 0 success, 1 failure (thresholds, the attribute table).
 	result, r := results.Success, 0

@@ -482,3 +482,35 @@ func TestSettledTargetIsNotProbedUntilItEnds(t *testing.T) {
 		t.Errorf("the round after the end recorded %s, want failure", all[len(all)-1].Attr("result"))
 	}
 }
+
+// A steady liveness worker whose probe starts failing counts the failures from one, is put
+// on hold at the threshold and then probes no more; a success in between counts from one
+// again. The rounds run on the worker's own ticker, steady ones included.
+func TestSteadyWorkerFailsLikeAnyOther(t *testing.T) {
+	h := newHarness(Liveness, corev1.Probe{PeriodSeconds: 10, FailureThreshold: 2})
+	h.w.start()
+	period := func(ok bool) {
+		h.runner.ok = ok
+		h.s.RunUntil(h.s.Elapsed() + 10*time.Second)
+	}
+	for range 4 {
+		period(true)
+	}
+	first := len(h.log.Events)
+	period(false)
+	period(true)
+	period(false)
+	period(false) // the threshold: Failure, then on hold
+	period(true)
+	period(true)
+	var got []string
+	for _, e := range h.log.Events[first:] {
+		if e.Kind == trace.ProbeResult {
+			got = append(got, e.Attr("result")+"/"+e.Attr("counted"))
+		}
+	}
+	want := []string{"failure/1", "success/1", "failure/1", "failure/2"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("probe results %v, want %v", got, want)
+	}
+}
