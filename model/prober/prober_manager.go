@@ -385,9 +385,11 @@ func (m *Manager) remove(w *worker) {
 	}
 }
 
-// maxCounted bounds the counts table (a day of probes every 10 seconds fits in it); longer
-// runs of one result are formatted each time.
-const maxCounted = 1 << 14
+// maxCounted bounds the counts table and the attribute lists built on it: a day of probes
+// every 5 seconds (17,280 in a row, the busy node's readiness probes) fits. The tables
+// grow only as far as the longest run of each result so far, about 110 bytes per count;
+// longer runs are formatted each time, two allocations per probe.
+const maxCounted = 1 << 15
 
 // counted formats n, a count of results in a row.
 func (m *Manager) counted(n int) string {
