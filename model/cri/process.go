@@ -172,6 +172,10 @@ func (r *Runtime) exit(c *ctr, code int, reason string) {
 	// The container never runs again: its probe targets answer without reading it.
 	for _, t := range c.probeTargets {
 		t.ended = true
+		if ended := t.onEnd; ended != nil {
+			t.onEnd = nil
+			ended()
+		}
 	}
 	clear(c.probeTargetsBuf[:])
 	c.probeTargets = nil
@@ -260,6 +264,8 @@ type ProbeTarget struct {
 	// has no probe steps, and its process has finished starting up (time only moves on),
 	// so every probe until then succeeds at once.
 	steady bool
+	// onEnd is what Settle was given, called by exit along with setting ended.
+	onEnd func()
 }
 
 // ProbeTarget returns the target of the given probe ("liveness", "readiness" or
@@ -279,6 +285,18 @@ func (r *Runtime) ProbeTarget(id string, probe string) *ProbeTarget {
 		c.probeTargets = append(c.probeTargets, t)
 	}
 	return t
+}
+
+// Settle reports whether the target's answer has settled: it is steady (every probe
+// succeeds at once) and its container has not ended, which is the only change that can
+// come. If so, the container's exit calls ended once, when it sets ended; if not, the
+// target keeps nothing. (prober.SettlingTarget)
+func (t *ProbeTarget) Settle(ended func()) bool {
+	if !t.steady || t.ended {
+		return false
+	}
+	t.onEnd = ended
+	return true
 }
 
 // RunProbe answers one probe of the target, as Runtime.RunProbe does.

@@ -100,6 +100,37 @@ func TestRunProbe(t *testing.T) {
 	check(started+50*time.Second, "readiness", true, 3*time.Second)
 }
 
+// A target settles only once every probe succeeds at once (no steps, the process up), and
+// its container's exit calls the function Settle kept, once; a scripted or ended target
+// does not settle.
+func TestProbeTargetSettle(t *testing.T) {
+	b := &api.Behavior{Startup: dur(10 * time.Second), Shutdown: dur(time.Second),
+		Probes: &api.ProbeScripts{Readiness: []api.ProbeStep{{From: dur(time.Hour), Result: api.ProbeFailure}}}}
+	s, r, id := startOne(t, b)
+	live, ready := r.ProbeTarget(id, "liveness"), r.ProbeTarget(id, "readiness")
+	ends := 0
+	ended := func() { ends++ }
+	live.RunProbe()
+	if live.Settle(ended) {
+		t.Fatal("a target settled before its process was up")
+	}
+	s.RunUntil(s.Elapsed() + 15*time.Second)
+	if ok, took := live.RunProbe(); !ok || took != 0 || !live.Settle(ended) {
+		t.Fatal("an up container without probe steps did not settle")
+	}
+	if ok, _ := ready.RunProbe(); !ok || ready.Settle(ended) {
+		t.Fatal("a target with probe steps settled")
+	}
+	s.Clock("worker", sim.PriorityPodWorker).Schedule(0, func() { r.StopContainer(id, time.Minute, func(error) {}) })
+	s.RunUntil(s.Elapsed() + time.Minute)
+	if ends != 1 {
+		t.Fatalf("the exit called the settled target's function %d times, want once", ends)
+	}
+	if ok, _ := live.RunProbe(); ok || live.Settle(ended) {
+		t.Error("an ended target succeeded or settled")
+	}
+}
+
 // CRI calls take their configured latency and fail while the runtime is down.
 func TestLatencyAndRuntimeDown(t *testing.T) {
 	s := sim.New(1, nil)

@@ -56,6 +56,16 @@ type Target interface {
 	RunProbe() (success bool, took time.Duration)
 }
 
+// SettlingTarget is a Target that can tell when its answer has settled (the fake
+// runtime's targets are). Settle reports whether every probe from now until the container
+// ends would succeed at once (true, no time taken); if so, the target calls ended once when
+// the container ends, before any probe could see the end, and a worker need not run the
+// probe until then. If not, it keeps nothing.
+type SettlingTarget interface {
+	Target
+	Settle(ended func()) bool
+}
+
 // podWorkers is one pod's entry in Manager.byPod.
 type podWorkers struct {
 	// workers are the pod's workers, in keyOrder.
@@ -375,9 +385,11 @@ func (m *Manager) remove(w *worker) {
 	}
 }
 
-// maxCounted bounds the counts table (a day of probes every 10 seconds fits in it); longer
-// runs of one result are formatted each time.
-const maxCounted = 1 << 14
+// maxCounted bounds the counts table and the attribute lists built on it: a day of probes
+// every 5 seconds (17,280 in a row, the busy node's readiness probes) fits. The tables
+// grow only as far as the longest run of each result so far, about 110 bytes per count;
+// longer runs are formatted each time, two allocations per probe.
+const maxCounted = 1 << 15
 
 // counted formats n, a count of results in a row.
 func (m *Manager) counted(n int) string {

@@ -27,6 +27,23 @@ type worker struct {
 	blocked bool // waiting for the syncLoop to take a result off the full channel
 	pending bool // a manual trigger is scheduled
 	onHold  bool
+	// steady says the last round probed, found Success and left the published result
+	// Success (not held, not on hold, the target known): while the status stays seen, the
+	// next round that finds Success again changes nothing but the count of results in a
+	// row, and the periodic round (newTick) takes it without doProbe's checks. Only the
+	// worker's own round sets it: probed decides it afresh from every probe's outcome, a
+	// slow round (doProbe) clears it before it looks at anything, and so do set and forget,
+	// the only other writers of what it vouches for.
+	steady bool
+	// settled says the target answered Settle with true (see SettlingTarget): until its
+	// container ends, every probe of it succeeds at once, so a steady round does not run
+	// it. askedSettle says Settle was asked of the current target, once per target. Both
+	// are cleared when the worker lets go of its target (checkStatus); the target clears
+	// settled through unsettle when its container ends, before a probe could see the end.
+	// (A late call from a target the worker let go of only costs the new one its probe
+	// calls.)
+	settled, askedSettle bool
+	unsettle             func()
 	// seenProbes records that the last round on status seen passed every check that
 	// depends only on the status and on the clock (phase, container ID, running, initial
 	// delay, started) and ran the probe: on the same status they pass again, so the next
@@ -133,19 +150,46 @@ func (w *worker) start() {
 	if w.clk.Since(w.m.kubeletStartedAt) < w.period {
 		delay = w.rng.Uniform(0, w.period)
 	}
-	w.ticker = w.clk.Schedule(delay, w.tick)
+	w.ticker = w.clk.Schedule(delay, w.newTick())
 }
 
-func (w *worker) tick() {
-	if w.stopped {
-		return
-	}
-	w.ticker.Reset(w.period)
-	if w.blocked {
-		return // the tick is lost, as a ticker's would be while the worker is stuck
-	}
-	if !w.doProbe() { // run, without a call of its own on every period
-		w.stop()
+// newTick returns the worker's round on its period, which its ticker runs. The round is
+// the closure itself rather than a method behind it: the ticker would call a method value
+// (w.tick) through a wrapper of its own, one call more on every period. (Not inlined: a
+// closure made inside an inlined call is compiled without inlining its own callees.)
+//
+//go:noinline
+func (w *worker) newTick() func() {
+	return func() {
+		if w.stopped {
+			return
+		}
+		w.ticker.Reset(w.period)
+		if w.blocked {
+			return // the tick is lost, as a ticker's would be while the worker is stuck
+		}
+		if w.steady && w.entry.Status == w.seen && !w.stopsOnDeletion() {
+			// A steady container on the status the last round passed: doProbe's
+			// checks would all pass again (the deletion was the one that could
+			// differ), and another Success only counts one more result in a row.
+			// A settled target would answer Success, at once.
+			if !w.settled {
+				if ok, took := w.target.RunProbe(); !ok || took > w.timeout {
+					w.probed(ok, took)
+					return
+				}
+			}
+			w.resultRun++
+			e := &w.event // Reason is nil: the last round was not held
+			if e.Attrs = w.m.resultAttrs(0, w.resultRun, tailNone); e.Attrs == nil {
+				e.Attrs = w.m.newResultAttrs(0, w.resultRun, tailNone)
+			}
+			w.clk.Record(e)
+			return
+		}
+		if !w.doProbe() { // run, without a call of its own on every period
+			w.stop()
+		}
 	}
 }
 
@@ -192,14 +236,26 @@ func (w *worker) run() {
 
 // set publishes a result; the send blocks while the syncLoop's channel is full.
 func (w *worker) set(r results.Result) {
-	w.blocked = true
+	w.blocked, w.steady = true, false
 	w.published, w.publishedKnown = r, true
 	w.results.Set(w.containerID, r, w.pod.UID, w.unblock)
 }
 
+// settle asks the target, once, whether its answer has settled (see SettlingTarget): a
+// probe that takes no time is then always in time.
+func (w *worker) settle() {
+	w.askedSettle = true
+	if t, ok := w.target.(SettlingTarget); ok && w.timeout >= 0 {
+		if w.unsettle == nil {
+			w.unsettle = func() { w.settled = false }
+		}
+		w.settled = t.Settle(w.unsettle)
+	}
+}
+
 // forget removes the result of the container the worker probed.
 func (w *worker) forget() {
-	w.published, w.publishedKnown = results.Unknown, false
+	w.published, w.publishedKnown, w.steady = results.Unknown, false, false
 	w.results.Remove(w.containerID)
 }
 
@@ -253,6 +309,7 @@ func findStatus(st *corev1.PodStatus, name string) *corev1.ContainerStatus {
 
 // doProbe is one round (upstream worker.doProbe); it reports whether to keep going.
 func (w *worker) doProbe() bool {
+	w.steady = false
 	if w.entry == nil || w.entry.Status == nil {
 		if w.entry = w.m.status.PodStatusEntry(w.uid); w.entry == nil {
 			return true // no status yet: try again next tick
@@ -285,6 +342,16 @@ func (w *worker) doProbe() bool {
 	if t != nil {
 		ok, took = t.RunProbe()
 	}
+	w.probed(ok, took)
+	return true
+}
+
+// probed is the rest of a round once the probe ran and said ok, in took: it counts the
+// result, records it and publishes a change.
+func (w *worker) probed(ok bool, took time.Duration) {
+	// Steady only if this round ends so (below): a failure, or a success held below its
+	// threshold, leaves the counts and the hold to the next round's full checks.
+	w.steady = false
 	timedOut := took > w.timeout
 	// r is the result as an index: 0 success, 1 failure (thresholds, the attribute table).
 	result, r := results.Success, 0
@@ -323,17 +390,25 @@ func (w *worker) doProbe() bool {
 	}
 	w.clk.Record(e)
 	if held {
-		return true
+		return
 	}
 	if changed {
 		w.set(result)
 	}
-	if result == results.Failure && w.killsOnFailure {
+	if result == results.Success {
+		// Published (just now or before), neither held nor on hold, and the target
+		// is known (a probe without one fails).
+		w.steady = true
+		if !w.askedSettle {
+			w.settle()
+		}
+		return
+	}
+	if w.killsOnFailure {
 		// The container will be restarted: hold until a new container ID shows up.
 		w.onHold = true
 		w.resultRun = 0
 	}
-	return true
 }
 
 // stopsOnDeletion reports whether a deleted pod's worker ends here, publishing Success:
@@ -364,6 +439,7 @@ func (w *worker) checkStatus(status *corev1.PodStatus) (probe, keepGoing bool) {
 			w.forget()
 		}
 		w.containerID, w.target = id, nil
+		w.settled, w.askedSettle = false, false
 		w.lastResult, w.resultRun = results.Unknown, 0
 		adopted := !w.m.ChangeContainerStatusOnKubeletRestart && c.State.Running != nil &&
 			w.m.StartedBeforeKubeletRestart(c.State.Running.StartedAt.Time)

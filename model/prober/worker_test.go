@@ -424,3 +424,93 @@ func BenchmarkUnchangedProbe(b *testing.B) {
 		}
 	}
 }
+
+// settlingTarget is a target that settles while it answers Success at once, and counts
+// the probes it runs.
+type settlingTarget struct {
+	fakeRunner
+	runs  int
+	ended func()
+}
+
+func (f *settlingTarget) ProbeTarget(string, ProbeType) Target { return f }
+
+func (f *settlingTarget) RunProbe() (bool, time.Duration) { f.runs++; return f.ok, f.took }
+
+func (f *settlingTarget) Settle(ended func()) bool {
+	if !f.ok || f.took != 0 {
+		return false
+	}
+	f.ended = ended
+	return true
+}
+
+// A steady worker whose target settled records a success every period without running the
+// probe, until the target says its container ended: the next round runs it again.
+func TestSettledTargetIsNotProbedUntilItEnds(t *testing.T) {
+	h := newHarness(Liveness, corev1.Probe{PeriodSeconds: 10, FailureThreshold: 1})
+	target := &settlingTarget{fakeRunner: fakeRunner{ok: true}}
+	h.m.runner = target
+	probeEvents := func() []*trace.Event {
+		return h.log.Filter(func(e *trace.Event) bool { return e.Kind == trace.ProbeResult })
+	}
+	h.w.start()
+	h.s.RunUntil(h.s.Elapsed() + 35*time.Second)
+	if target.ended == nil {
+		t.Fatalf("the worker never settled its target (%d probes run)", target.runs)
+	}
+	runs, recorded := target.runs, len(probeEvents())
+	h.s.RunUntil(h.s.Elapsed() + time.Minute)
+	if target.runs != runs {
+		t.Errorf("a settled target was probed %d more times", target.runs-runs)
+	}
+	if n := len(probeEvents()) - recorded; n != 6 {
+		t.Errorf("%d results recorded in a minute of 10s periods, want 6", n)
+	}
+	for _, e := range probeEvents()[recorded:] {
+		if e.Attr("result") != "success" {
+			t.Fatalf("a settled round recorded %s", e.Attr("result"))
+		}
+	}
+	target.ok = false
+	target.ended()
+	h.s.RunUntil(h.s.Elapsed() + 10*time.Second)
+	if target.runs != runs+1 {
+		t.Errorf("after the end, %d probes ran in a period, want 1", target.runs-runs)
+	}
+	if all := probeEvents(); all[len(all)-1].Attr("result") != "failure" {
+		t.Errorf("the round after the end recorded %s, want failure", all[len(all)-1].Attr("result"))
+	}
+}
+
+// A steady liveness worker whose probe starts failing counts the failures from one, is put
+// on hold at the threshold and then probes no more; a success in between counts from one
+// again. The rounds run on the worker's own ticker, steady ones included.
+func TestSteadyWorkerFailsLikeAnyOther(t *testing.T) {
+	h := newHarness(Liveness, corev1.Probe{PeriodSeconds: 10, FailureThreshold: 2})
+	h.w.start()
+	period := func(ok bool) {
+		h.runner.ok = ok
+		h.s.RunUntil(h.s.Elapsed() + 10*time.Second)
+	}
+	for range 4 {
+		period(true)
+	}
+	first := len(h.log.Events)
+	period(false)
+	period(true)
+	period(false)
+	period(false) // the threshold: Failure, then on hold
+	period(true)
+	period(true)
+	var got []string
+	for _, e := range h.log.Events[first:] {
+		if e.Kind == trace.ProbeResult {
+			got = append(got, e.Attr("result")+"/"+e.Attr("counted"))
+		}
+	}
+	want := []string{"failure/1", "success/1", "failure/1", "failure/2"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("probe results %v, want %v", got, want)
+	}
+}
