@@ -179,7 +179,7 @@ func (t *Timer) C() <-chan time.Time { return t.ch }
 
 // Stop cancels the timer; it reports whether it was still pending.
 func (t *Timer) Stop() bool {
-	if !t.ev.queued {
+	if !t.ev.queued() {
 		return false
 	}
 	t.s.unqueue(&t.ev)
@@ -190,10 +190,10 @@ func (t *Timer) Stop() bool {
 // allocates nothing: a periodic process (a probe worker's tick, say) keeps one Timer and
 // resets it each round.
 func (t *Timer) Reset(d time.Duration) bool {
-	ok := t.ev.queued
+	ok := t.ev.queued()
 	t.s.push(&t.ev, d) // a pending timer's slot is left stale first, as by Stop
 	return ok
 }
 
 // Pending reports whether the timer has yet to fire.
-func (t *Timer) Pending() bool { return t.ev.queued }
+func (t *Timer) Pending() bool { return t.ev.queued() }

@@ -45,20 +45,25 @@ var Epoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
 // from the Sim's free list and goes back to it once popped, since nothing outside the queue
 // refers to it.
 type event struct {
-	at    time.Duration
+	at time.Duration
+	// key is the ordering key (see order) of the queue slot the event waits in, and zero
+	// while it waits in none: a slot whose key is not its event's key is stale (see
+	// Timer.Stop) and is skipped when it comes up. Sequence numbers start at one, so no
+	// slot's key is zero, and RunUntil tells a live slot from a stale one with a single
+	// comparison.
+	key   uint64
 	prio  Priority
-	seq   uint64
+	seq   uint64 // the sequence number the event was last queued under
 	fn    func() // what a free-list event runs (nil for a timer's event)
 	timer *Timer // the timer this event belongs to, nil for a free-list event
 	// nextFree links the Sim's free list while the event is on it (see release).
 	nextFree *event
 	track    string
 	life     *Lifetime
-	// queued is set while the event waits in the queue under its current seq: a queue
-	// slot whose sequence number differs, or whose event is no longer queued, is stale
-	// (see Timer.Stop) and is skipped when it comes up.
-	queued bool
 }
+
+// queued reports whether the event waits in the queue.
+func (ev *event) queued() bool { return ev.key != 0 }
 
 // Lifetime is the life of a group of processes, such as every goroutine of one kubelet
 // process. Ending it drops every event its processes have scheduled, including the
@@ -297,7 +302,7 @@ func (s *Sim) RunUntil(end time.Duration) {
 			if i = s.near.firstNear(s.now); i < 0 {
 				i = s.near.firstBeyond(s.now)
 			}
-			next = &s.near.buckets[i][s.near.lens[i]-1]
+			next = s.near.earliest(i)
 		}
 		if (next == nil || s.farAt <= next.at) && len(s.queue) > 0 && (next == nil || s.queue[0].before(next)) {
 			next, i = &s.queue[0], -1
@@ -305,19 +310,19 @@ func (s *Sim) RunUntil(end time.Duration) {
 		if next == nil || next.at > end {
 			break
 		}
-		ev, seq := next.ev, next.ord&(1<<56-1)
+		ev, at, key := next.ev, next.at, next.ord
 		if i >= 0 {
 			s.near.take(i, next)
 		} else {
 			s.pop()
 		}
-		if !ev.queued || ev.seq != seq {
+		if ev.key != key {
 			// Left behind by a timer's Stop or Reset: the timer is elsewhere or nowhere.
 			s.stale--
 			continue
 		}
-		ev.queued = false
-		s.now = ev.at
+		ev.key = 0
+		s.now = at
 		if ev.life.Ended() {
 			if ev.timer == nil {
 				s.release(ev)
@@ -326,7 +331,7 @@ func (s *Sim) RunUntil(end time.Duration) {
 		}
 		s.track, s.prio, s.life = ev.track, ev.prio, ev.life
 		s.fired++
-		if s.overBudget(ev.at) {
+		if s.overBudget(at) {
 			s.stalled(ev)
 			break
 		}
@@ -446,7 +451,7 @@ func keepLive(q []qslot) []qslot {
 }
 
 // live reports whether the slot's event is still queued under it (not left stale).
-func (sl *qslot) live() bool { return sl.ev.queued && sl.ev.seq == sl.ord&(1<<56-1) }
+func (sl *qslot) live() bool { return sl.ev.key == sl.ord }
 
 func (a *qslot) before(b *qslot) bool {
 	if a.at != b.at {
@@ -460,9 +465,9 @@ func (a *qslot) before(b *qslot) bool {
 // heap. An event still queued (a pending timer being Reset) is first taken out as Stop
 // takes it. push is the one path by which every event is queued (a timer's each Reset and
 // period, every continuation), so the bucket's insertion is written out here rather than
-// behind another call.
+// behind another call, and the heap's rarer path is kept out of it (see pushFar).
 func (s *Sim) push(ev *event, d time.Duration) {
-	if ev.queued {
+	if ev.key != 0 {
 		// A pending timer's Reset: its old slot is left stale, as Stop leaves it.
 		s.unqueue(ev)
 	}
@@ -471,7 +476,7 @@ func (s *Sim) push(ev *event, d time.Duration) {
 		panic("sim: event sequence numbers exhausted")
 	}
 	at, ord := s.after(d), order(ev.prio, s.seq)
-	ev.at, ev.seq, ev.queued = at, s.seq, true
+	ev.at, ev.seq, ev.key = at, s.seq, ord
 	w := &s.near
 	if b := bucketOf(at); b-bucketOf(s.now) < wheelSize {
 		i := int(b & (wheelSize - 1))
@@ -488,6 +493,13 @@ func (s *Sim) push(ev *event, d time.Duration) {
 			return
 		}
 	}
+	s.pushFar(ev, at, ord)
+}
+
+// pushFar queues ev in the heap, under the key push made.
+//
+//go:noinline
+func (s *Sim) pushFar(ev *event, at time.Duration, ord uint64) {
 	s.queue = append(s.queue, qslot{at: at, ord: ord, ev: ev})
 	s.up(len(s.queue) - 1)
 	s.farAt = s.queue[0].at
@@ -499,7 +511,7 @@ func (s *Sim) push(ev *event, d time.Duration) {
 // a stale slot never points at an event reused for something else; when the timer is
 // queued again it gets a new sequence number, which its old slot does not carry.
 func (s *Sim) unqueue(ev *event) {
-	ev.queued = false
+	ev.key = 0
 	s.stale++
 	if s.stale > 64 && s.stale > s.slots()/2 {
 		s.compact()

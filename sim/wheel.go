@@ -77,11 +77,19 @@ func (w *wheel) firstBeyond(now time.Duration) int {
 	panic("sim: the wheel counts slots it does not hold")
 }
 
+// earliest is the earliest slot of bucket i, which holds some. The index is masked to the
+// wheel's size, as every bucket index already is, and the slot's to the bucket's, so
+// that finding it needs no bounds checks.
+func (w *wheel) earliest(i int) *qslot {
+	return &w.buckets[i&(wheelSize-1)][(w.lens[i&(wheelSize-1)]-1)&(bucketLimit-1)]
+}
+
 // take drops sl, the earliest slot of bucket i, which the caller has read. The slot's
 // event is cleared so that the slot, unused until a later push overwrites it, does not
 // keep a finished timer alive.
 func (w *wheel) take(i int, sl *qslot) {
 	sl.ev = nil
+	i &= wheelSize - 1 // as every bucket index is: no bounds check
 	n := w.lens[i] - 1
 	w.lens[i] = n
 	if n == 0 {
@@ -113,7 +121,7 @@ func (s *Sim) nextAt() time.Duration {
 	at := time.Duration(1<<63 - 1)
 	if s.near.n > 0 {
 		i := s.near.first(s.now)
-		at = s.near.buckets[i][s.near.lens[i]-1].at
+		at = s.near.earliest(i).at
 	}
 	if len(s.queue) > 0 && s.queue[0].at < at {
 		at = s.queue[0].at
