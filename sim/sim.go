@@ -46,20 +46,22 @@ var Epoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
 // refers to it.
 type event struct {
 	at time.Duration
-	// key is the ordering key (see order) of the queue slot the event waits in, and zero
-	// while it waits in none: a slot whose key is not its event's key is stale (see
-	// Timer.Stop) and is skipped when it comes up. Sequence numbers start at one, so no
-	// slot's key is zero, and RunUntil tells a live slot from a stale one with a single
-	// comparison.
-	key   uint64
-	prio  Priority
-	seq   uint64 // the sequence number the event was last queued under
-	fn    func() // what a free-list event runs (nil for a timer's event)
-	timer *Timer // the timer this event belongs to, nil for a free-list event
-	// nextFree links the Sim's free list while the event is on it (see release).
-	nextFree *event
-	track    string
-	life     *Lifetime
+	// key is the ordering key (see order) the event waits under, and zero while it does
+	// not wait: a heap slot whose key is not its event's key is stale (see Timer.Stop)
+	// and is skipped when it comes up. Sequence numbers start at one, so no key is zero,
+	// and RunUntil tells a live slot from a stale one with a single comparison.
+	key uint64
+	// next and prev link the event into its bucket of the wheel while it waits there
+	// (wheeled; see wheel). next also links the Sim's free list while the event is on it
+	// (see release), never at the same time.
+	next, prev *event
+	prio       Priority
+	wheeled    bool
+	seq        uint64 // the sequence number the event was last queued under
+	fn         func() // what a free-list event runs (nil for a timer's event)
+	timer      *Timer // the timer this event belongs to, nil for a free-list event
+	track      string
+	life       *Lifetime
 }
 
 // queued reports whether the event waits in the queue.
@@ -126,8 +128,8 @@ type Sim struct {
 	// nowTime is Now at the instant nowFor (see Now); New starts them at Epoch and zero.
 	nowTime time.Time
 	nowFor  time.Duration
-	stale   int    // slots in near and queue left behind by a stopped or reset timer (see unqueue)
-	free    *event // popped free-list events, linked by nextFree, for schedule to reuse
+	stale   int    // slots in queue left behind by a stopped or reset timer (see unqueue)
+	free    *event // popped free-list events, linked by next, for schedule to reuse
 	seq     uint64
 	flows   uint64
 	seed    uint64
@@ -222,7 +224,7 @@ func (s *Sim) Stopped() bool { return s.stopped }
 func (s *Sim) schedule(d time.Duration, prio Priority, track string, life *Lifetime, fn func()) {
 	ev := s.free
 	if ev != nil {
-		s.free, ev.nextFree = ev.nextFree, nil
+		s.free, ev.next = ev.next, nil
 	} else {
 		ev = &event{}
 	}
@@ -234,7 +236,7 @@ func (s *Sim) schedule(d time.Duration, prio Priority, track string, life *Lifet
 // so that the closure and lifetime it ran can be collected.
 func (s *Sim) release(ev *event) {
 	ev.fn, ev.life, ev.track = nil, nil, ""
-	ev.nextFree, s.free = s.free, ev
+	ev.next, s.free = s.free, ev
 }
 
 // scheduleTimer queues t's own event d from now; its process (track, priority, lifetime)
@@ -293,33 +295,47 @@ func (p Process) Track() string { return p.track }
 // RunUntil runs events until the queue is empty, Stop is called, or the next event is
 // after end; the clock then stands at end (or where Stop left it).
 func (s *Sim) RunUntil(end time.Duration) {
+	w := &s.near
 	for !s.stopped {
-		// The earliest slot is the wheel's or the heap's, whichever comes first.
-		var next *qslot
-		i := -1
-		if s.near.n > 0 {
-			// The wheel's first, its common half inlined (see firstNear).
-			if i = s.near.firstNear(s.now); i < 0 {
-				i = s.near.firstBeyond(s.now)
+		// The earliest event is the wheel's first or the heap's, whichever comes first.
+		// The wheel's first is nearly always found in now's word of its bit set (see
+		// firstNear), which is empty too when the wheel is.
+		var ev *event
+		var at time.Duration
+		i := w.firstNear(s.now)
+		if i < 0 && w.n > 0 {
+			i = w.firstBeyond(s.now)
+		}
+		if i >= 0 {
+			ev = w.head[i&(wheelSize-1)]
+			at = ev.at
+			// farAt is the end of time while the heap is empty, so the heap is looked
+			// into only when its first may come before the wheel's.
+			if s.farAt <= at && len(s.queue) > 0 && s.queue[0].before(ev) {
+				i = -1
 			}
-			next = s.near.earliest(i)
-		}
-		if (next == nil || s.farAt <= next.at) && len(s.queue) > 0 && (next == nil || s.queue[0].before(next)) {
-			next, i = &s.queue[0], -1
-		}
-		if next == nil || next.at > end {
+		} else if len(s.queue) == 0 {
 			break
 		}
-		ev, at, key := next.ev, next.at, next.ord
 		if i >= 0 {
-			s.near.take(i, next)
+			if at > end {
+				break
+			}
+			w.takeFirst(i, ev)
 		} else {
+			sl := &s.queue[0]
+			if sl.at > end {
+				break
+			}
+			var key uint64
+			ev, at, key = sl.ev, sl.at, sl.ord
 			s.pop()
-		}
-		if ev.key != key {
-			// Left behind by a timer's Stop or Reset: the timer is elsewhere or nowhere.
-			s.stale--
-			continue
+			if ev.key != key {
+				// Left behind by a timer's Stop or Reset: the timer is elsewhere or
+				// nowhere.
+				s.stale--
+				continue
+			}
 		}
 		ev.key = 0
 		s.now = at
@@ -453,7 +469,16 @@ func keepLive(q []qslot) []qslot {
 // live reports whether the slot's event is still queued under it (not left stale).
 func (sl *qslot) live() bool { return sl.ev.key == sl.ord }
 
-func (a *qslot) before(b *qslot) bool {
+// before reports whether the slot comes before ev, which waits in the wheel.
+func (sl *qslot) before(ev *event) bool {
+	if sl.at != ev.at {
+		return sl.at < ev.at
+	}
+	return sl.ord < ev.key
+}
+
+// precedes reports whether a comes before b.
+func (a *qslot) precedes(b *qslot) bool {
 	if a.at != b.at {
 		return a.at < b.at
 	}
@@ -461,14 +486,13 @@ func (a *qslot) before(b *qslot) bool {
 }
 
 // push queues ev d from now under the next sequence number: in its bucket of the wheel
-// when it is due within the wheel's span and the bucket has room (see wheel), else in the
-// heap. An event still queued (a pending timer being Reset) is first taken out as Stop
-// takes it. push is the one path by which every event is queued (a timer's each Reset and
-// period, every continuation), so the bucket's insertion is written out here rather than
-// behind another call, and the heap's rarer path is kept out of it (see pushFar).
+// when it is due within the wheel's span (see wheel), else in the heap. An event still
+// queued (a pending timer being Reset) is first taken out as Stop takes it. push is the one
+// path by which every event is queued (a timer's each Reset and period, every
+// continuation), and the heap's rarer path is kept out of it (see pushFar).
 func (s *Sim) push(ev *event, d time.Duration) {
 	if ev.key != 0 {
-		// A pending timer's Reset: its old slot is left stale, as Stop leaves it.
+		// A pending timer's Reset: it is taken out as Stop takes it.
 		s.unqueue(ev)
 	}
 	s.seq++
@@ -477,23 +501,28 @@ func (s *Sim) push(ev *event, d time.Duration) {
 	}
 	at, ord := s.after(d), order(ev.prio, s.seq)
 	ev.at, ev.seq, ev.key = at, s.seq, ord
-	w := &s.near
-	if b := bucketOf(at); b-bucketOf(s.now) < wheelSize {
-		i := int(b & (wheelSize - 1))
-		if j := int(w.lens[i]); j < bucketLimit {
-			// Slots run latest first: move those that come before ev up one place.
-			bk := &w.buckets[i]
-			for ; j > 0 && (bk[j-1].at < at || bk[j-1].at == at && bk[j-1].ord < ord); j-- {
-				bk[j] = bk[j-1]
-			}
-			bk[j] = qslot{at: at, ord: ord, ev: ev}
-			w.lens[i]++
-			w.marked[i>>6] |= 1 << (i & 63)
-			w.n++
-			return
-		}
+	b := bucketOf(at)
+	if b-bucketOf(s.now) >= wheelSize {
+		s.pushFar(ev, at, ord)
+		return
 	}
-	s.pushFar(ev, at, ord)
+	// Into bucket i of the wheel, written out here for its two common cases: the bucket
+	// is empty, or ev comes after its last (see wheel.insertBefore for the rest).
+	w, i := &s.near, int(b&(wheelSize-1))
+	ev.wheeled = true
+	w.n++
+	t := w.tail[i]
+	switch {
+	case t == nil:
+		ev.prev, ev.next = nil, nil
+		w.head[i], w.tail[i] = ev, ev
+		w.marked[i>>6] |= 1 << (i & 63)
+	case t.precedes(at, ord):
+		ev.prev, ev.next = t, nil
+		t.next, w.tail[i] = ev, ev
+	default:
+		w.insertBefore(i, t, ev, at, ord)
+	}
 }
 
 // pushFar queues ev in the heap, under the key push made.
@@ -505,33 +534,36 @@ func (s *Sim) pushFar(ev *event, at time.Duration, ord uint64) {
 	s.farAt = s.queue[0].at
 }
 
-// unqueue takes a timer's pending event out of the queue in O(1): its slot stays where it
-// is, stale, until it comes up (RunUntil skips it) or the queue is compacted. Only a
-// Timer's own event is ever unqueued, and a Timer's event never goes to the free list, so
-// a stale slot never points at an event reused for something else; when the timer is
-// queued again it gets a new sequence number, which its old slot does not carry.
+// unqueue takes a timer's pending event out of the queue in O(1): out of its bucket if it
+// waits in the wheel; in the heap, its slot stays where it is, stale, until it comes up
+// (RunUntil skips it) or the heap is compacted. Only a Timer's own event is ever unqueued,
+// and a Timer's event never goes to the free list, so a stale slot never points at an event
+// reused for something else; when the timer is queued again it gets a new sequence number,
+// which its old slot does not carry.
 func (s *Sim) unqueue(ev *event) {
 	ev.key = 0
+	if ev.wheeled {
+		s.near.remove(ev)
+		return
+	}
 	s.stale++
-	if s.stale > 64 && s.stale > s.slots()/2 {
+	if s.stale > 64 && s.stale > len(s.queue)/2 {
 		s.compact()
 	}
 }
 
-// compact drops the stale slots of the wheel and the heap, and rebuilds the heap from the
-// rest by sorting them (a sorted slice is a heap), so that a run whose timers are stopped or
-// reset long before they are due keeps a queue the size of its pending events. The
-// (at, prio, seq) keys are unique, so the rebuilt heap pops the same events in the same
-// order.
+// compact drops the stale slots of the heap, and rebuilds it from the rest by sorting them
+// (a sorted slice is a heap), so that a run whose timers are stopped or reset long before
+// they are due keeps a heap the size of its pending events. The (at, prio, seq) keys are
+// unique, so the rebuilt heap pops the same events in the same order.
 func (s *Sim) compact() {
-	s.near.compact()
 	s.queue = keepLive(s.queue)
 	s.stale = 0
 	slices.SortFunc(s.queue, func(a, b qslot) int {
 		switch {
-		case a.before(&b):
+		case a.precedes(&b):
 			return -1
-		case b.before(&a):
+		case b.precedes(&a):
 			return 1
 		}
 		return 0
@@ -566,19 +598,19 @@ func (s *Sim) pop() {
 		if c+3 < n {
 			// A full set of four: two pairs, then their winners, so that the
 			// comparisons do not wait on each other.
-			if q[c+1].before(&q[c]) {
+			if q[c+1].precedes(&q[c]) {
 				j = c + 1
 			}
 			k := c + 2
-			if q[c+3].before(&q[c+2]) {
+			if q[c+3].precedes(&q[c+2]) {
 				k = c + 3
 			}
-			if q[k].before(&q[j]) {
+			if q[k].precedes(&q[j]) {
 				j = k
 			}
 		} else {
 			for k := c + 1; k < n; k++ {
-				if q[k].before(&q[j]) {
+				if q[k].precedes(&q[j]) {
 					j = k
 				}
 			}
@@ -605,7 +637,7 @@ func (s *Sim) up(j int) {
 	x := q[j]
 	for j > 0 {
 		i := (j - 1) / 4
-		if !x.before(&q[i]) {
+		if !x.precedes(&q[i]) {
 			break
 		}
 		q[j] = q[i]
