@@ -148,14 +148,20 @@ type Sim struct {
 	// noReasons says no sink reads a decision's Reason (see SetReasons).
 	noReasons bool
 
-	watch    Watchdog
-	instant  time.Duration // the instant instantN counts events at
-	instantN uint64
-	window   time.Duration // start of the simulated second windowN counts events in
-	windowN  uint64
+	// The watchdog (see watchdog.go): its bounds, the instant and the simulated second
+	// (window) whose events it counts, the fired count of each one's first event (one
+	// before the first event, as if it began them), and the fired count up to which no
+	// bound can break.
+	bounds       Watchdog
+	instant      time.Duration
+	instantFirst uint64
+	window       time.Duration
+	windowFirst  uint64
+	windowed     bool // a window has begun (the first event begins one)
+	limit        uint64
 	// windowTest is when an event may be a second or more after window: window + 1s, or
 	// the end of time; before the first event, the start of time, so that the first
-	// event opens a window (see overBudget).
+	// event opens a window (see watch).
 	windowTest time.Duration
 	stall      *Stalled
 }
@@ -166,7 +172,9 @@ func New(seed uint64, sink trace.Sink) *Sim {
 	if sink == nil {
 		sink = trace.Discard{}
 	}
-	return &Sim{seed: seed, sink: sink, prio: PriorityDefault, watch: DefaultWatchdog, windowTest: math.MinInt64, farAt: math.MaxInt64, nowTime: Epoch}
+	s := &Sim{seed: seed, sink: sink, prio: PriorityDefault, bounds: DefaultWatchdog, instantFirst: 1, windowFirst: 1, windowTest: math.MinInt64, farAt: math.MaxInt64, nowTime: Epoch}
+	s.setLimit()
+	return s
 }
 
 // SetReasons says whether any sink reads the Reason of an event: a run whose output has no
@@ -346,10 +354,17 @@ func (s *Sim) RunUntil(end time.Duration) {
 			continue
 		}
 		s.track, s.prio, s.life = ev.track, ev.prio, ev.life
-		s.fired++
-		if s.overBudget(at) {
-			s.stalled(ev)
-			break
+		// The watchdog's count (see watchdog.go), written out here.
+		fired := s.fired + 1
+		s.fired = fired
+		if at != s.instant {
+			s.instant, s.instantFirst = at, fired
+		}
+		if at >= s.windowTest || fired > s.limit {
+			if s.watch() {
+				s.stalled(ev)
+				break
+			}
 		}
 		if t := ev.timer; t != nil {
 			if t.fnOnly {
