@@ -582,6 +582,34 @@ func TestAppendNanos(t *testing.T) {
 	}
 }
 
+// A select's tick text counts whole seconds up from the last tick's and gives strconv's
+// text whatever the step: the same second, a few seconds on (across 9 to 10, 99 to 100 and
+// wider carries), a jump, a step back, and times that are not whole seconds.
+func TestSelectTickText(t *testing.T) {
+	var sel Select
+	r := rand.New(rand.NewPCG(3, 3))
+	at := time.Duration(0)
+	for i := 0; i < 20000; i++ {
+		switch k := r.IntN(20); {
+		case k < 14:
+			at = (at/time.Second + time.Duration(r.IntN(4))) * time.Second
+		case k < 16:
+			at = time.Duration(r.Int64N(1<<40)) * time.Second
+		case k < 17:
+			at = time.Duration(999_999_999-r.IntN(3)) * time.Second
+		case k < 18:
+			at = time.Duration(r.Int64N(math.MaxInt64))
+		case k < 19:
+			at = time.Duration(r.IntN(3)) * time.Second
+		default:
+			at = (at/time.Second - time.Duration(r.IntN(3))) * time.Second
+		}
+		if got, want := string(sel.nanosText(at)), strconv.FormatInt(int64(at), 10); got != want {
+			t.Fatalf("step %d: nanosText(%d) = %q, want %q", i, int64(at), got, want)
+		}
+	}
+}
+
 // The watchdog stops a run at exactly the event at which counting every event's instant
 // and simulated second afresh, as a reference here does, first passes a bound, and names
 // that bound: for random bounds and random mixes of same-instant, close and distant steps.
