@@ -154,7 +154,7 @@ type Timer struct {
 // newTimer returns a timer of c's process, not yet queued.
 func (c *Clock) newTimer(fn func(), ch chan time.Time, period time.Duration) *Timer {
 	t := &Timer{s: c.s, ch: ch, fn: fn, period: period, fnOnly: fn != nil && ch == nil && period == 0}
-	t.ev.timer, t.ev.prio, t.ev.track, t.ev.life = t, c.prio, c.track, c.life
+	t.ev.timer, t.ev.prio, t.ev.prioKey, t.ev.track, t.ev.life = t, c.prio, order(c.prio, 0), c.track, c.life
 	return t
 }
 

@@ -51,6 +51,9 @@ type event struct {
 	// and is skipped when it comes up. Sequence numbers start at one, so no key is zero,
 	// and RunUntil tells a live slot from a stale one with a single comparison.
 	key uint64
+	// prioKey is prio's part of a key, order(prio, 0), set with prio: push makes the key by
+	// adding the sequence number's bits to it.
+	prioKey uint64
 	// next and prev link the event into its bucket of the wheel while it waits there
 	// (wheeled; see wheel). next also links the Sim's free list while the event is on it
 	// (see release), never at the same time.
@@ -236,7 +239,7 @@ func (s *Sim) schedule(d time.Duration, prio Priority, track string, life *Lifet
 	} else {
 		ev = &event{}
 	}
-	ev.prio, ev.fn, ev.track, ev.life = prio, fn, track, life
+	ev.prio, ev.prioKey, ev.fn, ev.track, ev.life = prio, order(prio, 0), fn, track, life
 	s.push(ev, d)
 }
 
@@ -514,7 +517,7 @@ func (s *Sim) push(ev *event, d time.Duration) {
 	if s.seq >= 1<<56 {
 		panic("sim: event sequence numbers exhausted")
 	}
-	at, ord := s.after(d), order(ev.prio, s.seq)
+	at, ord := s.after(d), ev.prioKey|s.seq // order(ev.prio, s.seq)
 	ev.at, ev.seq, ev.key = at, s.seq, ord
 	b := bucketOf(at)
 	if b-bucketOf(s.now) >= wheelSize {
