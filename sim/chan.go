@@ -210,7 +210,8 @@ type Select struct {
 	tickAt    time.Duration
 	tickArena trace.AttrArena
 	tickText  trace.TextArena
-	digits    [20]byte // scratch for formatting a tick's time
+	digits    [20]byte    // scratch for formatting a tick's time
+	tickSecs  secondsText // the text of the last whole second a tick was sent at (see nanosText)
 	// Name is recorded with each choice (e.g. "syncLoopIteration").
 	Name string
 }
@@ -264,7 +265,7 @@ func (sel *Select) sentAtAttrs(at time.Duration) []trace.Attr {
 	}
 	a := sel.tickArena.Make(2)
 	a[0] = trace.Attr{Key: "select", Value: sel.Name}
-	a[1] = trace.Attr{Key: "sentAt", Value: sel.tickText.Copy(appendNanos(sel.digits[:0], at))}
+	a[1] = trace.Attr{Key: "sentAt", Value: sel.tickText.Copy(sel.nanosText(at))}
 	sel.tickAttrs, sel.tickAt = a, at
 	return a
 }
@@ -277,6 +278,56 @@ func appendNanos(b []byte, at time.Duration) []byte {
 		return append(strconv.AppendInt(b, int64(at/time.Second), 10), "000000000"...)
 	}
 	return strconv.AppendInt(b, int64(at), 10)
+}
+
+// nanosText is appendNanos(at), valid until the next call: a tick sent on a whole second,
+// as nearly every one is, has its text from tickSecs, which counts the seconds' digits up
+// from the last tick's a second or two before instead of working them out afresh.
+func (sel *Select) nanosText(at time.Duration) []byte {
+	if at >= time.Second && at%time.Second == 0 {
+		return sel.tickSecs.of(int64(at / time.Second))
+	}
+	return strconv.AppendInt(sel.digits[:0], int64(at), 10)
+}
+
+// secondsText keeps the decimal text, in nanoseconds, of a positive count of whole
+// seconds (the seconds' digits, then nine zeros), for the next count's text to be made
+// from it when it is a little later: a few counts up of the seconds' last digits.
+type secondsText struct {
+	secs int64
+	text []byte // the text of secs, in buf; empty before the first count
+	buf  [32]byte
+}
+
+// of returns the text of secs seconds in nanoseconds (secs > 0), valid until the next call.
+func (t *secondsText) of(secs int64) []byte {
+	if d := secs - t.secs; len(t.text) > 0 && d >= 0 && d <= 4 {
+		digits := t.text[:len(t.text)-9]
+		for d > 0 && countUp(digits) {
+			d--
+		}
+		if d == 0 {
+			t.secs = secs
+			return t.text
+		}
+		// The count needs another digit (9 to 10, 99 to 100...): made afresh below.
+	}
+	t.text = append(strconv.AppendInt(t.buf[:0], secs, 10), "000000000"...)
+	t.secs = secs
+	return t.text
+}
+
+// countUp adds one to the decimal number in b, in place, and reports whether it fit: false
+// when b was all nines (b is then garbage).
+func countUp(b []byte) bool {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] != '9' {
+			b[i]++
+			return true
+		}
+		b[i] = '0'
+	}
+	return false
 }
 
 // NewSelect returns a select over cases, run on clock c's process. Each channel may be in

@@ -154,7 +154,7 @@ type Timer struct {
 // newTimer returns a timer of c's process, not yet queued.
 func (c *Clock) newTimer(fn func(), ch chan time.Time, period time.Duration) *Timer {
 	t := &Timer{s: c.s, ch: ch, fn: fn, period: period, fnOnly: fn != nil && ch == nil && period == 0}
-	t.ev.timer, t.ev.prio, t.ev.track, t.ev.life = t, c.prio, c.track, c.life
+	t.ev.timer, t.ev.prio, t.ev.prioKey, t.ev.track, t.ev.life = t, c.prio, order(c.prio, 0), c.track, c.life
 	return t
 }
 
@@ -179,7 +179,7 @@ func (t *Timer) C() <-chan time.Time { return t.ch }
 
 // Stop cancels the timer; it reports whether it was still pending.
 func (t *Timer) Stop() bool {
-	if !t.ev.queued {
+	if !t.ev.queued() {
 		return false
 	}
 	t.s.unqueue(&t.ev)
@@ -190,10 +190,10 @@ func (t *Timer) Stop() bool {
 // allocates nothing: a periodic process (a probe worker's tick, say) keeps one Timer and
 // resets it each round.
 func (t *Timer) Reset(d time.Duration) bool {
-	ok := t.ev.queued
+	ok := t.ev.queued()
 	t.s.push(&t.ev, d) // a pending timer's slot is left stale first, as by Stop
 	return ok
 }
 
 // Pending reports whether the timer has yet to fire.
-func (t *Timer) Pending() bool { return t.ev.queued }
+func (t *Timer) Pending() bool { return t.ev.queued() }

@@ -45,20 +45,30 @@ var Epoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
 // from the Sim's free list and goes back to it once popped, since nothing outside the queue
 // refers to it.
 type event struct {
-	at    time.Duration
-	prio  Priority
-	seq   uint64
-	fn    func() // what a free-list event runs (nil for a timer's event)
-	timer *Timer // the timer this event belongs to, nil for a free-list event
-	// nextFree links the Sim's free list while the event is on it (see release).
-	nextFree *event
-	track    string
-	life     *Lifetime
-	// queued is set while the event waits in the queue under its current seq: a queue
-	// slot whose sequence number differs, or whose event is no longer queued, is stale
-	// (see Timer.Stop) and is skipped when it comes up.
-	queued bool
+	at time.Duration
+	// key is the ordering key (see order) the event waits under, and zero while it does
+	// not wait: a heap slot whose key is not its event's key is stale (see Timer.Stop)
+	// and is skipped when it comes up. Sequence numbers start at one, so no key is zero,
+	// and RunUntil tells a live slot from a stale one with a single comparison.
+	key uint64
+	// prioKey is prio's part of a key, order(prio, 0), set with prio: push makes the key by
+	// adding the sequence number's bits to it.
+	prioKey uint64
+	// next and prev link the event into its bucket of the wheel while it waits there
+	// (wheeled; see wheel). next also links the Sim's free list while the event is on it
+	// (see release), never at the same time.
+	next, prev *event
+	prio       Priority
+	wheeled    bool
+	seq        uint64 // the sequence number the event was last queued under
+	fn         func() // what a free-list event runs (nil for a timer's event)
+	timer      *Timer // the timer this event belongs to, nil for a free-list event
+	track      string
+	life       *Lifetime
 }
+
+// queued reports whether the event waits in the queue.
+func (ev *event) queued() bool { return ev.key != 0 }
 
 // Lifetime is the life of a group of processes, such as every goroutine of one kubelet
 // process. Ending it drops every event its processes have scheduled, including the
@@ -121,8 +131,8 @@ type Sim struct {
 	// nowTime is Now at the instant nowFor (see Now); New starts them at Epoch and zero.
 	nowTime time.Time
 	nowFor  time.Duration
-	stale   int    // slots in near and queue left behind by a stopped or reset timer (see unqueue)
-	free    *event // popped free-list events, linked by nextFree, for schedule to reuse
+	stale   int    // slots in queue left behind by a stopped or reset timer (see unqueue)
+	free    *event // popped free-list events, linked by next, for schedule to reuse
 	seq     uint64
 	flows   uint64
 	seed    uint64
@@ -141,14 +151,20 @@ type Sim struct {
 	// noReasons says no sink reads a decision's Reason (see SetReasons).
 	noReasons bool
 
-	watch    Watchdog
-	instant  time.Duration // the instant instantN counts events at
-	instantN uint64
-	window   time.Duration // start of the simulated second windowN counts events in
-	windowN  uint64
+	// The watchdog (see watchdog.go): its bounds, the instant and the simulated second
+	// (window) whose events it counts, the fired count of each one's first event (one
+	// before the first event, as if it began them), and the fired count up to which no
+	// bound can break.
+	bounds       Watchdog
+	instant      time.Duration
+	instantFirst uint64
+	window       time.Duration
+	windowFirst  uint64
+	windowed     bool // a window has begun (the first event begins one)
+	limit        uint64
 	// windowTest is when an event may be a second or more after window: window + 1s, or
 	// the end of time; before the first event, the start of time, so that the first
-	// event opens a window (see overBudget).
+	// event opens a window (see watch).
 	windowTest time.Duration
 	stall      *Stalled
 }
@@ -159,7 +175,9 @@ func New(seed uint64, sink trace.Sink) *Sim {
 	if sink == nil {
 		sink = trace.Discard{}
 	}
-	return &Sim{seed: seed, sink: sink, prio: PriorityDefault, watch: DefaultWatchdog, windowTest: math.MinInt64, farAt: math.MaxInt64, nowTime: Epoch}
+	s := &Sim{seed: seed, sink: sink, prio: PriorityDefault, bounds: DefaultWatchdog, instantFirst: 1, windowFirst: 1, windowTest: math.MinInt64, farAt: math.MaxInt64, nowTime: Epoch}
+	s.setLimit()
+	return s
 }
 
 // SetReasons says whether any sink reads the Reason of an event: a run whose output has no
@@ -217,11 +235,11 @@ func (s *Sim) Stopped() bool { return s.stopped }
 func (s *Sim) schedule(d time.Duration, prio Priority, track string, life *Lifetime, fn func()) {
 	ev := s.free
 	if ev != nil {
-		s.free, ev.nextFree = ev.nextFree, nil
+		s.free, ev.next = ev.next, nil
 	} else {
 		ev = &event{}
 	}
-	ev.prio, ev.fn, ev.track, ev.life = prio, fn, track, life
+	ev.prio, ev.prioKey, ev.fn, ev.track, ev.life = prio, order(prio, 0), fn, track, life
 	s.push(ev, d)
 }
 
@@ -229,7 +247,7 @@ func (s *Sim) schedule(d time.Duration, prio Priority, track string, life *Lifet
 // so that the closure and lifetime it ran can be collected.
 func (s *Sim) release(ev *event) {
 	ev.fn, ev.life, ev.track = nil, nil, ""
-	ev.nextFree, s.free = s.free, ev
+	ev.next, s.free = s.free, ev
 }
 
 // scheduleTimer queues t's own event d from now; its process (track, priority, lifetime)
@@ -288,36 +306,50 @@ func (p Process) Track() string { return p.track }
 // RunUntil runs events until the queue is empty, Stop is called, or the next event is
 // after end; the clock then stands at end (or where Stop left it).
 func (s *Sim) RunUntil(end time.Duration) {
+	w := &s.near
 	for !s.stopped {
-		// The earliest slot is the wheel's or the heap's, whichever comes first.
-		var next *qslot
-		i := -1
-		if s.near.n > 0 {
-			// The wheel's first, its common half inlined (see firstNear).
-			if i = s.near.firstNear(s.now); i < 0 {
-				i = s.near.firstBeyond(s.now)
+		// The earliest event is the wheel's first or the heap's, whichever comes first.
+		// The wheel's first is nearly always found in now's word of its bit set (see
+		// firstNear), which is empty too when the wheel is.
+		var ev *event
+		var at time.Duration
+		i := w.firstNear(s.now)
+		if i < 0 && w.n > 0 {
+			i = w.firstBeyond(s.now)
+		}
+		if i >= 0 {
+			ev = w.head[i&(wheelSize-1)]
+			at = ev.at
+			// farAt is the end of time while the heap is empty, so the heap is looked
+			// into only when its first may come before the wheel's.
+			if s.farAt <= at && len(s.queue) > 0 && s.queue[0].before(ev) {
+				i = -1
 			}
-			next = &s.near.buckets[i][s.near.lens[i]-1]
-		}
-		if (next == nil || s.farAt <= next.at) && len(s.queue) > 0 && (next == nil || s.queue[0].before(next)) {
-			next, i = &s.queue[0], -1
-		}
-		if next == nil || next.at > end {
+		} else if len(s.queue) == 0 {
 			break
 		}
-		ev, seq := next.ev, next.ord&(1<<56-1)
 		if i >= 0 {
-			s.near.take(i, next)
+			if at > end {
+				break
+			}
+			w.takeFirst(i, ev)
 		} else {
+			sl := &s.queue[0]
+			if sl.at > end {
+				break
+			}
+			var key uint64
+			ev, at, key = sl.ev, sl.at, sl.ord
 			s.pop()
+			if ev.key != key {
+				// Left behind by a timer's Stop or Reset: the timer is elsewhere or
+				// nowhere.
+				s.stale--
+				continue
+			}
 		}
-		if !ev.queued || ev.seq != seq {
-			// Left behind by a timer's Stop or Reset: the timer is elsewhere or nowhere.
-			s.stale--
-			continue
-		}
-		ev.queued = false
-		s.now = ev.at
+		ev.key = 0
+		s.now = at
 		if ev.life.Ended() {
 			if ev.timer == nil {
 				s.release(ev)
@@ -325,10 +357,17 @@ func (s *Sim) RunUntil(end time.Duration) {
 			continue
 		}
 		s.track, s.prio, s.life = ev.track, ev.prio, ev.life
-		s.fired++
-		if s.overBudget(ev.at) {
-			s.stalled(ev)
-			break
+		// The watchdog's count (see watchdog.go), written out here.
+		fired := s.fired + 1
+		s.fired = fired
+		if at != s.instant {
+			s.instant, s.instantFirst = at, fired
+		}
+		if at >= s.windowTest || fired > s.limit {
+			if s.watch() {
+				s.stalled(ev)
+				break
+			}
 		}
 		if t := ev.timer; t != nil {
 			if t.fnOnly {
@@ -446,9 +485,18 @@ func keepLive(q []qslot) []qslot {
 }
 
 // live reports whether the slot's event is still queued under it (not left stale).
-func (sl *qslot) live() bool { return sl.ev.queued && sl.ev.seq == sl.ord&(1<<56-1) }
+func (sl *qslot) live() bool { return sl.ev.key == sl.ord }
 
-func (a *qslot) before(b *qslot) bool {
+// before reports whether the slot comes before ev, which waits in the wheel.
+func (sl *qslot) before(ev *event) bool {
+	if sl.at != ev.at {
+		return sl.at < ev.at
+	}
+	return sl.ord < ev.key
+}
+
+// precedes reports whether a comes before b.
+func (a *qslot) precedes(b *qslot) bool {
 	if a.at != b.at {
 		return a.at < b.at
 	}
@@ -456,70 +504,84 @@ func (a *qslot) before(b *qslot) bool {
 }
 
 // push queues ev d from now under the next sequence number: in its bucket of the wheel
-// when it is due within the wheel's span and the bucket has room (see wheel), else in the
-// heap. An event still queued (a pending timer being Reset) is first taken out as Stop
-// takes it. push is the one path by which every event is queued (a timer's each Reset and
-// period, every continuation), so the bucket's insertion is written out here rather than
-// behind another call.
+// when it is due within the wheel's span (see wheel), else in the heap. An event still
+// queued (a pending timer being Reset) is first taken out as Stop takes it. push is the one
+// path by which every event is queued (a timer's each Reset and period, every
+// continuation), and the heap's rarer path is kept out of it (see pushFar).
 func (s *Sim) push(ev *event, d time.Duration) {
-	if ev.queued {
-		// A pending timer's Reset: its old slot is left stale, as Stop leaves it.
+	if ev.key != 0 {
+		// A pending timer's Reset: it is taken out as Stop takes it.
 		s.unqueue(ev)
 	}
 	s.seq++
 	if s.seq >= 1<<56 {
 		panic("sim: event sequence numbers exhausted")
 	}
-	at, ord := s.after(d), order(ev.prio, s.seq)
-	ev.at, ev.seq, ev.queued = at, s.seq, true
-	w := &s.near
-	if b := bucketOf(at); b-bucketOf(s.now) < wheelSize {
-		i := int(b & (wheelSize - 1))
-		if j := int(w.lens[i]); j < bucketLimit {
-			// Slots run latest first: move those that come before ev up one place.
-			bk := &w.buckets[i]
-			for ; j > 0 && (bk[j-1].at < at || bk[j-1].at == at && bk[j-1].ord < ord); j-- {
-				bk[j] = bk[j-1]
-			}
-			bk[j] = qslot{at: at, ord: ord, ev: ev}
-			w.lens[i]++
-			w.marked[i>>6] |= 1 << (i & 63)
-			w.n++
-			return
-		}
+	at, ord := s.after(d), ev.prioKey|s.seq // order(ev.prio, s.seq)
+	ev.at, ev.seq, ev.key = at, s.seq, ord
+	b := bucketOf(at)
+	if b-bucketOf(s.now) >= wheelSize {
+		s.pushFar(ev, at, ord)
+		return
 	}
+	// Into bucket i of the wheel, written out here for its two common cases: the bucket
+	// is empty, or ev comes after its last (see wheel.insertBefore for the rest).
+	w, i := &s.near, int(b&(wheelSize-1))
+	ev.wheeled = true
+	w.n++
+	t := w.tail[i]
+	switch {
+	case t == nil:
+		ev.prev, ev.next = nil, nil
+		w.head[i], w.tail[i] = ev, ev
+		w.marked[i>>6] |= 1 << (i & 63)
+	case t.precedes(at, ord):
+		ev.prev, ev.next = t, nil
+		t.next, w.tail[i] = ev, ev
+	default:
+		w.insertBefore(i, t, ev, at, ord)
+	}
+}
+
+// pushFar queues ev in the heap, under the key push made.
+//
+//go:noinline
+func (s *Sim) pushFar(ev *event, at time.Duration, ord uint64) {
 	s.queue = append(s.queue, qslot{at: at, ord: ord, ev: ev})
 	s.up(len(s.queue) - 1)
 	s.farAt = s.queue[0].at
 }
 
-// unqueue takes a timer's pending event out of the queue in O(1): its slot stays where it
-// is, stale, until it comes up (RunUntil skips it) or the queue is compacted. Only a
-// Timer's own event is ever unqueued, and a Timer's event never goes to the free list, so
-// a stale slot never points at an event reused for something else; when the timer is
-// queued again it gets a new sequence number, which its old slot does not carry.
+// unqueue takes a timer's pending event out of the queue in O(1): out of its bucket if it
+// waits in the wheel; in the heap, its slot stays where it is, stale, until it comes up
+// (RunUntil skips it) or the heap is compacted. Only a Timer's own event is ever unqueued,
+// and a Timer's event never goes to the free list, so a stale slot never points at an event
+// reused for something else; when the timer is queued again it gets a new sequence number,
+// which its old slot does not carry.
 func (s *Sim) unqueue(ev *event) {
-	ev.queued = false
+	ev.key = 0
+	if ev.wheeled {
+		s.near.remove(ev)
+		return
+	}
 	s.stale++
-	if s.stale > 64 && s.stale > s.slots()/2 {
+	if s.stale > 64 && s.stale > len(s.queue)/2 {
 		s.compact()
 	}
 }
 
-// compact drops the stale slots of the wheel and the heap, and rebuilds the heap from the
-// rest by sorting them (a sorted slice is a heap), so that a run whose timers are stopped or
-// reset long before they are due keeps a queue the size of its pending events. The
-// (at, prio, seq) keys are unique, so the rebuilt heap pops the same events in the same
-// order.
+// compact drops the stale slots of the heap, and rebuilds it from the rest by sorting them
+// (a sorted slice is a heap), so that a run whose timers are stopped or reset long before
+// they are due keeps a heap the size of its pending events. The (at, prio, seq) keys are
+// unique, so the rebuilt heap pops the same events in the same order.
 func (s *Sim) compact() {
-	s.near.compact()
 	s.queue = keepLive(s.queue)
 	s.stale = 0
 	slices.SortFunc(s.queue, func(a, b qslot) int {
 		switch {
-		case a.before(&b):
+		case a.precedes(&b):
 			return -1
-		case b.before(&a):
+		case b.precedes(&a):
 			return 1
 		}
 		return 0
@@ -554,19 +616,19 @@ func (s *Sim) pop() {
 		if c+3 < n {
 			// A full set of four: two pairs, then their winners, so that the
 			// comparisons do not wait on each other.
-			if q[c+1].before(&q[c]) {
+			if q[c+1].precedes(&q[c]) {
 				j = c + 1
 			}
 			k := c + 2
-			if q[c+3].before(&q[c+2]) {
+			if q[c+3].precedes(&q[c+2]) {
 				k = c + 3
 			}
-			if q[k].before(&q[j]) {
+			if q[k].precedes(&q[j]) {
 				j = k
 			}
 		} else {
 			for k := c + 1; k < n; k++ {
-				if q[k].before(&q[j]) {
+				if q[k].precedes(&q[j]) {
 					j = k
 				}
 			}
@@ -593,7 +655,7 @@ func (s *Sim) up(j int) {
 	x := q[j]
 	for j > 0 {
 		i := (j - 1) / 4
-		if !x.before(&q[i]) {
+		if !x.precedes(&q[i]) {
 			break
 		}
 		q[j] = q[i]

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"strconv"
 	"strings"
@@ -578,5 +579,110 @@ func TestAppendNanos(t *testing.T) {
 		if got, want := string(appendNanos(nil, at)), strconv.FormatInt(int64(at), 10); got != want {
 			t.Errorf("appendNanos(%d) = %q, want %q", int64(at), got, want)
 		}
+	}
+}
+
+// A select's tick text counts whole seconds up from the last tick's and gives strconv's
+// text whatever the step: the same second, a few seconds on (across 9 to 10, 99 to 100 and
+// wider carries), a jump, a step back, and times that are not whole seconds.
+func TestSelectTickText(t *testing.T) {
+	var sel Select
+	r := rand.New(rand.NewPCG(3, 3))
+	at := time.Duration(0)
+	for i := 0; i < 20000; i++ {
+		switch k := r.IntN(20); {
+		case k < 14:
+			at = (at/time.Second + time.Duration(r.IntN(4))) * time.Second
+		case k < 16:
+			at = time.Duration(r.Int64N(1<<40)) * time.Second
+		case k < 17:
+			at = time.Duration(999_999_999-r.IntN(3)) * time.Second
+		case k < 18:
+			at = time.Duration(r.Int64N(math.MaxInt64))
+		case k < 19:
+			at = time.Duration(r.IntN(3)) * time.Second
+		default:
+			at = (at/time.Second - time.Duration(r.IntN(3))) * time.Second
+		}
+		if got, want := string(sel.nanosText(at)), strconv.FormatInt(int64(at), 10); got != want {
+			t.Fatalf("step %d: nanosText(%d) = %q, want %q", i, int64(at), got, want)
+		}
+	}
+}
+
+// The watchdog stops a run at exactly the event at which counting every event's instant
+// and simulated second afresh, as a reference here does, first passes a bound, and names
+// that bound: for random bounds and random mixes of same-instant, close and distant steps.
+func TestWatchdogMatchesCountingEveryEvent(t *testing.T) {
+	stalls := map[bool]int{} // by whether the per-instant bound broke
+	for seed := uint64(1); seed <= 200; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		w := Watchdog{PerInstant: 1 + uint64(r.IntN(30)), PerSecond: 1 + uint64(r.IntN(120))}
+		s := New(seed, nil)
+		if r.IntN(4) == 0 {
+			s.StartAt(-time.Duration(r.Int64N(int64(3 * time.Second))))
+		}
+		s.SetWatchdog(w)
+		var ran []time.Duration
+		for p := 0; p < 1+r.IntN(4); p++ {
+			c := s.Clock(fmt.Sprintf("p%d", p), PriorityDefault)
+			var step func()
+			step = func() {
+				ran = append(ran, s.now)
+				if len(ran) > 5000 {
+					return
+				}
+				switch r.IntN(4) {
+				case 0:
+					c.Go(0, step)
+				case 1:
+					c.Go(time.Duration(r.IntN(1000))*time.Microsecond, step)
+				case 2:
+					c.Go(time.Duration(r.IntN(1500))*time.Millisecond, step)
+				default:
+					c.Go(time.Duration(r.IntN(3))*time.Second, step)
+				}
+			}
+			c.Go(time.Duration(r.IntN(3))*time.Second, step)
+		}
+		s.RunUntil(time.Hour)
+
+		// The reference: count each event's instant and window, as the bounds are stated.
+		var instant, window time.Duration
+		var instantN, windowN uint64
+		opened := false
+		broke := func(at time.Duration) string {
+			if !opened || at != instant {
+				instant, instantN = at, 0
+			}
+			instantN++
+			if !opened || at-window >= time.Second {
+				window, windowN, opened = at, 0, true
+			}
+			windowN++
+			switch {
+			case instantN > w.PerInstant:
+				return fmt.Sprintf("more than %d events at one instant", w.PerInstant)
+			case windowN > w.PerSecond:
+				return fmt.Sprintf("more than %d events in one simulated second", w.PerSecond)
+			}
+			return ""
+		}
+		for i, at := range ran {
+			if why := broke(at); why != "" {
+				t.Fatalf("seed %d: event %d at %v ran, but it breaks a bound (%s)", seed, i, at, why)
+			}
+		}
+		st := s.Stall()
+		if st == nil {
+			continue
+		}
+		if why := broke(st.At); why != st.What {
+			t.Fatalf("seed %d: the watchdog stopped at %v (%s); counting afresh says %q", seed, st.At, st.What, why)
+		}
+		stalls[strings.HasSuffix(st.What, "instant")]++
+	}
+	if stalls[true] < 20 || stalls[false] < 20 {
+		t.Fatalf("runs stopped by each bound: %v; the mix does not exercise both", stalls)
 	}
 }
