@@ -220,6 +220,24 @@ func (r *recorder) Record(e *trace.Event) {
 	r.sink.Record(e)
 }
 
+// unread lists the kinds that nobody reads in this run, for the Sim to tell the components
+// (see sim.Sim.SetSkips), which then build none of their events: the kinds the sink skips,
+// when it is the only reader of such events. The real checker reads node stats, so stats
+// stay recorded while it runs; a test's checker reads every event, and Options.Interrupted
+// counts them, so either turns the list off.
+func (r *recorder) unread() []trace.Kind {
+	if r.check != nil || r.interrupted != nil {
+		return nil
+	}
+	var kinds []trace.Kind
+	for i, k := range skippableKinds() {
+		if r.skip&(1<<i) != 0 && (k != trace.Stats || r.inv == nil) {
+			kinds = append(kinds, k)
+		}
+	}
+	return kinds
+}
+
 // skips reports whether the sink skips e's kind, off the common path.
 func (r *recorder) skips(e *trace.Event) bool {
 	for i, k := range skippableKinds() {
@@ -344,6 +362,7 @@ func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 	}
 	s := sim.New(seed, out)
 	s.SetReasons(!opts.SkipReasons)
+	s.SetSkips(out.unread())
 	// The per-second bound grows with the node: each pod adds its workers, probes and stats.
 	s.SetWatchdog(sim.Watchdog{PerSecond: sim.DefaultWatchdog.PerSecond + 50_000*uint64(len(l.Pods))})
 	out.s = s

@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -120,6 +121,44 @@ func TestSkipBitsMatchTheirKinds(t *testing.T) {
 			r.Record(&trace.Event{Kind: k, Name: "pod"})
 			if handed, want := len(sink.events) == 1, mask != 1<<i; handed != want {
 				t.Errorf("%s with skip %b: handed to the sink %v, want %v", k, mask, handed, want)
+			}
+		}
+	}
+}
+
+// A sink that skips every skippable kind is the only reader of those events, so the Sim
+// tells the components, which then build none of them (sim.Sim.SetSkips): the sink is
+// handed every other event exactly as a run that keeps its trace records it, with the same
+// sequence numbers, with and without the checker.
+func TestUnreadKindsAreNotBuilt(t *testing.T) {
+	all := skippableKinds()
+	for _, name := range []string{"crashloop", "liveness-restart", "mirror-pod-update"} {
+		l, err := scenarios.LoadBuiltin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, skipInv := range []bool{false, true} {
+			full, err := Run(l, l.Seed(), Options{KeepTrace: true, SkipInvariants: skipInv})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sink := &skipSink{kinds: all[:]}
+			if _, err := Run(l, l.Seed(), Options{Sink: sink, SkipInvariants: skipInv}); err != nil {
+				t.Fatal(err)
+			}
+			var want []trace.Event
+			for _, e := range full.Trace.Events {
+				if !slices.Contains(all[:], e.Kind) {
+					want = append(want, e)
+				}
+			}
+			if len(sink.events) != len(want) {
+				t.Fatalf("%s: the sink was handed %d events, want %d", name, len(sink.events), len(want))
+			}
+			for i := range want {
+				if !reflect.DeepEqual(sink.events[i], want[i]) {
+					t.Fatalf("%s: event %d: handed %s, want %s", name, i, sink.events[i].String(), want[i].String())
+				}
 			}
 		}
 	}

@@ -112,7 +112,11 @@ func (c *Chan[T]) put(v T) {
 	c.n++
 	c.sent++
 	if !c.quiet {
-		c.s.Record(&trace.Event{Kind: trace.Send, Track: c.sender, Name: c.name, Flow: flow, Attrs: c.depth()})
+		if c.s.skipSend {
+			c.s.Skip()
+		} else {
+			c.s.Record(&trace.Event{Kind: trace.Send, Track: c.sender, Name: c.name, Flow: flow, Attrs: c.depth()})
+		}
 	}
 	if c.sel != nil {
 		c.sel.nonEmpty |= c.bit
@@ -164,7 +168,11 @@ func (c *Chan[T]) TryRecv() (T, bool) {
 	}
 	c.received++
 	if !c.quiet {
-		c.s.Record(&trace.Event{Kind: trace.Recv, Name: c.name, Flow: sl.flow, Attrs: c.depth()})
+		if c.s.skipRecv {
+			c.s.Skip()
+		} else {
+			c.s.Record(&trace.Event{Kind: trace.Recv, Name: c.name, Flow: sl.flow, Attrs: c.depth()})
+		}
 	}
 	if len(c.parked) > 0 {
 		p := c.parked[0]

@@ -86,6 +86,13 @@ func (c *Clock) Record(e *trace.Event) {
 	c.s.Record(e)
 }
 
+// Records reports whether events of kind are read by anyone (see Sim.SetSkips); a
+// component asks it once, when it is built.
+func (c *Clock) Records(kind trace.Kind) bool { return c.s.Records(kind) }
+
+// Skip stands for an event of a kind nobody records (see Sim.Skip).
+func (c *Clock) Skip() { c.s.Skip() }
+
 // Reasons reports whether recorded events keep their Reason (see Sim.SetReasons). A
 // component may skip building a Reason when it is false; Record drops it either way.
 func (c *Clock) Reasons() bool { return !c.s.noReasons }

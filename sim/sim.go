@@ -150,6 +150,10 @@ type Sim struct {
 	fired   uint64
 	// noReasons says no sink reads a decision's Reason (see SetReasons).
 	noReasons bool
+	// skips are the kinds of event nobody reads (see SetSkips); skipSend and skipRecv say
+	// whether the channels' own kinds are among them, for Chan to test at every step.
+	skips              []trace.Kind
+	skipSend, skipRecv bool
 
 	// The watchdog (see watchdog.go): its bounds, the instant and the simulated second
 	// (window) whose events it counts, the fired count of each one's first event (one
@@ -186,6 +190,28 @@ func New(seed uint64, sink trace.Sink) *Sim {
 // building them: a reason's text is the costliest part of the most frequent events (a
 // resync's jittered requeue), and nothing else about an event changes.
 func (s *Sim) SetReasons(on bool) { s.noReasons = !on }
+
+// SetSkips names the kinds of event that no sink and no checker reads (the kinds a report
+// builder skips, in a run that writes no trace). A component may ask Records once, when it
+// is built, and then leave the events of such a kind unbuilt: it calls Skip in place of
+// Record, which keeps the sequence numbers of every later event what they would have
+// been. The set is fixed before anything is scheduled, so that every component built
+// afterwards sees the same answer for the whole run; the default records every kind.
+func (s *Sim) SetSkips(kinds []trace.Kind) {
+	if s.seq > 0 {
+		panic("sim: SetSkips after events were scheduled")
+	}
+	s.skips = slices.Clone(kinds)
+	s.skipSend, s.skipRecv = !s.Records(trace.Send), !s.Records(trace.Recv)
+}
+
+// Records reports whether events of kind are read by anyone (see SetSkips). It is meant to
+// be asked when a component is built, not at every event.
+func (s *Sim) Records(kind trace.Kind) bool { return !slices.Contains(s.skips, kind) }
+
+// Skip stands for an event of a kind nobody records (see SetSkips): it takes the event's
+// sequence number, so that the events recorded after it are numbered as if it had been.
+func (s *Sim) Skip() { s.traceN++ }
 
 // StartAt sets the clock before anything is scheduled, for a run that has a prologue before
 // its time zero (a kubelet that boots before the scenario begins).

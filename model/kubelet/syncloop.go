@@ -315,6 +315,12 @@ func (kl *Kubelet) desiredHandler(name, why string, pods []*corev1.Pod, entries 
 // the entry when there is one (see uidEntry); the keys of several are joined from those
 // their entries keep.
 func (kl *Kubelet) handlerWith(name, why string, pods []*corev1.Pod, mirrors string, entries []*uidEntry) {
+	if !kl.handlerChunk.records(kl.clk) {
+		// Nobody reads handler events: none is built. What building one leaves behind (the
+		// memo's strings, an entry's key) is read only by later handler events.
+		kl.clk.Skip()
+		return
+	}
 	if len(pods) == 1 && mirrors == "" {
 		var hp *handlerPod
 		var known string
@@ -369,6 +375,20 @@ type handlerChunk struct {
 	attrs trace.AttrArena
 	keys  trace.TextArena
 	buf   []byte // joinPodKeys' scratch: only the string made from it is kept
+	// recorded is whether anyone reads handler events (see sim.Sim.SetSkips): 0 until the
+	// first handler asks, then 1 (yes) or 2 (no). The run's answer never changes.
+	recorded int8
+}
+
+// records reports whether anyone reads handler events, asking clk the first time.
+func (c *handlerChunk) records(clk *sim.Clock) bool {
+	if c.recorded == 0 {
+		c.recorded = 2
+		if clk.Records(KindHandler) {
+			c.recorded = 1
+		}
+	}
+	return c.recorded == 1
 }
 
 // joinPodKeys is joinPodKeys(pods), as a part of the chunk's text. entries are the pods'

@@ -313,6 +313,11 @@ type Manager struct {
 	memoryCapacity                  int64
 	// podState answers whether the pod worker was asked to terminate a pod.
 	podState PodStateProvider
+	// recordActions and recordBackOff say whether anyone reads the computePodActions and
+	// crashLoopBackOff events (see sim.Sim.SetSkips), asked once at NewManager: an event
+	// nobody reads is neither built nor given its reason, and Sim.Skip takes its sequence
+	// number.
+	recordActions, recordBackOff bool
 
 	// PodLevelResources is the run's PodLevelResources feature gate (v1.37 default on):
 	// pod-level memory requests enter each container's oom_score_adj.
@@ -428,6 +433,7 @@ func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageMana
 		reasons: s.Clock("kuberuntime", sim.PriorityDefault)}
 	m.livenessResults, _ = liveness.(*results.Manager)
 	m.startupResults, _ = startup.(*results.Manager)
+	m.recordActions, m.recordBackOff = s.Records(KindPodActions), s.Records(KindBackOff)
 	return m
 }
 
@@ -462,16 +468,20 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.P
 		ps.startBuf = ps.actions.ContainersToStart[:0]
 	}
 	ps.kills = ps.actions.KillList()
-	var why *trace.Reason
-	if m.keepReasons() {
-		why = podActionsReason(ps.actions.KillPod, podStatus)
-		if why == nil {
-			why = restartRulesReason(pod, podStatus, &ps.actions, m.Restart)
+	if m.recordActions {
+		var why *trace.Reason
+		if m.keepReasons() {
+			why = podActionsReason(ps.actions.KillPod, podStatus)
+			if why == nil {
+				why = restartRulesReason(pod, podStatus, &ps.actions, m.Restart)
+			}
 		}
+		var ev trace.Event // set field by field: see syncNone
+		ev.Kind, ev.Pod, ev.Attrs, ev.Reason = KindPodActions, podKey, m.describeAttrs(pod, &ps.actions, ps.kills), why
+		m.s.Record(&ev)
+	} else {
+		m.s.Skip()
 	}
-	var ev trace.Event // set field by field: see syncNone
-	ev.Kind, ev.Pod, ev.Attrs, ev.Reason = KindPodActions, podKey, m.describeAttrs(pod, &ps.actions, ps.kills), why
-	m.s.Record(&ev)
 
 	if ps.actions.KillPod {
 		m.killPodWithSyncResult(pod, container.ConvertPodStatusToRunningPod(podStatus), nil, ps.podKilled)
@@ -487,6 +497,11 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.P
 // computePodActions event and finishes at once, as its steps would, with a result that
 // holds nothing (noneResult: done only reads it, and nothing writes it).
 func (m *Manager) syncNone(memo *ActionsMemo, pod *corev1.Pod, podKey string, podStatus *container.PodStatus, done func(*PodSyncResult)) {
+	if !m.recordActions {
+		m.s.Skip()
+		done(&m.noneResult)
+		return
+	}
 	var why *trace.Reason
 	if m.keepReasons() {
 		why = podActionsReason(false, podStatus)
@@ -850,10 +865,14 @@ func (m *Manager) decideBackOff(pod *corev1.Pod, c *corev1.Container, podStatus 
 			}
 			m.buildBackOffHold(hold, key, pod, c, last.FinishedAt, current)
 		}
-		if hold.reason == nil && m.keepReasons() {
-			hold.reason = backOffReason(hold, key, c.Name)
+		if !m.recordBackOff {
+			m.s.Skip()
+		} else {
+			if hold.reason == nil && m.keepReasons() {
+				hold.reason = backOffReason(hold, key, c.Name)
+			}
+			m.s.Record(&trace.Event{Kind: KindBackOff, Pod: hold.podKey, Container: c.Name, Attrs: hold.attrs, Reason: hold.reason})
 		}
-		m.s.Record(&trace.Event{Kind: KindBackOff, Pod: hold.podKey, Container: c.Name, Attrs: hold.attrs, Reason: hold.reason})
 		return true, hold.msg, nil, hold.err
 	}
 	backOff.Next(key, last.FinishedAt, now)

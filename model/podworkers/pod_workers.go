@@ -191,6 +191,10 @@ type PodWorkers struct {
 	// zeroSyncEnd is the syncEnd attributes of a successful sync that took no time, shared
 	// by every worker (see syncEndAttrs); nil until the first.
 	zeroSyncEnd []trace.Attr
+	// Whether anyone reads the events of the three kinds every sync records (see
+	// sim.Sim.SetSkips), asked once at New: the run's answer never changes. An event of a
+	// kind nobody reads is not built; Sim.Skip takes its sequence number instead.
+	recordUpdatePod, recordSyncStart, recordRequeue bool
 }
 
 // New returns the pod workers. resyncInterval is the kubelet's syncFrequency.
@@ -207,6 +211,7 @@ func New(s *sim.Sim, handler SyncHandler, workQueue WorkQueue, cache *container.
 	for t := range p.updateTypeAttrs {
 		p.updateTypeAttrs[t] = []trace.Attr{{Key: "update", Value: UpdateType(t).String()}}
 	}
+	p.recordUpdatePod, p.recordSyncStart, p.recordRequeue = s.Records(KindUpdatePod), s.Records(KindSyncStart), s.Records(KindRequeue)
 	return p
 }
 
@@ -400,11 +405,15 @@ func (p *PodWorkers) UpdatePodRef(ref *WorkerRef, options UpdatePodOptions) {
 	if ref != nil {
 		ref.st = status
 	}
-	var merged *trace.Reason
-	if status.pendingUpdate != nil {
-		merged = p.pendingUpdateReason
+	if p.recordUpdatePod {
+		var merged *trace.Reason
+		if status.pendingUpdate != nil {
+			merged = p.pendingUpdateReason
+		}
+		p.recordShared(status, KindUpdatePod, options.UpdateType.String(), merged, nil) // no attributes: nothing to clone
+	} else {
+		p.s.Skip()
 	}
-	p.recordShared(status, KindUpdatePod, options.UpdateType.String(), merged, nil) // no attributes: nothing to clone
 
 	if isRuntimePod {
 		status.observedRuntime = true
@@ -759,7 +768,11 @@ func (r *round) sync(status *container.PodStatus, cacheErr error) {
 		p.finishRound(uid, st, update, workType, false, cacheErr, cacheErr.Error())
 		return
 	}
-	p.recordShared(st, KindSyncStart, syncFuncName(workType, update), nil, p.updateAttrs(update.UpdateType))
+	if p.recordSyncStart {
+		p.recordShared(st, KindSyncStart, syncFuncName(workType, update), nil, p.updateAttrs(update.UpdateType))
+	} else {
+		p.s.Skip()
+	}
 	r.syncing, r.start = true, p.clk.Elapsed()
 	switch workType {
 	case TerminatedPod:
@@ -1125,7 +1138,7 @@ func (p *PodWorkers) completeWorkText(uid types.UID, st *podSyncStatus, phaseTra
 		if base == 0 {
 			delay = 0
 		}
-		if !p.clk.Reasons() {
+		if !p.recordRequeue || !p.clk.Reasons() {
 			break
 		}
 		capped := ""
@@ -1145,7 +1158,10 @@ func (p *PodWorkers) completeWorkText(uid types.UID, st *podSyncStatus, phaseTra
 		delay = st.rng.Jitter(base, factor)
 	}
 	p.workQueue.Enqueue(uid, delay)
-	if !p.clk.Reasons() {
+	if !p.recordRequeue {
+		// Nobody reads the event: its texts are not made (they are kept by nothing else).
+		p.s.Skip()
+	} else if !p.clk.Reasons() {
 		// No sink reads a reason: the event is the same but for the reason, so only its
 		// attribute is made.
 		b := appendDuration(p.textBuf[:0], delay)
