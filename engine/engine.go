@@ -363,6 +363,11 @@ func Run(l *scenarios.Loaded, seed uint64, opts Options) (*Result, error) {
 	s := sim.New(seed, out)
 	s.SetReasons(!opts.SkipReasons)
 	s.SetSkips(out.unread())
+	if out.skip&(1<<skipStats) != 0 && out.check == nil && out.interrupted == nil {
+		// The real checker reads the node's stats only (see checks): the pods' samples
+		// have no reader (see unread).
+		s.SkipPodStats()
+	}
 	// The per-second bound grows with the node: each pod adds its workers, probes and stats.
 	s.SetWatchdog(sim.Watchdog{PerSecond: sim.DefaultWatchdog.PerSecond + 50_000*uint64(len(l.Pods))})
 	out.s = s

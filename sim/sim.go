@@ -154,6 +154,8 @@ type Sim struct {
 	// whether the channels' own kinds are among them, for Chan to test at every step.
 	skips              []trace.Kind
 	skipSend, skipRecv bool
+	// skipPodStats says nobody reads a pod's stats sample (see SkipPodStats).
+	skipPodStats bool
 
 	// The watchdog (see watchdog.go): its bounds, the instant and the simulated second
 	// (window) whose events it counts, the fired count of each one's first event (one
@@ -208,6 +210,18 @@ func (s *Sim) SetSkips(kinds []trace.Kind) {
 // Records reports whether events of kind are read by anyone (see SetSkips). It is meant to
 // be asked when a component is built, not at every event.
 func (s *Sim) Records(kind trace.Kind) bool { return !slices.Contains(s.skips, kind) }
+
+// SkipPodStats says that nobody reads the stats samples of pods (trace.Stats events named
+// "pod"), the most frequent events of a run, while a node's samples may still be read (the
+// invariant checker reads them): Record drops the pods' samples itself, once they have
+// their sequence number, as their recorder does not ask Records. Like SetSkips, it is set
+// before anything is scheduled and holds for the whole run.
+func (s *Sim) SkipPodStats() {
+	if s.seq > 0 {
+		panic("sim: SkipPodStats after events were scheduled")
+	}
+	s.skipPodStats = true
+}
 
 // Skip stands for an event of a kind nobody records (see SetSkips): it takes the event's
 // sequence number, so that the events recorded after it are numbered as if it had been.
@@ -427,8 +441,11 @@ func (s *Sim) NextFlow() uint64 {
 // the call (see trace.Sink), so the copy is one event the Sim owns and reuses: e itself
 // never escapes, and a caller's &trace.Event{...} can live on its stack.
 func (s *Sim) Record(e *trace.Event) {
-	e.At = s.now
 	s.traceN++
+	if s.skipPodStats && e.Kind == trace.Stats && e.Name == "pod" {
+		return // nobody reads it (see SkipPodStats)
+	}
+	e.At = s.now
 	e.Seq = s.traceN
 	if e.Track == "" {
 		e.Track = s.track
