@@ -136,7 +136,10 @@ type Sink interface {
 
 // Skipper is a Sink that reads nothing from the events of some kinds. A recorder that
 // tells kinds apart anyway may leave those events out of its calls; a Skipper handed them
-// all the same does with them what it does with no event at all.
+// all the same does with them what it does with no event at all. When the Skipper is a
+// run's only reader of such a kind, the events need not even be built: the engine tells
+// the simulation (sim.Sim.SetSkips), and their components only take their sequence
+// numbers, so that every other event is recorded exactly as it would have been.
 type Skipper interface {
 	Sink
 	// SkipsKinds lists the kinds; it is asked once, before the first event.
