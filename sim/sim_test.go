@@ -686,3 +686,38 @@ func TestWatchdogMatchesCountingEveryEvent(t *testing.T) {
 		t.Fatalf("runs stopped by each bound: %v; the mix does not exercise both", stalls)
 	}
 }
+
+// Kinds nobody reads (SetSkips, SkipPodStats) are left out of the trace, but each still
+// takes its sequence number: the events recorded around them are numbered as they would
+// have been.
+func TestSkippedKindsKeepSequenceNumbers(t *testing.T) {
+	log := &trace.Log{}
+	s := New(1, log)
+	s.SetSkips([]trace.Kind{trace.Send, "requeue"})
+	s.SkipPodStats()
+	if s.Records(trace.Send) || s.Records("requeue") || !s.Records(trace.Recv) || !s.Records(trace.Stats) {
+		t.Fatal("Records does not answer from SetSkips")
+	}
+	ch := NewChan[int](s, "plegCh", 2)
+	// Seq 1, a send, is skipped; seq 2, a receive, is recorded; seq 3 is a requeue left
+	// unbuilt; seq 4, a pod's stats, is dropped by Record; seq 5, the node's, is recorded.
+	ch.TrySend(1)
+	ch.TryRecv()
+	s.Skip()
+	s.Record(&trace.Event{Kind: trace.Stats, Name: "pod", Pod: "default/a"})
+	s.Record(&trace.Event{Kind: trace.Stats, Name: "node"})
+	var got []string
+	for _, e := range log.Events {
+		got = append(got, fmt.Sprintf("%d %s %s", e.Seq, e.Kind, e.Name))
+	}
+	if want := []string{"2 recv plegCh", "5 stats node"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("recorded %q, want %q", got, want)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("SetSkips after events were scheduled did not panic")
+		}
+	}()
+	s.Clock("test", PriorityDefault).Go(time.Second, func() {})
+	s.SetSkips(nil)
+}
