@@ -68,12 +68,16 @@ func (r *statusRelation) podStatus(a, b *corev1.PodStatus) bool {
 		a.PodIP == b.PodIP &&
 		a.QOSClass == b.QOSClass &&
 		a.Resize == b.Resize &&
+		// The container statuses come before the conditions: nearly every status change
+		// changes a container's state (a start, an exit, a back-off), while only some
+		// change a condition, and the conditions are compared in full before a change
+		// elsewhere is found. The order changes nothing else: every test is pure.
+		sliceEqual(r, a.ContainerStatuses, b.ContainerStatuses, (*statusRelation).containerStatus) &&
+		sliceEqual(r, a.InitContainerStatuses, b.InitContainerStatuses, (*statusRelation).containerStatus) &&
 		sliceEqual(r, a.Conditions, b.Conditions, (*statusRelation).condition) &&
 		sliceEqual(r, a.HostIPs, b.HostIPs, valueEqual[corev1.HostIP]) &&
 		sliceEqual(r, a.PodIPs, b.PodIPs, valueEqual[corev1.PodIP]) &&
 		ptrEqual(r, a.StartTime, b.StartTime, (*statusRelation).timestamp) &&
-		sliceEqual(r, a.ContainerStatuses, b.ContainerStatuses, (*statusRelation).containerStatus) &&
-		sliceEqual(r, a.InitContainerStatuses, b.InitContainerStatuses, (*statusRelation).containerStatus) &&
 		sliceEqual(r, a.EphemeralContainerStatuses, b.EphemeralContainerStatuses, (*statusRelation).containerStatus) &&
 		rareSliceEqual(r, a.ResourceClaimStatuses, b.ResourceClaimStatuses) &&
 		rarePtrEqual(r, a.ExtendedResourceClaimStatus, b.ExtendedResourceClaimStatus) &&

@@ -722,8 +722,23 @@ func (m *Manager) syncPod(uid types.UID, st *versionedPodStatus, synced *syncedS
 	synced.resourceVersion = m.api.ResourceVersion(p.UID)
 	synced.version = st.version
 	delete(m.unsynced, uid)
-	m.markReconcile(uid)
-	if m.canBeDeleted(uid, st) {
+	deletable := m.canBeDeleted(uid, st)
+	// The write changed the manager's record of its writes, and the patch the API pod
+	// (which put the pod into reconcile already): a pod the periodic reconcile's test
+	// still picks goes (back) into reconcile. Any other pod leaves it, as the pass would
+	// drop it: st is still its cached status (a watcher of the patch may have stored a
+	// new one, or dropped the pod: then its entry no longer points at st), it has no
+	// version left to write (synced.version is st's), its API object is the one just
+	// written or matches the cached status (needsReconcile), and it cannot be deleted.
+	// Each of those changes only as the pod goes back into reconcile (see reconcile), so
+	// visiting it in the next pass, which used to be the cost of every status change,
+	// would find nothing to do. Static pods never leave.
+	if st.entry.Status != &st.status || st.static || deletable || m.needsReconcile(uid, st, synced) {
+		m.markReconcile(uid)
+	} else {
+		delete(m.reconcile, uid)
+	}
+	if deletable {
 		m.clk.Record(&trace.Event{Kind: KindDeletePod, Pod: st.podKey})
 		m.api.ForceDelete(uid)
 		if isTerminal(st.status.Phase) {
