@@ -337,17 +337,28 @@ func observedOf(obs SignalObservations) observedSignals {
 	return observed
 }
 
-// configThresholdsMet is ThresholdsMet(m.cfg.Thresholds, obs, false), with observed obs's
-// quantities (makeSignalObservations'). Whether a threshold is met follows from the
-// threshold and its signal's available and capacity quantities alone (a signal outside
-// signalOrder is never observed), and the thresholds are the configuration's, so a pass
-// with the same quantities as one that met none meets none: it is answered without
-// comparing them again. That pass's quantities are kept for it (noneMetOf).
+// configThresholdsMet is ThresholdsMet(m.cfg.Thresholds, obs, false) for p's observations
+// obs. Whether a threshold is met follows from the threshold and its signal's available and
+// capacity quantities alone (a signal outside signalOrder is never observed), so it is
+// decided from p's quantities by signal order, as ThresholdsMet decides it from the map,
+// without making the map. And since the thresholds are the configuration's, a pass with
+// the same quantities as one that met none meets none: it is answered without comparing
+// them again. That pass's quantities are kept for it (noneMetOf).
 func (m *Manager) configThresholdsMet(p *passObservations) []Threshold {
 	if m.noneMetKept && p.observed == m.noneMetOf {
 		return []Threshold{}
 	}
-	met := ThresholdsMet(m.cfg.Thresholds, m.signals(p), false)
+	met := []Threshold{}
+	for _, t := range m.cfg.Thresholds {
+		i := signalIndex(t.Signal)
+		if i < 0 || p.observed.available[i] == nil {
+			continue // no observation: not met
+		}
+		q := thresholdQuantity(t.Value, p.observed.capacity[i])
+		if q.Cmp(*p.observed.available[i]) > 0 {
+			met = append(met, t)
+		}
+	}
 	if len(met) == 0 {
 		m.noneMetOf, m.noneMetKept = p.observed, true
 	}
