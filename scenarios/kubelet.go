@@ -195,10 +195,6 @@ func (l *loader) checkFeatureGates(cfg *kubeletconfigv1beta1.KubeletConfiguratio
 		l.d.ErrorAt("spec.kubelet", "%v", err)
 		return
 	}
-	names := make([]string, 0, len(gates.All()))
-	for _, g := range gates.All() {
-		names = append(names, g.Name)
-	}
 	bad := false
 	// When the gates start together, none is checked alone: a gate that alone would break a
 	// dependency may be mended by another (ContainerRestartRules off with
@@ -211,7 +207,7 @@ func (l *loader) checkFeatureGates(cfg *kubeletconfigv1beta1.KubeletConfiguratio
 		if msg := gates.Check(gate, cfg.FeatureGates[gate]); msg != "" {
 			hint := ""
 			if strings.HasPrefix(msg, "unrecognized") {
-				hint = suggestion(gate, names)
+				hint = suggestion(gate, gateNames(gates))
 			}
 			l.kubeletErrorAt("featureGates", gate, "%s%s (the v1.37 kubelet refuses to start)", msg, hint)
 			bad = true
@@ -226,6 +222,18 @@ func (l *loader) checkFeatureGates(cfg *kubeletconfigv1beta1.KubeletConfiguratio
 	}
 	l.out.Gates = gates
 	l.out.Warnings = append(l.out.Warnings, gates.Warnings...)
+}
+
+// gateNames is the names of all the kubelet's gates, in order, for the hint that follows
+// an unrecognized one: made only then, since listing the gates (gates.All sorts the
+// registry's map) costs more than checking the scenario's few.
+func gateNames(gates *upstream.KubeletGates) []string {
+	all := gates.All()
+	names := make([]string, 0, len(all))
+	for _, g := range all {
+		names = append(names, g.Name)
+	}
+	return names
 }
 
 // kubeletErrorAt reports an error about a kubelet field, or one key of a map field, where it

@@ -106,9 +106,18 @@ func (c *Chan[T]) quietHead() (time.Duration, bool) {
 // channel holds after it, so that a trace can draw the channel's depth over time.
 func (c *Chan[T]) depth() []trace.Attr { return c.s.depthAttrs(c.n) }
 
+// wrap is i modulo the capacity for an index of the ring a little past its end (i below
+// twice the capacity: head is below it and n at most it), without a division.
+func (c *Chan[T]) wrap(i int) int {
+	if i >= c.capacity {
+		i -= c.capacity
+	}
+	return i
+}
+
 func (c *Chan[T]) put(v T) {
 	flow := c.s.NextFlow()
-	c.buf[(c.head+c.n)%c.capacity] = slot[T]{v: v, flow: flow, at: c.s.now}
+	c.buf[c.wrap(c.head+c.n)] = slot[T]{v: v, flow: flow, at: c.s.now}
 	c.n++
 	c.sent++
 	if !c.quiet {
@@ -161,7 +170,7 @@ func (c *Chan[T]) TryRecv() (T, bool) {
 	}
 	sl := c.buf[c.head]
 	c.buf[c.head] = slot[T]{}
-	c.head = (c.head + 1) % c.capacity
+	c.head = c.wrap(c.head + 1)
 	c.n--
 	if c.n == 0 && c.sel != nil {
 		c.sel.nonEmpty &^= c.bit

@@ -62,7 +62,7 @@ func TestObservedPassAnswers(t *testing.T) {
 		if got, want := m.formatObserved(&observed), formatObservations(obs); got != want {
 			t.Fatalf("pass %d: text %q, want %q", pass, got, want)
 		}
-		if got, want := thresholdList(m.configThresholdsMet(obs, &observed)), thresholdList(ThresholdsMet(thresholds, obs, false)); got != want {
+		if got, want := thresholdList(m.configThresholdsMet(&passObservations{observed: observed, obs: obs})), thresholdList(ThresholdsMet(thresholds, obs, false)); got != want {
 			t.Fatalf("pass %d: met %q, want %q", pass, got, want)
 		}
 	}

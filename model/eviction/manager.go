@@ -84,25 +84,29 @@ type Manager struct {
 	// available are the available quantities of the last pass, by signal order, for as
 	// long as the figure stays (makeSignalObservations), shared in the same way.
 	available [len(signalOrder)]availableQuantity
-	// spareObservations is the map of the pass before last, which the next pass refills:
-	// nothing keeps a pass's observations but lastObservations (the pass after it compares
-	// with them), and the passes' readers use them only during the pass.
+	// spareObservations is a map of an earlier pass, which the next map made refills:
+	// nothing keeps a pass's observations but last (the pass after it compares with
+	// them), and the passes' readers use them only during the pass.
 	spareObservations SignalObservations
-	clk               *sim.Clock
-	notifyClk         *sim.Clock
-	cfg               Config
-	stats             *StatsProvider
-	podFunc           func() []*corev1.Pod
-	kill              KillPodFunc
-	cleanedUp         func(*corev1.Pod) bool
-	reclaim           Reclaimers
-	notifier          MemoryNotifier
+	// cur and last are this pass's and the last pass's observations (see
+	// passObservations); passAttrs is the last pass's event attributes when it recorded
+	// nothing but the four lists, shared with the next pass that records the same four.
+	cur, last passObservations
+	passAttrs []trace.Attr
+	clk       *sim.Clock
+	notifyClk *sim.Clock
+	cfg       Config
+	stats     *StatsProvider
+	podFunc   func() []*corev1.Pod
+	kill      KillPodFunc
+	cleanedUp func(*corev1.Pod) bool
+	reclaim   Reclaimers
+	notifier  MemoryNotifier
 
 	nodeConditions               []corev1.NodeConditionType
 	thresholdsFirstObservedAt    ThresholdsObservedAt
 	nodeConditionsLastObservedAt NodeConditionsObservedAt
 	thresholdsMet                []Threshold
-	lastObservations             SignalObservations
 	lastNotifierRefresh          time.Time
 	timer                        *sim.Timer
 	// monitor is the timer of the monitoring period, kept for the manager's life; loopFn
@@ -247,19 +251,57 @@ func qty(v float64) *resource.Quantity {
 //
 // into, when not nil, is emptied and filled instead of a new map.
 func (m *Manager) makeSignalObservations(sum *Summary, into SignalObservations) (SignalObservations, observedSignals) {
-	n := m.stats.node
-	obs := into
+	p := passObservations{observed: m.observe(sum), time: sum.Time}
+	return p.fill(into), p.observed
+}
+
+// passObservations are a pass's signal observations: their quantities by signal order and
+// the summary's time, from which the map upstream's helpers take (SignalObservations) is
+// made only when a helper needs it (signals). A node under no pressure never needs it:
+// configThresholdsMet answers a pass with the quantities of one that met nothing without
+// it, and with no threshold met before nor actionable now no other helper runs. The map
+// is a function of the quantities and the time alone: one entry per observed signal (a
+// non-nil available quantity; makeSignalObservations sets both or neither), with that
+// time.
+type passObservations struct {
+	observed observedSignals
+	time     time.Time
+	obs      SignalObservations // nil until signals makes it
+}
+
+// signals is p's observations as upstream's map, made on the first call for p. The map is
+// the spare one when there is one: see spareObservations.
+func (m *Manager) signals(p *passObservations) SignalObservations {
+	if p.obs != nil {
+		return p.obs
+	}
+	p.obs = p.fill(m.spareObservations)
+	m.spareObservations = nil
+	return p.obs
+}
+
+// fill empties obs (nil: a new map) and fills it with p's observations.
+func (p *passObservations) fill(obs SignalObservations) SignalObservations {
 	if obs == nil {
 		obs = SignalObservations{}
 	} else {
 		clear(obs)
 	}
+	for i, s := range signalOrder {
+		if a := p.observed.available[i]; a != nil {
+			obs[s] = SignalObservation{Available: a, Capacity: p.observed.capacity[i], Time: p.time}
+		}
+	}
+	return obs
+}
+
+// observe is makeSignalObservations' quantities alone (the map is made later, if needed).
+func (m *Manager) observe(sum *Summary) observedSignals {
+	n := m.stats.node
 	var observed observedSignals
 	add := func(s Signal, available, capacity float64) {
 		i := signalIndex(s) // every signal added is one of signalOrder
-		o := SignalObservation{Available: m.availableQuantity(i, available), Capacity: m.capacityQuantity(i, capacity), Time: sum.Time}
-		obs[s] = o
-		observed.available[i], observed.capacity[i] = o.Available, o.Capacity
+		observed.available[i], observed.capacity[i] = m.availableQuantity(i, available), m.capacityQuantity(i, capacity)
 	}
 	add(SignalMemoryAvailable, sum.MemoryAvailable, n.MemoryCapacity)
 	add(SignalAllocatableMemoryAvailable, sum.AllocatableMemoryAvailable, n.KubepodsLimit)
@@ -273,7 +315,7 @@ func (m *Manager) makeSignalObservations(sum *Summary, into SignalObservations) 
 		add(SignalImageFsInodesFree, n.NodeFsInodes-sum.NodeFsInodesUsed, n.NodeFsInodes)
 	}
 	add(SignalPIDAvailable, n.PidMax-sum.PidsUsed, n.PidMax)
-	return obs, observed
+	return observed
 }
 
 // observedSignals are the available and capacity quantities of a set of observations, by
@@ -295,19 +337,30 @@ func observedOf(obs SignalObservations) observedSignals {
 	return observed
 }
 
-// configThresholdsMet is ThresholdsMet(m.cfg.Thresholds, obs, false), with observed obs's
-// quantities (makeSignalObservations'). Whether a threshold is met follows from the
-// threshold and its signal's available and capacity quantities alone (a signal outside
-// signalOrder is never observed), and the thresholds are the configuration's, so a pass
-// with the same quantities as one that met none meets none: it is answered without
-// comparing them again. That pass's quantities are kept for it (noneMetOf).
-func (m *Manager) configThresholdsMet(obs SignalObservations, observed *observedSignals) []Threshold {
-	if m.noneMetKept && *observed == m.noneMetOf {
+// configThresholdsMet is ThresholdsMet(m.cfg.Thresholds, obs, false) for p's observations
+// obs. Whether a threshold is met follows from the threshold and its signal's available and
+// capacity quantities alone (a signal outside signalOrder is never observed), so it is
+// decided from p's quantities by signal order, as ThresholdsMet decides it from the map,
+// without making the map. And since the thresholds are the configuration's, a pass with
+// the same quantities as one that met none meets none: it is answered without comparing
+// them again. That pass's quantities are kept for it (noneMetOf).
+func (m *Manager) configThresholdsMet(p *passObservations) []Threshold {
+	if m.noneMetKept && p.observed == m.noneMetOf {
 		return []Threshold{}
 	}
-	met := ThresholdsMet(m.cfg.Thresholds, obs, false)
+	met := []Threshold{}
+	for _, t := range m.cfg.Thresholds {
+		i := signalIndex(t.Signal)
+		if i < 0 || p.observed.available[i] == nil {
+			continue // no observation: not met
+		}
+		q := thresholdQuantity(t.Value, p.observed.capacity[i])
+		if q.Cmp(*p.observed.available[i]) > 0 {
+			met = append(met, t)
+		}
+	}
 	if len(met) == 0 {
-		m.noneMetOf, m.noneMetKept = *observed, true
+		m.noneMetOf, m.noneMetKept = p.observed, true
 	}
 	return met
 }
@@ -498,10 +551,11 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 		m.armNotifiers()
 		m.lastNotifierRefresh = now
 	}
-	obs, observed := m.makeSignalObservations(sum, m.spareObservations)
-	met := m.configThresholdsMet(obs, &observed)
+	m.cur = passObservations{observed: m.observe(sum), time: sum.Time}
+	cur := &m.cur
+	met := m.configThresholdsMet(cur)
 	if len(m.thresholdsMet) > 0 {
-		met = MergeThresholds(met, ThresholdsMet(m.thresholdsMet, obs, true))
+		met = MergeThresholds(met, ThresholdsMet(m.thresholdsMet, m.signals(cur), true))
 	}
 	// The observed-at maps are never changed once made, so a pass that would only copy the
 	// last one (no threshold met and none before; no condition to stamp) keeps it.
@@ -520,8 +574,14 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 	m.thresholdsFirstObservedAt = firstObservedAt
 	m.nodeConditionsLastObservedAt = lastObservedAt
 	m.thresholdsMet = actionable
-	fresh := ThresholdsUpdatedStats(actionable, obs, m.lastObservations)
-	m.lastObservations, m.spareObservations = obs, m.lastObservations
+	var fresh []Threshold // ThresholdsUpdatedStats of no threshold is none
+	if len(actionable) > 0 {
+		fresh = ThresholdsUpdatedStats(actionable, m.signals(cur), m.signals(&m.last))
+	}
+	if m.last.obs != nil {
+		m.spareObservations = m.last.obs
+	}
+	m.last = m.cur
 
 	var held []string
 	for _, t := range met {
@@ -534,8 +594,7 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 	for _, c := range conds {
 		condNames = append(condNames, string(c))
 	}
-	attrs := []trace.Attr{{Key: "signals", Value: m.formatObserved(&observed)}, {Key: "met", Value: thresholdList(met)},
-		{Key: "actionable", Value: thresholdList(fresh)}, {Key: "conditions", Value: strings.Join(condNames, ",")}}
+	attrs := m.passAttrsOf(m.formatObserved(&cur.observed), thresholdList(met), thresholdList(fresh), strings.Join(condNames, ","))
 	if len(held) > 0 {
 		attrs = append(attrs, trace.Attr{Key: "held", Value: strings.Join(held, "; ")})
 	}
@@ -544,7 +603,7 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 	}
 	if !m.hardLevelsRecorded {
 		m.hardLevelsRecorded = true
-		if levels := hardLevels(m.cfg.Thresholds, obs); levels != "" {
+		if levels := hardLevels(m.cfg.Thresholds, m.signals(cur)); levels != "" {
 			attrs = append(attrs, trace.Attr{Key: "hard", Value: levels})
 		}
 	}
@@ -593,6 +652,7 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 				grace = *pod.Spec.TerminationGracePeriodSeconds
 			}
 		}
+		obs := m.signals(cur)
 		message, annotations := EvictionMessage(resourceToReclaim, pod, statsFn, ordered, obs, m.PodLevelResources)
 		o := obs[threshold.Signal]
 		m.recordEviction(pod, threshold, o, grace, candidates, message, annotations)
@@ -600,6 +660,19 @@ func (m *Manager) synchronize(done func([]*corev1.Pod)) {
 		return
 	}
 	done(nil) // every candidate was critical
+}
+
+// passAttrsOf returns a pass event's four lists as its attributes. The last pass's are
+// kept (passAttrs) and given again for the same four texts: a recorded event's attributes
+// are never written (the slice's capacity is its length, so an append copies), so events
+// may share them, and on a quiet node every pass records the same four.
+func (m *Manager) passAttrsOf(signals, met, actionable, conditions string) []trace.Attr {
+	if a := m.passAttrs; a != nil && a[0].Value == signals && a[1].Value == met && a[2].Value == actionable && a[3].Value == conditions {
+		return a
+	}
+	m.passAttrs = []trace.Attr{{Key: "signals", Value: signals}, {Key: "met", Value: met},
+		{Key: "actionable", Value: actionable}, {Key: "conditions", Value: conditions}}
+	return m.passAttrs
 }
 
 func containsThreshold(ts []Threshold, t Threshold) bool {
