@@ -313,11 +313,11 @@ type Manager struct {
 	memoryCapacity                  int64
 	// podState answers whether the pod worker was asked to terminate a pod.
 	podState PodStateProvider
-	// recordActions and recordBackOff say whether anyone reads the computePodActions and
+	// skipActions and skipBackOff say that nobody reads the computePodActions and
 	// crashLoopBackOff events (see sim.Sim.SetSkips), asked once at NewManager: an event
 	// nobody reads is neither built nor given its reason, and Sim.Skip takes its sequence
-	// number.
-	recordActions, recordBackOff bool
+	// number. They say "skip" so that a Manager built without NewManager records both.
+	skipActions, skipBackOff bool
 
 	// PodLevelResources is the run's PodLevelResources feature gate (v1.37 default on):
 	// pod-level memory requests enter each container's oom_score_adj.
@@ -433,7 +433,7 @@ func NewManager(s *sim.Sim, runtime *cri.Runtime, imageManager *images.ImageMana
 		reasons: s.Clock("kuberuntime", sim.PriorityDefault)}
 	m.livenessResults, _ = liveness.(*results.Manager)
 	m.startupResults, _ = startup.(*results.Manager)
-	m.recordActions, m.recordBackOff = s.Records(KindPodActions), s.Records(KindBackOff)
+	m.skipActions, m.skipBackOff = !s.Records(KindPodActions), !s.Records(KindBackOff)
 	return m
 }
 
@@ -468,7 +468,7 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.P
 		ps.startBuf = ps.actions.ContainersToStart[:0]
 	}
 	ps.kills = ps.actions.KillList()
-	if m.recordActions {
+	if !m.skipActions {
 		var why *trace.Reason
 		if m.keepReasons() {
 			why = podActionsReason(ps.actions.KillPod, podStatus)
@@ -497,7 +497,7 @@ func (m *Manager) SyncPod(pod *corev1.Pod, podKey string, podStatus *container.P
 // computePodActions event and finishes at once, as its steps would, with a result that
 // holds nothing (noneResult: done only reads it, and nothing writes it).
 func (m *Manager) syncNone(memo *ActionsMemo, pod *corev1.Pod, podKey string, podStatus *container.PodStatus, done func(*PodSyncResult)) {
-	if !m.recordActions {
+	if m.skipActions {
 		m.s.Skip()
 		done(&m.noneResult)
 		return
@@ -865,7 +865,7 @@ func (m *Manager) decideBackOff(pod *corev1.Pod, c *corev1.Container, podStatus 
 			}
 			m.buildBackOffHold(hold, key, pod, c, last.FinishedAt, current)
 		}
-		if !m.recordBackOff {
+		if m.skipBackOff {
 			m.s.Skip()
 		} else {
 			if hold.reason == nil && m.keepReasons() {
