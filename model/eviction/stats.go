@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"nodesim/internal/digits"
 	"nodesim/model/cri"
 	"nodesim/model/usage"
 	"nodesim/sim"
@@ -304,15 +305,15 @@ func decimal(d *[20]byte, v int64) []byte {
 	top := uint32(u / 1e8)              // the first two of the ten digits
 	rest := uint32(u - uint64(top)*1e8) // the other eight
 	hi, lo := rest/1e4, rest%1e4
-	d[10], d[11] = digitPairs[top*2], digitPairs[top*2+1]
+	d[10], d[11] = digits.Pairs[top*2], digits.Pairs[top*2+1]
 	p := hi / 100 * 2
-	d[12], d[13] = digitPairs[p], digitPairs[p+1]
+	d[12], d[13] = digits.Pairs[p], digits.Pairs[p+1]
 	p = hi % 100 * 2
-	d[14], d[15] = digitPairs[p], digitPairs[p+1]
+	d[14], d[15] = digits.Pairs[p], digits.Pairs[p+1]
 	p = lo / 100 * 2
-	d[16], d[17] = digitPairs[p], digitPairs[p+1]
+	d[16], d[17] = digits.Pairs[p], digits.Pairs[p+1]
 	p = lo % 100 * 2
-	d[18], d[19] = digitPairs[p], digitPairs[p+1]
+	d[18], d[19] = digits.Pairs[p], digits.Pairs[p+1]
 	// n is the number of digits: bits.Len64(u)*1233>>12 is log10(2^len) rounded down,
 	// which is the digits less one of u or of the first power of ten above it.
 	n := bits.Len64(u) * 1233 >> 12
@@ -324,18 +325,6 @@ func decimal(d *[20]byte, v int64) []byte {
 
 // pow10 are the powers of ten decimal compares with.
 var pow10 = [...]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10}
-
-// digitPairs are the two digits of 00 to 99, one after the other.
-const digitPairs = "00010203040506070809" +
-	"10111213141516171819" +
-	"20212223242526272829" +
-	"30313233343536373839" +
-	"40414243444546474849" +
-	"50515253545556575859" +
-	"60616263646566676869" +
-	"70717273747576777879" +
-	"80818283848586878889" +
-	"90919293949596979899"
 
 // podStatsKeys are the attribute keys of a pod stats event, in order.
 var podStatsKeys = [...]string{"memory", "disk", "pids"}

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"nodesim/internal/digits"
 	"nodesim/model/container"
 	"nodesim/sim"
 	"nodesim/trace"
@@ -1266,8 +1267,8 @@ func appendDuration(b []byte, d time.Duration) []byte {
 		r45 := 2 * (q67 - q45*100)
 		d1 := q45 / 100
 		r23 := 2 * (q45 - d1*100)
-		b = append(b, '.', byte('0'+d1), digitPairs[r23], digitPairs[r23+1], digitPairs[r45], digitPairs[r45+1],
-			digitPairs[r67], digitPairs[r67+1], digitPairs[r89], digitPairs[r89+1])
+		b = append(b, '.', byte('0'+d1), digits.Pairs[r23], digits.Pairs[r23+1], digits.Pairs[r45], digits.Pairs[r45+1],
+			digits.Pairs[r67], digits.Pairs[r67+1], digits.Pairs[r89], digits.Pairs[r89+1])
 		for b[len(b)-1] == '0' { // stops at a digit: frac is not zero
 			b = b[:len(b)-1]
 		}
@@ -1280,11 +1281,8 @@ func appendSmall(b []byte, v uint64) []byte {
 	if v < 10 {
 		return append(b, byte('0'+v))
 	}
-	return append(b, digitPairs[2*v], digitPairs[2*v+1])
+	return append(b, digits.Pairs[2*v], digits.Pairs[2*v+1])
 }
-
-// digitPairs holds the two digits of every number below 100, in order.
-const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
 
 // jitterFactorText formats a jitter factor as the requeue reasons show it: as the factor
 // (strconv 'g') and as a percentage (%.0f). The worker's factors are constants, whose
