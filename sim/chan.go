@@ -287,19 +287,10 @@ func (sel *Select) sentAtAttrs(at time.Duration) []trace.Attr {
 	return a
 }
 
-// appendNanos appends the decimal text of at in nanoseconds. A ticker's ticks mostly fall
-// on whole seconds, whose text is the seconds' followed by nine zeros: far fewer digits to
-// work out one by one.
-func appendNanos(b []byte, at time.Duration) []byte {
-	if at >= time.Second && at%time.Second == 0 {
-		return append(strconv.AppendInt(b, int64(at/time.Second), 10), "000000000"...)
-	}
-	return strconv.AppendInt(b, int64(at), 10)
-}
-
-// nanosText is appendNanos(at), valid until the next call: a tick sent on a whole second,
-// as nearly every one is, has its text from tickSecs, which counts the seconds' digits up
-// from the last tick's a second or two before instead of working them out afresh.
+// nanosText is the decimal text of at in nanoseconds, valid until the next call. A
+// ticker's ticks nearly all fall on whole seconds, whose text is the seconds' followed by
+// nine zeros; tickSecs makes it by counting the seconds' digits up from the last tick's a
+// second or two before instead of working them out afresh.
 func (sel *Select) nanosText(at time.Duration) []byte {
 	if at >= time.Second && at%time.Second == 0 {
 		return sel.tickSecs.of(int64(at / time.Second))

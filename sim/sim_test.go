@@ -573,11 +573,12 @@ func TestTimerResetsCompactTheQueue(t *testing.T) {
 	}
 }
 
-// appendNanos writes the same text as strconv for whole seconds and for any other time.
-func TestAppendNanos(t *testing.T) {
+// A tick's text is the same as strconv's for whole seconds and for any other time.
+func TestTickTextIsStrconvs(t *testing.T) {
+	var sel Select
 	for _, at := range []time.Duration{0, 1, 999_999_999, time.Second, time.Second + 1, 10 * time.Second, 4 * time.Hour, 4*time.Hour + 7, -time.Second, -3, math.MaxInt64, math.MinInt64, 1_000_000_000_000_000_000} {
-		if got, want := string(appendNanos(nil, at)), strconv.FormatInt(int64(at), 10); got != want {
-			t.Errorf("appendNanos(%d) = %q, want %q", int64(at), got, want)
+		if got, want := string(sel.nanosText(at)), strconv.FormatInt(int64(at), 10); got != want {
+			t.Errorf("nanosText(%d) = %q, want %q", int64(at), got, want)
 		}
 	}
 }
