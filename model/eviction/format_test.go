@@ -67,3 +67,27 @@ func TestObservedPassAnswers(t *testing.T) {
 		}
 	}
 }
+
+// formatObservationsMemo is formatObservations through the manager's kept texts
+// (formatObserved), for observations made by hand. An observation without an available
+// quantity (makeSignalObservations makes none) is formatted afresh.
+func (m *Manager) formatObservationsMemo(obs SignalObservations) string {
+	for _, o := range obs {
+		if o.Available == nil {
+			return formatObservations(obs)
+		}
+	}
+	observed := observedOf(obs)
+	return m.formatObserved(&observed)
+}
+
+// observedOf is obs's quantities by signal order.
+func observedOf(obs SignalObservations) observedSignals {
+	var observed observedSignals
+	for i, s := range signalOrder {
+		if o, ok := obs[s]; ok {
+			observed.available[i], observed.capacity[i] = o.Available, o.Capacity
+		}
+	}
+	return observed
+}

@@ -63,7 +63,7 @@ type MemoryNotifier interface {
 
 // Manager is the eviction manager.
 type Manager struct {
-	// signalText is formatObservationsMemo's memo: each signal's last available figure
+	// signalText is formatObserved's memo: each signal's last available figure
 	// and its text, and its scratch buffer.
 	signalText [len(signalOrder)]signalText
 	signalBuf  []byte
@@ -326,17 +326,6 @@ type observedSignals struct {
 	available, capacity [len(signalOrder)]*resource.Quantity
 }
 
-// observedOf is obs's quantities by signal order.
-func observedOf(obs SignalObservations) observedSignals {
-	var observed observedSignals
-	for i, s := range signalOrder {
-		if o, ok := obs[s]; ok {
-			observed.available[i], observed.capacity[i] = o.Available, o.Capacity
-		}
-	}
-	return observed
-}
-
 // configThresholdsMet is ThresholdsMet(m.cfg.Thresholds, obs, false) for p's observations
 // obs. Whether a threshold is met follows from the threshold and its signal's available and
 // capacity quantities alone (a signal outside signalOrder is never observed), so it is
@@ -409,18 +398,6 @@ type signalText struct {
 	ok    bool
 	value int64
 	text  string
-}
-
-// formatObservationsMemo is formatObservations (see formatObserved). An observation without
-// an available quantity (makeSignalObservations makes none) is formatted afresh.
-func (m *Manager) formatObservationsMemo(obs SignalObservations) string {
-	for _, o := range obs {
-		if o.Available == nil {
-			return formatObservations(obs)
-		}
-	}
-	observed := observedOf(obs)
-	return m.formatObserved(&observed)
 }
 
 // formatObserved is formatObservations of the observations whose quantities are observed.
