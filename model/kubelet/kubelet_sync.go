@@ -379,11 +379,9 @@ func (mp *memoProbes) Started(uid types.UID, id string, c *corev1.Container) boo
 
 func (mp *memoProbes) Ready(uid types.UID, id string, c *corev1.Container) bool {
 	key := trimID(id)
-	answer := mp.p.ready(uid, id, key, c)
-	if c != nil && c.ReadinessProbe != nil {
-		if _, ok := mp.p.kl.readinessManager.Get(key); !ok {
-			mp.memo.fromPodState = true
-		}
+	answer, fromPodState := mp.p.readyFrom(uid, id, key, c)
+	if fromPodState {
+		mp.memo.fromPodState = true
 	}
 	mp.memo.probeCalls = append(mp.memo.probeCalls, probeCall{kind: callReady, id: id, key: key, c: c, answer: answer})
 	return answer
@@ -634,21 +632,28 @@ func (p probeState) Ready(uid types.UID, id string, c *corev1.Container) bool {
 
 // ready is Ready of the container with the given ID, whose trimmed ID is key.
 func (p probeState) ready(uid types.UID, id, key string, c *corev1.Container) bool {
+	answer, _ := p.readyFrom(uid, id, key, c)
+	return answer
+}
+
+// readyFrom is ready, and whether the answer came from the pod's own state: a container
+// with a readiness probe that has no result yet.
+func (p probeState) readyFrom(uid types.UID, id, key string, c *corev1.Container) (answer, fromPodState bool) {
 	if c == nil || c.ReadinessProbe == nil {
-		return true
+		return true, false
 	}
 	if r, ok := p.kl.readinessManager.Get(key); ok {
-		return r == results.Success
+		return r == results.Success, false
 	}
 	if p.kl.ChangeContainerStatusOnKubeletRestart || !p.kl.probeStarted(p.startedAt(uid, id)) {
-		return false
+		return false, true
 	}
 	for _, cond := range p.pod.Status.Conditions {
 		if cond.Type == corev1.PodReady {
-			return cond.Status == corev1.ConditionTrue
+			return cond.Status == corev1.ConditionTrue, true
 		}
 	}
-	return false
+	return false, true
 }
 
 // probeStarted reports whether a container that started at t was running before this
