@@ -85,10 +85,6 @@ type uidEntry struct {
 	// fullName is fullName(pod), made once: a pod's name does not change, and set files
 	// the pod by it on every status echo.
 	fullName string
-	// key is container.Key(pod) (namespace/name, as the trace names the pod) once a
-	// handler of the pod alone has made it ("" until then), for the handlers of several
-	// pods to join (see joinPodKeys). set clears it if the pod's name changes.
-	key string
 	// ref is byFullName's ref for fullName as set last found or made it (see podRef).
 	ref *podRef
 	// worker is the pod's worker as its last sync found it (see syncDesiredPod): an entry
@@ -133,7 +129,7 @@ func (m *podManager) set(op string, p *corev1.Pod) {
 		m.podsVersion++
 	}
 	if e.pod == nil || e.pod.Name != p.Name || e.pod.Namespace != p.Namespace {
-		e.fullName, e.key, e.ref = fullName(p), "", nil
+		e.fullName, e.ref = fullName(p), nil
 	}
 	e.pod = p
 	m.touch(p.UID)

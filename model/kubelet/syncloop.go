@@ -312,32 +312,27 @@ func (kl *Kubelet) desiredHandler(name, why string, pods []*corev1.Pod, entries 
 // handlerWith is handler given mirrors, the keys of the mirror pods among pods ("" for
 // none, as mirrorPodKeys joins them), and entries, the pods' pod manager entries as
 // desiredHandler takes them. The strings of a pod alone are handlerAttrs', reached through
-// the entry when there is one (see uidEntry); the keys of several are joined from those
-// their entries keep.
+// the entry when there is one (see uidEntry).
 func (kl *Kubelet) handlerWith(name, why string, pods []*corev1.Pod, mirrors string, entries []*uidEntry) {
 	if !kl.handlerChunk.records(kl.clk) {
 		// Nobody reads handler events: none is built. What building one leaves behind (the
-		// memo's strings, an entry's key) is read only by later handler events.
+		// memo's strings) is read only by later handler events.
 		kl.clk.Skip()
 		return
 	}
 	if len(pods) == 1 && mirrors == "" {
 		var hp *handlerPod
-		var known string
 		if len(entries) > 0 && entries[0] != nil && entries[0].pod == pods[0] {
 			first := entries[0]
 			if first.handler == nil {
 				// The memo's own, shared: the pod's addition already made it.
 				first.handler = kl.handlerAttrs.pod(pods[0].UID)
 			}
-			hp, known = first.handler, first.key
+			hp = first.handler
 		} else {
 			hp = kl.handlerAttrs.pod(pods[0].UID)
 		}
-		key, attrs := hp.get(pods[0], why, known)
-		if len(entries) > 0 && entries[0] != nil && entries[0].pod == pods[0] {
-			entries[0].key = key // for the handlers of several pods (see joinPodKeys)
-		}
+		key, attrs := hp.get(pods[0], why)
 		kl.clk.Record(&trace.Event{Kind: KindHandler, Name: name, Pod: key, Attrs: attrs})
 		return
 	}
@@ -355,7 +350,7 @@ func (kl *Kubelet) handlerWith(name, why string, pods []*corev1.Pod, mirrors str
 		e.Pod = container.Key(pods[0])
 		e.Attrs = append(e.Attrs, trace.Attr{Key: "pods", Value: e.Pod})
 	} else {
-		e.Attrs = append(e.Attrs, trace.Attr{Key: "pods", Value: kl.handlerChunk.joinPodKeys(pods, entries)})
+		e.Attrs = append(e.Attrs, trace.Attr{Key: "pods", Value: kl.handlerChunk.joinPodKeys(pods)})
 	}
 	if why != "" {
 		e.Attrs = append(e.Attrs, trace.Attr{Key: "cause", Value: why})
@@ -391,10 +386,8 @@ func (c *handlerChunk) records(clk *sim.Clock) bool {
 	return c.recorded == 1
 }
 
-// joinPodKeys is joinPodKeys(pods), as a part of the chunk's text. entries are the pods'
-// pod manager entries as desiredHandler takes them: the key an entry keeps for its pod
-// (once a handler of the pod alone made it) is copied whole.
-func (c *handlerChunk) joinPodKeys(pods []*corev1.Pod, entries []*uidEntry) string {
+// joinPodKeys is joinPodKeys(pods), as a part of the chunk's text.
+func (c *handlerChunk) joinPodKeys(pods []*corev1.Pod) string {
 	if len(pods) == 0 {
 		return ""
 	}
@@ -403,11 +396,7 @@ func (c *handlerChunk) joinPodKeys(pods []*corev1.Pod, entries []*uidEntry) stri
 		if i > 0 {
 			b = append(b, ',')
 		}
-		if i < len(entries) && entries[i] != nil && entries[i].pod == p && entries[i].key != "" {
-			b = append(b, entries[i].key...)
-		} else {
-			b = append(append(append(b, p.Namespace...), '/'), p.Name...)
-		}
+		b = append(append(append(b, p.Namespace...), '/'), p.Name...)
 	}
 	c.buf = b
 	return c.keys.Copy(b)
@@ -453,14 +442,10 @@ func (m *handlerMemo) pod(uid types.UID) *handlerPod {
 
 // get returns the key of pod, a non-mirror pod whose strings hp keeps, and the attributes
 // of a handler event for it alone with cause why: pods=key, and cause=why unless why is
-// empty. known is the pod's key if the caller has it at hand (the one its pod manager
-// entry keeps), "" if not.
-func (hp *handlerPod) get(pod *corev1.Pod, why, known string) (string, []trace.Attr) {
+// empty.
+func (hp *handlerPod) get(pod *corev1.Pod, why string) (string, []trace.Attr) {
 	if hp.key == "" || hp.namespace != pod.Namespace || hp.name != pod.Name {
-		if known == "" {
-			known = container.Key(pod)
-		}
-		*hp = handlerPod{namespace: pod.Namespace, name: pod.Name, key: known}
+		*hp = handlerPod{namespace: pod.Namespace, name: pod.Name, key: container.Key(pod)}
 	}
 	for _, c := range hp.causes[:hp.n] {
 		if c.why == why {
