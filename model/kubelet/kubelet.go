@@ -133,12 +133,8 @@ type Kubelet struct {
 	// gcClean are the runtime pods the last containerGC found nothing to remove in, in UID
 	// order; gcCleanNext is the other buffer, which the next pass fills.
 	gcClean, gcCleanNext []gcCleanPod
-	// gcListing is the listing the last containerGC walked (a copy), and gcExited says, at
-	// the same places, what hasExited found of each pod (see containerGC).
-	gcListing       []*container.Pod
-	gcExited        []bool
-	evictionManager *eviction.Manager
-	imageGCTimer    *sim.Timer
+	evictionManager      *eviction.Manager
+	imageGCTimer         *sim.Timer
 
 	syncTicker         *sim.Ticker
 	housekeepingTicker *sim.Ticker

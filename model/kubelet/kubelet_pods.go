@@ -1,7 +1,6 @@
 package kubelet
 
 import (
-	"slices"
 	"strconv"
 	"time"
 
@@ -299,9 +298,7 @@ func (kl *Kubelet) cleanUpContainersInPod(uid types.UID, exitedID string) {
 // listing gives an unchanged pod as the same object, so a pod found with nothing to remove
 // is remembered (gcClean) with its listing object and those answers, and passed over while
 // all three are the same. A pod whose listing shows nothing dead (hasExited) is passed over
-// without asking the workers at all, and a pod listed by the same object, at the same
-// place, as in the last pass's listing is known to show what it showed then (the runtime
-// makes a new object for every change of a pod).
+// without asking the workers at all.
 func (kl *Kubelet) containerGC() {
 	// containerGC runs only from gcTimer (see Run), which has just fired: resetting it
 	// queues what a fresh timer of the same process would, without allocating.
@@ -317,16 +314,8 @@ func (kl *Kubelet) containerGC() {
 	removed := 0
 	// Both the listing and gcClean are in UID order: walk them together.
 	prev, clean := kl.gcClean, kl.gcCleanNext[:0]
-	if len(kl.gcListing) != len(pods) {
-		kl.gcListing = slices.Grow(kl.gcListing[:0], len(pods))[:len(pods)]
-		kl.gcExited = slices.Grow(kl.gcExited[:0], len(pods))[:len(pods)]
-		clear(kl.gcListing) // no pod is the same as last time
-	}
-	for i, p := range pods {
-		if kl.gcListing[i] != p {
-			kl.gcListing[i], kl.gcExited[i] = p, hasExited(p)
-		}
-		if !kl.gcExited[i] {
+	for _, p := range pods {
+		if !hasExited(p) {
 			// Only dead containers and sandboxes that are not ready are ever removed, and
 			// the listing shows none: whatever the workers answer, nothing goes.
 			continue
