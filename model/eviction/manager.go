@@ -119,15 +119,6 @@ type Manager struct {
 	// which do not change while the kubelet runs.
 	hardLevelsRecorded bool
 
-	// storageIndexes are the places, in the stats provider's list of version
-	// storageVersion (its listedVersion), of the pods localStorageEviction checks
-	// (storageCheckedOf): while the version stays, the list holds the same pod objects
-	// and so the same answers, and a pass looks only at those pods (usually none).
-	// storageKept is set once they have been found for some version.
-	storageIndexes []int
-	storageVersion uint64
-	storageKept    bool
-
 	// PodLevelResources is the run's PodLevelResources feature gate (v1.37 default on):
 	// pod-level requests are the pod's request when ranking.
 	PodLevelResources bool
@@ -750,18 +741,13 @@ func (m *Manager) localStorageEviction(pods []*corev1.Pod, done func([]*corev1.P
 		signal  string
 	}
 	var victims []victim
-	entries := m.stats.entriesOf(pods)
-	if version := m.stats.listedVersion; !m.storageKept || m.storageVersion != version {
-		m.storageIndexes = m.storageIndexes[:0]
-		for i, e := range entries {
-			if storageCheckedOf(e, pods[i]) {
-				m.storageIndexes = append(m.storageIndexes, i)
-			}
-		}
-		m.storageVersion, m.storageKept = version, true
-	}
-	for _, i := range m.storageIndexes {
+	// Each entry keeps its pod object's answer (storageCheckedOf): a pass looks only at
+	// the pods with a limit to check, usually none.
+	for i, e := range m.stats.entriesOf(pods) {
 		pod := pods[i]
+		if !storageCheckedOf(e, pod) {
+			continue
+		}
 		st, ok := m.stats.PodStats(pod)
 		if !ok {
 			continue

@@ -79,11 +79,9 @@ type StatsProvider struct {
 	// volumeStats' refreshes that changed some entry's volume bytes.
 	podSums        podSums
 	volumesVersion uint64
-	// listedVersion counts the lists entriesOf has taken in (a list unlike the last one):
-	// while it stays, entriesOf's answers are the same pods and entries, index for index.
-	// entriesVersion counts only the lists whose entries were not the last list's, entry
-	// for entry: a list with new objects for the same pods (a status update) keeps it.
-	listedVersion  uint64
+	// entriesVersion counts the lists entriesOf has taken in whose entries were not the
+	// last list's, entry for entry: a list with new objects for the same pods (a status
+	// update) keeps it.
 	entriesVersion uint64
 	// timer runs housekeeping and vtimer volumeStats. Each is made once and re-armed by the
 	// round it runs (Reset): only that round arms it, and it runs once the timer has fired,
@@ -217,7 +215,6 @@ func (p *StatsProvider) entriesOf(pods []*corev1.Pod) []*podEntry {
 	p.listed = append(p.listed[:0], pods...)
 	clear(p.listed[len(pods):cap(p.listed)])
 	p.listedEntries = out
-	p.listedVersion++
 	if entriesChanged {
 		p.entriesVersion++
 	}
