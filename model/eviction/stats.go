@@ -340,7 +340,7 @@ func (st *PodStats) tracedStill() bool {
 func (p *StatsProvider) traceAttrs(st *PodStats) {
 	memory, disk, pids := st.MemoryWorkingSet, st.RootFsUsed+st.LogsUsed+st.LocalVolumesUsed, st.Processes
 	old := st.attrs
-	var digits [20]byte
+	var text [20]byte // decimal's scratch
 	if old != nil && disk == st.traced[1] && pids == st.traced[2] {
 		// The common case, written out: the memory alone may have moved.
 		if memory == st.traced[0] {
@@ -348,7 +348,7 @@ func (p *StatsProvider) traceAttrs(st *PodStats) {
 		}
 		attrs := p.attrChunk.Make(len(podStatsKeys))
 		_, _ = attrs[2], old[2]
-		attrs[0] = trace.Attr{Key: podStatsKeys[0], Value: p.texts.Copy(decimal(&digits, memory))}
+		attrs[0] = trace.Attr{Key: podStatsKeys[0], Value: p.texts.Copy(decimal(&text, memory))}
 		attrs[1], attrs[2] = old[1], old[2]
 		st.attrs, st.traced[0] = attrs, memory
 		return
@@ -359,7 +359,7 @@ func (p *StatsProvider) traceAttrs(st *PodStats) {
 		if old != nil && figures[i] == st.traced[i] {
 			attrs[i] = old[i]
 		} else {
-			attrs[i] = trace.Attr{Key: key, Value: p.texts.Copy(decimal(&digits, figures[i]))}
+			attrs[i] = trace.Attr{Key: key, Value: p.texts.Copy(decimal(&text, figures[i]))}
 		}
 	}
 	st.attrs, st.traced = attrs, figures
